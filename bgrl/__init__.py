@@ -1,0 +1,1 @@
+"""bgrl: a backgammon reinforcement-learning engine."""

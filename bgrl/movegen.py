@@ -1,0 +1,273 @@
+"""Batched legal-play generator (numpy only).
+
+For a batch of ``(board, dice)`` pairs it lists every distinct legal *after-state* (the
+board right after the mover's whole play, still from the mover's side) under the full
+rule set of RULES.md.  The work is done with array operations over the whole batch: one
+"checker move" step is applied to every partial play of every position at once, for at
+most four steps, so the Python-level loop runs 4 times per call whatever the batch size.
+
+Rules enforced here (RULES.md, "A turn", "The bar", "Bearing off"):
+
+* a checker lands on an empty point, an own point, or a blot (hit -> opponent's bar),
+  never on a point with two or more opposing checkers;
+* a checker may play both dice only through a legal intermediate landing, because every
+  die is applied as a separate step;
+* with any checker on the bar only a bar checker may move (entry on point 25 - d);
+* bearing off only when all the mover's checkers are in 1..6 and none on the bar,
+  re-checked before every single die; exact die bears off from that point, a larger die
+  only from the highest occupied point;
+* maximum-dice rule: as many dice as any sequence allows (4 for doubles); if only one die
+  of a non-double can be played and either could, the higher one;
+* a play is judged by its final position: duplicates are removed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .board import BOARD_SIZE, MOVER_BAR, OPP_BAR
+
+__all__ = ["AfterStates", "generate", "single_steps", "validate_dice", "validate_batch"]
+
+_SRC = np.arange(1, 26, dtype=np.int16)  # source indices 1..25 (25 = mover's bar)
+
+
+@dataclass(frozen=True)
+class AfterStates:
+    """Result of :func:`generate` for a batch of B positions.
+
+    Attributes
+    ----------
+    boards : ndarray, int8, shape (M, 26)
+        Every distinct legal after-state, mover's perspective (the mover has just
+        played; flip it to put the opponent on roll). Grouped by position, positions in
+        batch order; the order inside a group is canonical (deterministic) but has no
+        meaning. A position with no legal play contributes exactly one row: its own
+        board unchanged (a pass).
+    parent : ndarray, int64, shape (M,)
+        Index into the batch of the position each after-state comes from (sorted).
+    dice_used : ndarray, int8, shape (B,)
+        Number of checker moves (dice) every legal play of that position uses: 0 for a
+        pass, 1 or 2 for non-doubles, 0..4 for doubles.
+    offsets : ndarray, int64, shape (B + 1,)
+        ``boards[offsets[i]:offsets[i+1]]`` are the after-states of position i.
+    """
+
+    boards: np.ndarray
+    parent: np.ndarray
+    dice_used: np.ndarray
+    offsets: np.ndarray
+
+    def group(self, i: int) -> np.ndarray:
+        """After-states of batch item ``i``: int8 array of shape (k_i, 26)."""
+        return self.boards[self.offsets[i] : self.offsets[i + 1]]
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Number of after-states per position, int64 shape (B,)."""
+        return np.diff(self.offsets)
+
+
+def validate_dice(dice) -> tuple[int, int]:
+    """Check one roll and return it as a pair of ints, each in 1..6.
+
+    Raises TypeError for non-integers and ValueError for anything but two dice 1..6.
+    """
+    try:
+        vals = tuple(dice)
+    except TypeError:
+        raise TypeError(f"dice must be a pair of ints 1..6, got {dice!r}") from None
+    if len(vals) != 2:
+        raise ValueError(f"dice must be a pair of ints 1..6, got {len(vals)} value(s): {dice!r}")
+    out = []
+    for v in vals:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"each die must be an int 1..6, got {v!r} ({type(v).__name__})")
+        if not 1 <= int(v) <= 6:
+            raise ValueError(f"each die must be 1..6, got {int(v)}")
+        out.append(int(v))
+    return out[0], out[1]
+
+
+def validate_batch(boards, dice) -> tuple[np.ndarray, np.ndarray]:
+    """Check a batch: boards int (B, 26), dice int (B, 2) in 1..6. Returns int8 copies.
+
+    Raises TypeError for non-integer dtypes, ValueError for wrong shapes, dice outside
+    1..6, or boards outside the valid range (see :func:`bgrl.board.validate_board`).
+    """
+    b = np.asarray(boards)
+    d = np.asarray(dice)
+    if b.dtype.kind not in "iu":
+        raise TypeError(f"boards must have an integer dtype, got {b.dtype}")
+    if d.dtype.kind not in "iu":
+        raise TypeError(f"dice must have an integer dtype, got {d.dtype}")
+    if b.ndim != 2 or b.shape[1] != BOARD_SIZE:
+        raise ValueError(f"boards must have shape (B, 26), got {b.shape}")
+    if d.shape != (b.shape[0], 2):
+        raise ValueError(f"dice must have shape (B, 2) = ({b.shape[0]}, 2), got {d.shape}")
+    if d.size and (d.min() < 1 or d.max() > 6):
+        raise ValueError(f"dice must lie in 1..6, got values {np.unique(d).tolist()}")
+    b64 = b.astype(np.int64)
+    if b.size:
+        if np.abs(b64).max() > 15 or (b64[:, OPP_BAR] > 0).any() or (b64[:, MOVER_BAR] < 0).any():
+            raise ValueError("boards hold counts outside -15..15 or a bar of the wrong sign")
+        if (np.clip(b64, 0, None).sum(1) > 15).any() or (np.clip(-b64, 0, None).sum(1) > 15).any():
+            raise ValueError("a board has more than 15 checkers for one side")
+    return b.astype(np.int8), d.astype(np.int8)
+
+
+def single_steps(boards: np.ndarray, die: np.ndarray):
+    """Apply one die (one checker move) to every board in every legal way.
+
+    Parameters
+    ----------
+    boards : ndarray, int8, shape (N, 26)
+    die : ndarray, int, shape (N,), values 1..6
+
+    Returns
+    -------
+    new : int8 (M, 26)    resulting boards
+    origin : int64 (M,)   row of ``boards`` each came from
+    src : int16 (M,)      source index (25 = bar)
+    dst : int16 (M,)      destination point, <= 0 means borne off
+    hit : bool (M,)       whether an opposing blot was hit
+    """
+    n_boards = boards.shape[0]
+    b = boards
+    die16 = die.astype(np.int16)
+    dst = _SRC[None, :] - die16[:, None]  # (N, 25)
+    own = b[:, 1:26] > 0
+    on_bar = b[:, MOVER_BAR] > 0
+    # The bar: with a checker on the bar only the bar may move.
+    own[on_bar, :24] = False
+    # Landing on the board: not on two or more opposing checkers.
+    dval = np.take_along_axis(b, np.clip(dst, 0, 25).astype(np.intp), axis=1)
+    land_ok = (dst >= 1) & (dval >= -1)
+    # Bearing off: every mover's checker in 1..6 (bar included in 7..25).
+    home = ~(b[:, 7:26] > 0).any(axis=1)
+    occupied = b[:, 1:7] > 0
+    highest = np.where(occupied.any(axis=1), 6 - np.argmax(occupied[:, ::-1], axis=1), 0)
+    off_ok = home[:, None] & ((dst == 0) | ((dst < 0) & (_SRC[None, :] == highest[:, None])))
+    legal = own & (land_ok | off_ok)
+    origin, s = np.nonzero(legal)
+    src = _SRC[s]
+    d = dst[origin, s]
+    new = b[origin]  # fancy indexing copies
+    rows = np.arange(origin.shape[0])
+    new[rows, src] -= 1
+    on_board = d >= 1
+    r = rows[on_board]
+    dd = d[on_board]
+    hit = np.zeros(origin.shape[0], dtype=bool)
+    hit_on = new[r, dd] == -1
+    hit[on_board] = hit_on
+    new[r, dd] = np.where(hit_on, 1, new[r, dd] + 1)
+    new[r[hit_on], OPP_BAR] -= 1
+    del n_boards
+    return new, origin.astype(np.int64), src, d, hit
+
+
+def _unique_rows(states: np.ndarray, keys: np.ndarray):
+    """Distinct (key, board) pairs, sorted by key. states int8 (M,26), keys int64 (M,)."""
+    m = states.shape[0]
+    if m == 0:
+        return states, keys
+    buf = np.empty((m, 8 + BOARD_SIZE), dtype=np.uint8)
+    buf[:, :8] = keys.astype(">i8").view(np.uint8).reshape(m, 8)
+    buf[:, 8:] = np.ascontiguousarray(states).view(np.uint8)
+    v = buf.view(f"V{8 + BOARD_SIZE}").ravel()
+    _, idx = np.unique(v, return_index=True)
+    return states[idx], keys[idx]
+
+
+def generate(boards, dice, *, validate: bool = True) -> AfterStates:
+    """Every distinct legal after-state for a batch of (board, dice) pairs.
+
+    Parameters
+    ----------
+    boards : array-like, int, shape (B, 26)
+        Positions from the mover's side (layout in :mod:`bgrl.board`).
+    dice : array-like, int, shape (B, 2)
+        The roll of each position, values 1..6, order irrelevant.
+    validate : bool
+        Check shapes, dtypes and ranges first (see :func:`validate_batch`).
+
+    Returns
+    -------
+    AfterStates
+
+    Raises
+    ------
+    TypeError, ValueError
+        on malformed input when ``validate`` is true.
+    """
+    if validate:
+        b, d = validate_batch(boards, dice)
+    else:
+        b = np.ascontiguousarray(boards, dtype=np.int8)
+        d = np.asarray(dice, dtype=np.int8)
+    n_pos = b.shape[0]
+    hi = d.max(axis=1).astype(np.int8) if n_pos else np.zeros(0, np.int8)
+    lo = d.min(axis=1).astype(np.int8) if n_pos else np.zeros(0, np.int8)
+    dbl = hi == lo
+    nd = np.nonzero(~dbl)[0]
+    # Roots: one per position and die order. Root id = 2*position + order, where order 0
+    # plays the higher die first and order 1 the lower die first (non-doubles only).
+    root_parent = np.concatenate([np.arange(n_pos), nd])
+    root_order = np.concatenate([np.zeros(n_pos, np.int64), np.ones(nd.size, np.int64)])
+    root_key = 2 * root_parent + root_order
+    n_steps = np.where(dbl, 4, 2)
+    # die for step k of each position & order
+    die_tab = np.zeros((2 * n_pos, 4), dtype=np.int8)
+    die_tab[0::2, 0] = hi
+    die_tab[0::2, 1] = lo
+    die_tab[1::2, 0] = lo
+    die_tab[1::2, 1] = hi
+    die_tab[0::2, 2] = np.where(dbl, hi, 0)
+    die_tab[0::2, 3] = np.where(dbl, hi, 0)
+
+    frontier = b[root_parent]
+    fkey = root_key
+    levels: list[tuple[np.ndarray, np.ndarray]] = []
+    for k in range(4):
+        step_die = die_tab[fkey, k]
+        active = step_die > 0
+        if not active.all():
+            frontier, fkey, step_die = frontier[active], fkey[active], step_die[active]
+        if frontier.shape[0] == 0:
+            break
+        new, origin, _, _, _ = single_steps(frontier, step_die)
+        new, nkey = _unique_rows(new, fkey[origin])
+        if new.shape[0] == 0:
+            break
+        levels.append((new, nkey))
+        frontier, fkey = new, nkey
+
+    # Maximum dice per position.
+    dice_used = np.zeros(n_pos, dtype=np.int8)
+    for lvl, (_, keys) in enumerate(levels, start=1):
+        dice_used[keys // 2] = lvl
+    del n_steps
+    out_states = []
+    out_parent = []
+    for lvl, (states, keys) in enumerate(levels, start=1):
+        par = keys // 2
+        keep = dice_used[par] == lvl
+        if lvl == 1:
+            # Only one die playable (non-double): the higher one if it can be played alone.
+            hi_ok = np.zeros(n_pos, dtype=bool)
+            hi_ok[par[(keys % 2) == 0]] = True
+            keep &= ((keys % 2) == 0) | ~hi_ok[par] | dbl[par]
+        out_states.append(states[keep])
+        out_parent.append(par[keep])
+    passes = np.nonzero(dice_used == 0)[0]
+    out_states.append(b[passes])
+    out_parent.append(passes.astype(np.int64))
+    states = np.concatenate(out_states) if out_states else np.zeros((0, BOARD_SIZE), np.int8)
+    parent = np.concatenate(out_parent)
+    states, parent = _unique_rows(states, parent)
+    offsets = np.zeros(n_pos + 1, dtype=np.int64)
+    np.cumsum(np.bincount(parent, minlength=n_pos), out=offsets[1:])
+    return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets)

@@ -1,0 +1,1 @@
+"""Gymnasium environments for bgrl (installed as bgrl.env)."""

@@ -1,0 +1,1 @@
+"""TD(lambda) self-play training for bgrl (installed as bgrl.training)."""
