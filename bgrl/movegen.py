@@ -53,12 +53,15 @@ class AfterStates:
         pass, 1 or 2 for non-doubles, 0..4 for doubles.
     offsets : ndarray, int64, shape (B + 1,)
         ``boards[offsets[i]:offsets[i+1]]`` are the after-states of position i.
+    positions : ndarray, int8, shape (B, 26)
+        The input positions (before the play).
     """
 
     boards: np.ndarray
     parent: np.ndarray
     dice_used: np.ndarray
     offsets: np.ndarray
+    positions: np.ndarray
 
     def group(self, i: int) -> np.ndarray:
         """After-states of batch item ``i``: int8 array of shape (k_i, 26)."""
@@ -270,4 +273,4 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
     states, parent = _unique_rows(states, parent)
     offsets = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(np.bincount(parent, minlength=n_pos), out=offsets[1:])
-    return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets)
+    return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets, positions=b)

@@ -1,0 +1,142 @@
+"""Agents: choose one legal play per position, batched.
+
+Protocol (DESIGN.md, habit 8): an agent has ``select(after: AfterStates, rng) -> int64 (B,)``
+returning, for every position of a batch, the index (into ``after.boards``) of the chosen
+after-state; ``choose_play(position, dice, rng=None) -> Play | None`` is the one-position
+convenience built on it (None when the turn passes).
+
+Agents: ``random`` (uniform over distinct legal plays), ``pubeval`` (Tesauro's linear
+evaluator, :mod:`bgrl.pubeval`), and network agents from a checkpoint (0-ply, with optional
+equity noise for weaker levels).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .board import Position
+from .movegen import AfterStates, generate, validate_dice
+from .notation import Play, legal_plays
+
+__all__ = ["group_argmax", "Agent", "RandomAgent", "PubevalAgent", "NetAgent", "load_agent", "DEFAULT_CHECKPOINT"]
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "default.pt"
+
+
+def group_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Index of the maximum of each group ``values[offsets[i]:offsets[i+1]]``.
+
+    values float (M,), offsets int (B+1,) with non-empty groups -> int64 (B,).
+    Ties go to the first index.
+    """
+    counts = np.diff(offsets)
+    parent = np.repeat(np.arange(counts.size), counts)
+    order = np.lexsort((-values, parent))
+    return order[offsets[:-1]]
+
+
+class Agent:
+    """Base class: subclasses implement :meth:`select`."""
+
+    name = "agent"
+
+    def select(self, after: AfterStates, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def choose_play(self, position, dice, rng: np.random.Generator | None = None) -> Play | None:
+        """Choose a play for one position.
+
+        position : Position or gnubg Position ID str; dice : pair of ints 1..6.
+        Returns one of :func:`bgrl.notation.legal_plays` (None if no die can be played).
+        """
+        pos = position if isinstance(position, Position) else Position.from_id(position)
+        d = validate_dice(dice)
+        plays = legal_plays(pos, d)
+        if not plays:
+            return None
+        rng = rng if rng is not None else np.random.default_rng()
+        aft = generate(pos.board[None], np.array([d], dtype=np.int8))
+        k = int(self.select(aft, rng)[0])
+        chosen = aft.boards[k].tobytes()
+        return next(p for p in plays if p.after_state.tobytes() == chosen)
+
+
+class RandomAgent(Agent):
+    """Uniformly random among the distinct legal after-states."""
+
+    name = "random"
+
+    def select(self, after, rng):
+        counts = after.counts
+        return after.offsets[:-1] + (rng.random(counts.size) * counts).astype(np.int64)
+
+
+class PubevalAgent(Agent):
+    """Tesauro's pubeval (see :mod:`bgrl.pubeval`): highest linear score."""
+
+    name = "pubeval"
+
+    def select(self, after, rng):
+        from .pubeval import is_race, pubeval_scores
+
+        # pubeval.c takes the race flag from the position before the play.
+        race = is_race(after.positions)[after.parent]
+        return group_argmax(pubeval_scores(after.boards, race=race), after.offsets)
+
+
+class NetAgent(Agent):
+    """Highest cubeless equity under a network (0-ply), optionally with Gaussian noise.
+
+    Parameters
+    ----------
+    evaluator : callable after-states int8 (M, 26) -> probabilities (M, 5)
+    noise : float, standard deviation (points per game) of noise added to each play's
+        equity before choosing (gnubg's levels use 0.015..0.060); 0 = deterministic.
+    """
+
+    def __init__(self, evaluator, noise: float = 0.0, name: str = "net", meta: dict | None = None):
+        self.evaluator = evaluator
+        self.noise = float(noise)
+        self.name = name
+        self.meta = meta or {}
+
+    def equities(self, after: AfterStates) -> np.ndarray:
+        from .model import equity
+
+        return equity(self.evaluator(after.boards))
+
+    def select(self, after, rng):
+        eq = self.equities(after)
+        if self.noise > 0:
+            eq = eq + rng.normal(0.0, self.noise, size=eq.shape)
+        return group_argmax(eq, after.offsets)
+
+
+def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
+    """Build an agent from a spec.
+
+    spec : ``"random"``, ``"pubeval"``, a checkpoint path, or None / ``"default"`` for the
+        shipped network (checkpoints/default.pt).
+
+    Raises
+    ------
+    ValueError
+        for an unknown spec; :class:`bgrl.checkpoint.CheckpointError` for a bad checkpoint.
+    """
+    if spec is None or str(spec) == "default":
+        spec = DEFAULT_CHECKPOINT
+    s = str(spec)
+    if s == "random":
+        return RandomAgent()
+    if s == "pubeval":
+        return PubevalAgent()
+    p = Path(s)
+    if p.suffix == ".pt" or p.exists():
+        from .checkpoint import load_network
+        from .evaluator import NetEvaluator
+
+        net, meta = load_network(p)
+        return NetAgent(NetEvaluator(net, meta["encoder"]), noise=noise, name=p.name, meta=meta)
+    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default' or a checkpoint path (.pt)")

@@ -1,0 +1,111 @@
+"""Checkpoints: self-describing, written atomically, loaded without unpickling objects.
+
+A checkpoint is a ``torch.save`` file holding only tensors and plain data (str, int,
+float, bool, lists and dicts of those):
+
+  format        "bgrl-checkpoint/1"
+  meta          dict: encoder name, hidden units, package version, games trained,
+                training config, anything else (JSON-compatible)
+  model         the network's state_dict (tensors)
+  trainer       optional trainer state (traces are not kept; RNG state as a list of ints)
+
+It is read with ``torch.load(weights_only=True)``, which refuses arbitrary pickled objects,
+and validated before use. Writes go to a temporary file in the same folder, are flushed
+and fsynced, then renamed over the target (``os.replace``), so a crash never leaves a
+half-written checkpoint under the real name.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+
+from . import __version__
+from .encoding import num_features
+from .model import TDNet
+
+__all__ = ["FORMAT", "CheckpointError", "save_checkpoint", "load_checkpoint", "load_network"]
+
+FORMAT = "bgrl-checkpoint/1"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file is missing, corrupt, or not a bgrl checkpoint."""
+
+
+def save_checkpoint(path, net: TDNet, meta: dict, trainer: dict | None = None) -> Path:
+    """Write ``net`` and ``meta`` to ``path`` atomically. Returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "format": FORMAT,
+        "meta": {**meta, "package_version": __version__, "hidden": net.hidden, "n_inputs": net.n_inputs},
+        "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
+    }
+    if trainer is not None:
+        payload["trainer"] = trainer
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(payload, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def load_checkpoint(path) -> dict:
+    """Read and validate a checkpoint; returns the payload dict.
+
+    Raises
+    ------
+    CheckpointError
+        if the file is missing, unreadable, not made by bgrl, or inconsistent.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint not found: {path} (expected a .pt file written by `bgrl train`)")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for corrupt/hostile files
+        raise CheckpointError(f"cannot read checkpoint {path}: expected a bgrl checkpoint ({FORMAT}); {type(exc).__name__}: {exc}") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+        raise CheckpointError(f"{path} is not a bgrl checkpoint: expected format {FORMAT!r}, got {got!r}")
+    meta = payload.get("meta")
+    model = payload.get("model")
+    if not isinstance(meta, dict) or not isinstance(model, dict):
+        raise CheckpointError(f"{path}: checkpoint lacks 'meta' or 'model'")
+    for key in ("encoder", "hidden", "n_inputs"):
+        if key not in meta:
+            raise CheckpointError(f"{path}: checkpoint meta lacks {key!r}")
+    try:
+        n_in = num_features(meta["encoder"])
+    except ValueError as exc:
+        raise CheckpointError(f"{path}: {exc}") from None
+    if n_in != meta["n_inputs"]:
+        raise CheckpointError(f"{path}: encoder {meta['encoder']!r} has {n_in} inputs, meta says {meta['n_inputs']}")
+    return payload
+
+
+def load_network(path) -> tuple[TDNet, dict]:
+    """Load a checkpoint's network. Returns ``(net, meta)``; raises CheckpointError."""
+    payload = load_checkpoint(path)
+    meta = payload["meta"]
+    net = TDNet(int(meta["n_inputs"]), int(meta["hidden"]))
+    try:
+        net.load_state_dict(payload["model"])
+    except (RuntimeError, KeyError, TypeError) as exc:
+        raise CheckpointError(f"{path}: weights do not fit a {meta['n_inputs']}-{meta['hidden']}-5 network: {exc}") from None
+    for name, t in net.state_dict().items():
+        if not torch.isfinite(t).all():
+            raise CheckpointError(f"{path}: parameter {name} holds NaN or infinite values")
+    net.eval()
+    return net, meta

@@ -1,0 +1,177 @@
+"""The training run: config, run folder, progress, tensorboard, checkpoints, resume."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from bgrl.checkpoint import load_checkpoint, save_checkpoint
+from bgrl.encoding import ENCODER, num_features
+from bgrl.model import TDNet
+
+from .td import TDLambda
+
+__all__ = ["TrainConfig", "train"]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Settings of a self-play TD(lambda) run. Frozen: a run's config is recorded in its
+    checkpoints and a resumed run keeps it (only ``games`` may grow)."""
+
+    games: int = 20_000
+    """Total self-play games to reach (a resumed run continues up to this count)."""
+    hidden: int = 80
+    """Hidden units of the one-hidden-layer network."""
+    encoder: str = ENCODER
+    """Input encoding (bgrl.encoding.ENCODERS)."""
+    alpha: float = 0.1
+    """TD step size (summed over the games played in lockstep)."""
+    alpha_final: float | None = None
+    """If set, alpha decays linearly to this value at ``games``."""
+    lam: float = 0.7
+    """lambda, the eligibility-trace decay (TD-Gammon used 0.7)."""
+    parallel: int = 32
+    """Games played at once (G)."""
+    seed: int = 0
+    """Seed of the dice and the weight initialisation."""
+    eval_every: int = 5_000
+    """Evaluate against baselines every this many games (0 = never)."""
+    eval_games: int = 400
+    """Games per baseline evaluation (paired dice)."""
+    checkpoint_every: int = 2_000
+    """Write ``latest.pt`` every this many games."""
+
+
+def _config_from_dict(d: dict) -> TrainConfig:
+    names = {f.name for f in fields(TrainConfig)}
+    return TrainConfig(**{k: v for k, v in d.items() if k in names})
+
+
+def _rng_state(rng: np.random.Generator) -> str:
+    return json.dumps(rng.bit_generator.state)
+
+
+def train(config: TrainConfig, run_dir: Path, resume: bool = False, progress: bool = True, log=print) -> Path:
+    """Run (or resume) self-play training in ``run_dir``.
+
+    Writes ``run_dir/latest.pt`` (atomically, every ``checkpoint_every`` games and at the
+    end), ``run_dir/final.pt`` at the end, ``run_dir/config.json`` and tensorboard event
+    files under ``run_dir/tb``. Returns the path of the final checkpoint.
+
+    With ``resume=True`` the network, game count, dice RNG state and config are read from
+    ``run_dir/latest.pt``; ``config.games`` may raise the target. Games in flight at the
+    checkpoint are not saved (they restart), traces with them.
+    """
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    from bgrl.agents import NetAgent, PubevalAgent, RandomAgent
+    from bgrl.evaluator import NetEvaluator
+    from bgrl.match import play_match
+
+    torch.set_num_threads(1)
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    latest = run_dir / "latest.pt"
+    games_done = 0
+    plies_done = 0
+    seconds_done = 0.0
+    if resume:
+        payload = load_checkpoint(latest)
+        meta = payload["meta"]
+        old = _config_from_dict(meta["config"])
+        config = TrainConfig(**{**asdict(old), "games": max(config.games, old.games)})
+        net = TDNet(num_features(config.encoder), config.hidden)
+        net.load_state_dict(payload["model"])
+        games_done = int(meta["games"])
+        plies_done = int(meta.get("plies", 0))
+        seconds_done = float(meta.get("train_seconds", 0.0))
+        rng = np.random.default_rng()
+        rng.bit_generator.state = json.loads(payload["trainer"]["rng"])
+        log(f"resuming {run_dir} at {games_done} games")
+    else:
+        torch.manual_seed(config.seed)
+        net = TDNet(num_features(config.encoder), config.hidden)
+        rng = np.random.default_rng(config.seed)
+    (run_dir / "config.json").write_text(json.dumps(asdict(config), indent=2))
+    learner = TDLambda(net, config.encoder, config.parallel, config.alpha, config.lam, rng)
+    writer = SummaryWriter(str(run_dir / "tb"))
+
+    def meta_now() -> dict:
+        return {
+            "encoder": config.encoder,
+            "games": games_done,
+            "plies": plies_done,
+            "train_seconds": round(seconds_done, 1),
+            "config": asdict(config),
+            "algorithm": "TD(lambda) self-play, accumulating eligibility traces, greedy 0-ply play",
+        }
+
+    def save(path: Path):
+        save_checkpoint(path, net, meta_now(), trainer={"rng": _rng_state(rng)})
+
+    def evaluate():
+        agent = NetAgent(NetEvaluator(net, config.encoder), name="net")
+        for name, opp in (("random", RandomAgent()), ("pubeval", PubevalAgent())):
+            r = play_match(agent, opp, config.eval_games, seed=games_done, names=("net", name))
+            writer.add_scalar(f"eval/ppg_vs_{name}", r.ppg, games_done)
+            writer.add_scalar(f"eval/win_rate_vs_{name}", r.win_rate, games_done)
+            log(f"[{games_done} games] vs {name}: {r.ppg:+.3f} ppg (+-{r.ci95:.3f}), win {100 * r.win_rate:.1f}%")
+        net.train(False)
+
+    bar = tqdm(total=config.games, initial=games_done, unit="game", disable=not progress, smoothing=0.05)
+    next_ckpt = games_done + config.checkpoint_every
+    next_eval = games_done + config.eval_every if config.eval_every else None
+    t_last = time.perf_counter()
+    lengths: list[int] = []
+    deltas: list[float] = []
+    results: list[int] = []
+    while games_done < config.games:
+        if config.alpha_final is not None:
+            frac = min(games_done / config.games, 1.0)
+            learner.alpha = config.alpha + (config.alpha_final - config.alpha) * frac
+        out = learner.step()
+        plies_done += config.parallel
+        deltas.append(out["delta"])
+        n = len(out["finished"])
+        if n:
+            games_done += n
+            lengths.extend(out["lengths"].tolist())
+            results.extend(out["finished"].tolist())
+            bar.update(n)
+        now = time.perf_counter()
+        seconds_done += now - t_last
+        t_last = now
+        if len(lengths) >= 500:
+            writer.add_scalar("train/td_error_mse", float(np.mean(deltas)), games_done)
+            writer.add_scalar("train/game_length_plies", float(np.mean(lengths)), games_done)
+            r = np.array(results)
+            writer.add_scalar("train/gammon_rate", float((r >= 2).mean()), games_done)
+            writer.add_scalar("train/backgammon_rate", float((r >= 3).mean()), games_done)
+            writer.add_scalar("train/games_per_second", games_done / max(seconds_done, 1e-9), games_done)
+            writer.add_scalar("train/alpha", learner.alpha, games_done)
+            bar.set_postfix(len=f"{np.mean(lengths):.0f}", td=f"{np.mean(deltas):.4f}", g=f"{(r >= 2).mean():.2f}")
+            lengths, deltas, results = [], [], []
+        if games_done >= next_ckpt:
+            save(latest)
+            next_ckpt += config.checkpoint_every
+        if next_eval is not None and games_done >= next_eval:
+            t_ev = time.perf_counter()
+            evaluate()
+            save(run_dir / f"games_{games_done}.pt")
+            next_eval += config.eval_every
+            t_last += time.perf_counter() - t_ev  # evaluation time is not training time
+    bar.close()
+    save(latest)
+    final = run_dir / "final.pt"
+    save(final)
+    writer.flush()
+    writer.close()
+    log(f"trained {games_done} games in {seconds_done:.0f} s ({games_done / max(seconds_done, 1e-9):.1f} games/s); final checkpoint {final}")
+    return final
