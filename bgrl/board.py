@@ -143,8 +143,13 @@ def validate_board(board) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 # gnubg Position ID (GNU Backgammon manual, "A technical description of the Position ID").
 # The 80-bit key holds, for each side, its 24 points (its own numbering, 1..24) and then
-# its bar: n checkers are n one-bits followed by a zero-bit.  The side on roll comes first.
-# Bits are packed little-endian into 10 bytes; the ID is their base64 without padding.
+# its bar: n checkers are n one-bits followed by a zero-bit.  Bits are packed little-endian
+# into 10 bytes; the ID is their base64 without padding.
+# Side order: the manual's prose says "the player on roll" first, but GNU Backgammon itself
+# encodes its board array in order (opponent, side on roll): with ID 4HPwAVDgc/ABMA gnubg
+# 1.07 (`set board 4HPwAVDgc/ABMA`, `set dice 2 1`, `hint`) gives the side on roll the
+# opening plays and the *opponent* the checker on the bar.  We follow the program, so IDs
+# agree with what gnubg shows (tests/test_board.py pins the example).
 # --------------------------------------------------------------------------------------
 
 
@@ -157,7 +162,8 @@ def _side_counts(board: np.ndarray) -> tuple[list[int], list[int]]:
 
 
 def position_id(board) -> str:
-    """gnubg Position ID (14 characters) of a board, the mover being the side on roll.
+    """gnubg Position ID (14 characters) of a board, the mover being the side on roll,
+    exactly as GNU Backgammon shows it (opponent's checkers encoded first).
 
     Parameters
     ----------
@@ -166,7 +172,7 @@ def position_id(board) -> str:
     b = validate_board(board)
     mover, opp = _side_counts(b)
     bits: list[int] = []
-    for side in (mover, opp):
+    for side in (opp, mover):
         for n in side:
             bits.extend([1] * n)
             bits.append(0)
@@ -178,7 +184,8 @@ def position_id(board) -> str:
     return base64.b64encode(bytes(key)).decode("ascii").rstrip("=")
 
 
-_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_B64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_B64_CHARS = frozenset(_B64_ALPHABET)
 
 
 def board_from_position_id(pid: str) -> np.ndarray:
@@ -199,6 +206,8 @@ def board_from_position_id(pid: str) -> np.ndarray:
         raise ValueError(
             f"Position ID must be 14 base64 characters (A-Z a-z 0-9 + /), e.g. {START_POSITION_ID!r}; got {pid!r}"
         )
+    if _B64_ALPHABET.index(s[-1]) & 0x0F:
+        raise ValueError(f"Position ID {pid!r} is malformed: its last character sets bits beyond the 80-bit key")
     try:
         key = base64.b64decode(s + "==", validate=True)
     except (binascii.Error, ValueError) as exc:  # pragma: no cover - guarded by the char check
@@ -222,7 +231,7 @@ def board_from_position_id(pid: str) -> np.ndarray:
         sides.append(counts)
     if any(bits[pos:]):
         raise ValueError(f"Position ID {pid!r} is malformed: bits set after the last point")
-    mover, opp = sides
+    opp, mover = sides
     for name, side in (("side on roll", mover), ("opponent", opp)):
         total = sum(side)
         if total > NUM_CHECKERS:

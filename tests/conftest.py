@@ -1,0 +1,10 @@
+import pytest
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory):
+    """A small network trained for a few hundred games (not a strong one)."""
+    from bgrl.training.loop import TrainConfig, train
+
+    run = tmp_path_factory.mktemp("tiny")
+    return train(TrainConfig(games=200, hidden=16, parallel=16, eval_every=0, checkpoint_every=100), run, progress=False, log=lambda *_: None)
