@@ -121,13 +121,14 @@ def validate_batch(boards, dice) -> tuple[np.ndarray, np.ndarray]:
     return b.astype(np.int8), d.astype(np.int8)
 
 
-def single_steps(boards: np.ndarray, die: np.ndarray):
+def single_steps(boards: np.ndarray, die: np.ndarray, max_src: np.ndarray | None = None):
     """Apply one die (one checker move) to every board in every legal way.
 
     Parameters
     ----------
-    boards : ndarray, int8, shape (N, 26)
+    boards : ndarray, int8, shape (N, 26) (or wider; extra columns are carried along)
     die : ndarray, int, shape (N,), values 1..6
+    max_src : optional int16 (N,): only sources <= this index may move (see generate)
 
     Returns
     -------
@@ -154,6 +155,8 @@ def single_steps(boards: np.ndarray, die: np.ndarray):
     highest = np.where(occupied.any(axis=1), 6 - np.argmax(occupied[:, ::-1], axis=1), 0)
     off_ok = home[:, None] & ((dst == 0) | ((dst < 0) & (_SRC[None, :] == highest[:, None])))
     legal = own & (land_ok | off_ok)
+    if max_src is not None:
+        legal &= _SRC[None, :] <= max_src[:, None]
     origin, s = np.nonzero(legal)
     src = _SRC[s]
     d = dst[origin, s]
@@ -172,16 +175,49 @@ def single_steps(boards: np.ndarray, die: np.ndarray):
     return new, origin.astype(np.int64), src, d, hit
 
 
-def _unique_rows(states: np.ndarray, keys: np.ndarray):
-    """Distinct (key, board) pairs, sorted by key. states int8 (M,26), keys int64 (M,)."""
+_WIDTH = 32  # internal row width: 26 board bytes + 6 zero bytes = four uint64 words
+_MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
+
+
+def _unique_rows_exact(states: np.ndarray, keys: np.ndarray):
+    """Distinct (key, board) pairs by sorting the raw bytes (slow, always exact)."""
     m = states.shape[0]
-    if m == 0:
-        return states, keys
-    buf = np.empty((m, 8 + BOARD_SIZE), dtype=np.uint8)
+    buf = np.empty((m, 8 + _WIDTH), dtype=np.uint8)
     buf[:, :8] = keys.astype(">i8").view(np.uint8).reshape(m, 8)
-    buf[:, 8:] = np.ascontiguousarray(states).view(np.uint8)
-    v = buf.view(f"V{8 + BOARD_SIZE}").ravel()
-    _, idx = np.unique(v, return_index=True)
+    buf[:, 8:] = states.view(np.uint8)
+    _, idx = np.unique(buf.view(f"V{8 + _WIDTH}").ravel(), return_index=True)
+    return states[idx], keys[idx]
+
+
+def _unique_rows(states: np.ndarray, keys: np.ndarray):
+    """Distinct (key, board) pairs, grouped by ascending key.
+
+    states int8 (M, 32) C-contiguous, keys int64 (M,) >= 0. Rows are sorted by
+    (key, 64-bit multiplicative hash of the 32 bytes); equal sort keys are then checked
+    word by word, so the result is exact: should two different boards of one key share a
+    hash, the byte-sorting path is used instead.
+    """
+    m = states.shape[0]
+    if m <= 1:
+        return states, keys
+    words = states.view(np.uint64)  # (M, 4)
+    with np.errstate(over="ignore"):
+        h = (words * _MULT).sum(axis=1, dtype=np.uint64)
+    h ^= h >> np.uint64(31)
+    key_bits = max(int(keys.max()).bit_length(), 1)
+    if key_bits > 40:
+        return _unique_rows_exact(states, keys)
+    combined = (keys.astype(np.uint64) << np.uint64(64 - key_bits)) | (h >> np.uint64(key_bits))
+    order = np.argsort(combined)
+    c = combined[order]
+    same = c[1:] == c[:-1]
+    if same.any():
+        a, b = order[1:][same], order[:-1][same]
+        if not (words[a] == words[b]).all():
+            return _unique_rows_exact(states, keys)
+    keep = np.ones(m, dtype=bool)
+    keep[1:] = ~same
+    idx = order[keep]
     return states[idx], keys[idx]
 
 
@@ -212,6 +248,8 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
         b = np.ascontiguousarray(boards, dtype=np.int8)
         d = np.asarray(dice, dtype=np.int8)
     n_pos = b.shape[0]
+    wide = np.zeros((n_pos, _WIDTH), dtype=np.int8)
+    wide[:, :BOARD_SIZE] = b
     hi = d.max(axis=1).astype(np.int8) if n_pos else np.zeros(0, np.int8)
     lo = d.min(axis=1).astype(np.int8) if n_pos else np.zeros(0, np.int8)
     dbl = hi == lo
@@ -231,20 +269,31 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
     die_tab[0::2, 2] = np.where(dbl, hi, 0)
     die_tab[0::2, 3] = np.where(dbl, hi, 0)
 
-    frontier = b[root_parent]
+    # Doubles: the four checker moves of one number can always be played from the
+    # highest source down (entering first, outfield before home, a bear-off never
+    # enables a higher checker), so each step may only move a checker from a point no
+    # higher than the previous step's source. Every multiset of moves is then generated
+    # once, and distinct multisets give distinct boards (the board change fixes how many
+    # checkers left each point), so doubles need no de-duplication at all. Non-doubles
+    # play both orders of the dice; only their two-dice results are de-duplicated, once,
+    # at the end.
+    frontier = wide[root_parent]
     fkey = root_key
+    fmax = np.full(frontier.shape[0], 25, dtype=np.int16)
     levels: list[tuple[np.ndarray, np.ndarray]] = []
     for k in range(4):
         step_die = die_tab[fkey, k]
         active = step_die > 0
         if not active.all():
-            frontier, fkey, step_die = frontier[active], fkey[active], step_die[active]
+            frontier, fkey, fmax, step_die = frontier[active], fkey[active], fmax[active], step_die[active]
         if frontier.shape[0] == 0:
             break
-        new, origin, _, _, _ = single_steps(frontier, step_die)
-        new, nkey = _unique_rows(new, fkey[origin])
+        new, origin, src, _, _ = single_steps(frontier, step_die, fmax)
         if new.shape[0] == 0:
             break
+        nkey = fkey[origin]
+        # the source bound applies to doubles only (non-doubles keep 25)
+        fmax = np.where(dbl[nkey // 2], src, 25).astype(np.int16)
         levels.append((new, nkey))
         frontier, fkey = new, nkey
 
@@ -266,11 +315,12 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
         out_states.append(states[keep])
         out_parent.append(par[keep])
     passes = np.nonzero(dice_used == 0)[0]
-    out_states.append(b[passes])
+    out_states.append(wide[passes])
     out_parent.append(passes.astype(np.int64))
-    states = np.concatenate(out_states) if out_states else np.zeros((0, BOARD_SIZE), np.int8)
+    states = np.concatenate(out_states)
     parent = np.concatenate(out_parent)
     states, parent = _unique_rows(states, parent)
+    states = np.ascontiguousarray(states[:, :BOARD_SIZE])
     offsets = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(np.bincount(parent, minlength=n_pos), out=offsets[1:])
     return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets, positions=b)

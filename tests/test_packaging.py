@@ -1,0 +1,33 @@
+"""Packaging: the package-dir mapping and the numpy-only rules core."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_subpackages_come_from_env_and_training():
+    import bgrl.env
+    import bgrl.training
+
+    assert bgrl.env.__name__ == "bgrl.env"
+    assert Path(bgrl.env.__file__).resolve().parent == ROOT / "env"
+    assert Path(bgrl.training.__file__).resolve().parent == ROOT / "training"
+
+
+def test_rules_core_loads_neither_torch_nor_gymnasium():
+    code = (
+        "import sys, bgrl, bgrl.board, bgrl.movegen, bgrl.rules, bgrl.notation, bgrl.encoding;"
+        "bgrl.legal_plays(bgrl.Position.start(), (3, 1));"
+        "bad = [m for m in ('torch', 'gymnasium') if m in sys.modules];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_console_script_installed():
+    exe = Path(sys.executable).parent / "bgrl"
+    r = subprocess.run([str(exe), "moves", "4HPwATDgc/ABMA", "21", "--json"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.count('"play"') == 15

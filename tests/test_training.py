@@ -1,0 +1,104 @@
+"""Trainer: TD(lambda) maths, checkpoints (atomic, safe loading), resume."""
+
+import numpy as np
+import pytest
+import torch
+
+from bgrl.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
+from bgrl.encoding import encode, num_features
+from bgrl.model import TDNet, flip_probs
+from bgrl.training.loop import TrainConfig, train
+from bgrl.training.td import TDLambda
+
+
+def test_closed_form_gradients_match_autograd():
+    torch.manual_seed(0)
+    net = TDNet(num_features("td198"), 12)
+    td = TDLambda(net, "td198", 4, 0.1, 0.7, np.random.default_rng(0))
+    x = torch.from_numpy(encode(td.boards, "td198"))
+    y, db1, dW2, db2, _ = td._grads(x)
+    for g in range(2):
+        for o in range(5):
+            net.zero_grad()
+            net(x[g : g + 1])[0, o].backward()
+            assert torch.allclose(net.fc2.bias.grad[o], db2[g, o], atol=1e-6)
+            assert torch.allclose(net.fc2.weight.grad[o], dW2[g, o], atol=1e-6)
+            assert torch.allclose(net.fc1.bias.grad, db1[g, o], atol=1e-6)
+
+
+def test_lambda_zero_update_is_semi_gradient_td0():
+    """With lambda = 0 one step must equal alpha * sum_o delta_o * grad V_o (TD(0))."""
+    torch.manual_seed(1)
+    net = TDNet(num_features(), 10)
+    ref = TDNet(num_features(), 10)
+    ref.load_state_dict(net.state_dict())
+    td = TDLambda(net, td_enc := "td198r", 1, 0.5, 0.0, np.random.default_rng(3))
+    board = td.boards.copy()
+    rng_copy = np.random.default_rng(3)
+    td.step()
+    # recompute by autograd
+    from bgrl.agents import group_argmax
+    from bgrl.evaluator import NetEvaluator
+    from bgrl.model import equity
+    from bgrl.movegen import generate
+
+    dice = rng_copy.integers(1, 7, size=(1, 2)).astype(np.int8)
+    aft = generate(board, dice)
+    probs = NetEvaluator(ref, td_enc)(aft.boards)
+    target = torch.tensor(probs[group_argmax(equity(probs), aft.offsets)][0], dtype=torch.float32)
+    ref.train()
+    y = ref(torch.from_numpy(encode(board, td_enc)))[0]
+    (((target - y).detach()) * y).sum().backward()
+    with torch.no_grad():
+        for p in ref.parameters():
+            p += 0.5 * p.grad
+    for a, b in zip(net.parameters(), ref.parameters()):
+        assert torch.allclose(a, b, atol=1e-5)
+
+
+def test_flip_probs_involution():
+    p = np.array([0.6, 0.2, 0.05, 0.1, 0.01])
+    assert np.allclose(flip_probs(flip_probs(p)), p)
+    assert np.allclose(flip_probs(p), [0.4, 0.1, 0.01, 0.2, 0.05])
+
+
+def test_train_resume_and_checkpoint(tmp_path):
+    cfg = TrainConfig(games=60, hidden=8, parallel=8, eval_every=0, checkpoint_every=30, seed=5)
+    train(cfg, tmp_path, progress=False, log=lambda *_: None)
+    meta = load_checkpoint(tmp_path / "latest.pt")["meta"]
+    assert meta["games"] >= 60 and meta["encoder"] and meta["config"]["lam"] == cfg.lam
+    assert (tmp_path / "tb").is_dir() and any((tmp_path / "tb").iterdir())
+    train(TrainConfig(games=100), tmp_path, resume=True, progress=False, log=lambda *_: None)
+    meta2 = load_checkpoint(tmp_path / "latest.pt")["meta"]
+    assert meta2["games"] >= 100 and meta2["config"]["hidden"] == 8
+    net, _ = load_network(tmp_path / "final.pt")
+    assert net.hidden == 8
+    assert not list(tmp_path.glob("*.tmp"))  # no temporary files left behind
+
+
+def test_checkpoint_rejects_bad_files(tmp_path):
+    net = TDNet(num_features(), 4)
+    p = save_checkpoint(tmp_path / "ok.pt", net, {"encoder": "td198r", "games": 0})
+    load_network(p)
+    (tmp_path / "trunc.pt").write_bytes(p.read_bytes()[:100])
+    with pytest.raises(CheckpointError):
+        load_network(tmp_path / "trunc.pt")
+    with pytest.raises(CheckpointError, match="not found"):
+        load_network(tmp_path / "missing.pt")
+    torch.save({"format": "other"}, tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="not a bgrl checkpoint"):
+        load_network(tmp_path / "other.pt")
+
+    class Evil:
+        def __reduce__(self):
+            return (print, ("pwned",))
+
+    torch.save({"format": "bgrl-checkpoint/1", "x": Evil()}, tmp_path / "evil.pt")
+    with pytest.raises(CheckpointError):
+        load_network(tmp_path / "evil.pt")
+    bad = TDNet(num_features(), 4)
+    with torch.no_grad():
+        bad.fc1.weight[0, 0] = float("nan")
+    save_checkpoint(tmp_path / "nan.pt", bad, {"encoder": "td198r"})
+    with pytest.raises(CheckpointError, match="NaN"):
+        load_network(tmp_path / "nan.pt")
