@@ -32,6 +32,7 @@ from .board import BOARD_SIZE, MOVER_BAR, OPP_BAR
 __all__ = ["AfterStates", "generate", "single_steps", "validate_dice", "validate_batch"]
 
 _SRC = np.arange(1, 26, dtype=np.int16)  # source indices 1..25 (25 = mover's bar)
+_HOME = np.arange(1, 7, dtype=np.int16)
 
 
 @dataclass(frozen=True)
@@ -138,41 +139,45 @@ def single_steps(boards: np.ndarray, die: np.ndarray, max_src: np.ndarray | None
     dst : int16 (M,)      destination point, <= 0 means borne off
     hit : bool (M,)       whether an opposing blot was hit
     """
-    n_boards = boards.shape[0]
     b = boards
-    die16 = die.astype(np.int16)
-    dst = _SRC[None, :] - die16[:, None]  # (N, 25)
-    own = b[:, 1:26] > 0
-    on_bar = b[:, MOVER_BAR] > 0
+    n, width = b.shape
+    dst = _SRC[None, :] - die.astype(np.int16)[:, None]  # (N, 25)
+    row0 = np.arange(0, n * width, width, dtype=np.intp)[:, None]
+    flat = b.reshape(-1)
     # The bar: with a checker on the bar only the bar may move.
-    own[on_bar, :24] = False
+    own = b[:, 1:26] > 0
+    own[b[:, MOVER_BAR] > 0, :24] = False
     # Landing on the board: not on two or more opposing checkers.
-    dval = np.take_along_axis(b, np.clip(dst, 0, 25).astype(np.intp), axis=1)
+    dval = flat[row0 + np.maximum(dst, 0)]
     land_ok = (dst >= 1) & (dval >= -1)
-    # Bearing off: every mover's checker in 1..6 (bar included in 7..25).
-    home = ~(b[:, 7:26] > 0).any(axis=1)
-    occupied = b[:, 1:7] > 0
-    highest = np.where(occupied.any(axis=1), 6 - np.argmax(occupied[:, ::-1], axis=1), 0)
-    off_ok = home[:, None] & ((dst == 0) | ((dst < 0) & (_SRC[None, :] == highest[:, None])))
-    legal = own & (land_ok | off_ok)
+    # Bearing off: every mover's checker in 1..6 (bar included in 7..25); an exact die
+    # bears off from its point, a larger die only from the highest occupied point.
+    home = b[:, 7:26].max(axis=1) <= 0
+    if home.any():
+        highest = ((b[:, 1:7] > 0) * _HOME).max(axis=1)
+        land_ok |= home[:, None] & ((dst == 0) | ((dst < 0) & (_SRC[None, :] == highest[:, None])))
+    legal = own & land_ok
     if max_src is not None:
         legal &= _SRC[None, :] <= max_src[:, None]
     origin, s = np.nonzero(legal)
     src = _SRC[s]
     d = dst[origin, s]
     new = b[origin]  # fancy indexing copies
-    rows = np.arange(origin.shape[0])
-    new[rows, src] -= 1
+    m = origin.shape[0]
+    nflat = new.reshape(-1)
+    base = np.arange(0, m * width, width, dtype=np.intp)
+    nflat[base + src] -= 1
     on_board = d >= 1
-    r = rows[on_board]
-    dd = d[on_board]
-    hit = np.zeros(origin.shape[0], dtype=bool)
-    hit_on = new[r, dd] == -1
-    hit[on_board] = hit_on
-    new[r, dd] = np.where(hit_on, 1, new[r, dd] + 1)
-    new[r[hit_on], OPP_BAR] -= 1
-    del n_boards
-    return new, origin.astype(np.int64), src, d, hit
+    tgt = (base + d)[on_board]
+    hit_on = nflat[tgt] == -1
+    nflat[tgt] += 1
+    hit = np.zeros(m, dtype=bool)
+    if hit_on.any():
+        th = tgt[hit_on]
+        nflat[th] = 1  # the blot goes to the opponent's bar
+        nflat[th - th % width + OPP_BAR] -= 1
+        hit[on_board] = hit_on
+    return new, origin, src, d, hit
 
 
 _WIDTH = 32  # internal row width: 26 board bytes + 6 zero bytes = four uint64 words
@@ -201,8 +206,7 @@ def _unique_rows(states: np.ndarray, keys: np.ndarray):
     if m <= 1:
         return states, keys
     words = states.view(np.uint64)  # (M, 4)
-    with np.errstate(over="ignore"):
-        h = (words * _MULT).sum(axis=1, dtype=np.uint64)
+    h = (words * _MULT).sum(axis=1, dtype=np.uint64)  # wraps modulo 2**64, as intended
     h ^= h >> np.uint64(31)
     key_bits = max(int(keys.max()).bit_length(), 1)
     if key_bits > 40:

@@ -54,6 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from .board import BOARD_SIZE, MOVER_BAR, NUM_CHECKERS, OPP_BAR
+from .rules import is_race
 
 __all__ = ["WC", "WR", "WIN_SCORE", "NUM_INPUTS", "is_race", "pubeval_inputs", "pubeval_scores"]
 
@@ -142,33 +143,6 @@ def _as_batch(boards: np.ndarray, name: str = "after_states") -> tuple[np.ndarra
     if arr.ndim != 2 or arr.shape[1] != BOARD_SIZE:
         raise ValueError(f"{name} must have shape (N, 26) or (26,), got {np.shape(boards)}")
     return arr.astype(np.int16), single
-
-
-def is_race(boards: np.ndarray) -> np.ndarray:
-    """Whether each position is a race (no contact possible any more).
-
-    A race: both bars are empty and every one of the mover's checkers lies on a lower
-    point (mover's numbering) than every one of the opponent's checkers, i.e. the
-    mover's rearmost checker has passed the opponent's rearmost checker.  A side with
-    no checkers left on the board counts as passed (the game is over: a race).  The
-    answer is symmetric: ``is_race(flip(b)) == is_race(b)``.
-
-    Parameters
-    ----------
-    boards : ndarray, integer, shape (N, 26) or (26,)
-        Boards in the project convention (:mod:`bgrl.board`).
-
-    Returns
-    -------
-    ndarray, bool, shape (N,) (a numpy bool scalar for a single board).
-    """
-    b, single = _as_batch(boards, "boards")
-    pts = b[:, 1:25]  # points 1..24
-    idx = np.arange(1, 25, dtype=np.int16)
-    mover_back = np.where(pts > 0, idx, 0).max(axis=1)  # 0 when none on the board
-    opp_back = np.where(pts < 0, idx, 25).min(axis=1)  # 25 when none on the board
-    race = (b[:, MOVER_BAR] == 0) & (b[:, OPP_BAR] == 0) & (mover_back < opp_back)
-    return race[0] if single else race
 
 
 def pubeval_inputs(after_states: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import NUM_CHECKERS, OPP_BAR
+from .board import MOVER_BAR, NUM_CHECKERS, OPP_BAR
 
 __all__ = ["SINGLE", "GAMMON", "BACKGAMMON", "game_result", "game_results", "is_race"]
 
@@ -43,12 +43,21 @@ def game_result(board) -> int:
 
 
 def is_race(boards: np.ndarray) -> np.ndarray:
-    """True where contact is over: every mover's checker is past every opponent's checker.
+    """Whether each position is a race (no contact possible any more).
 
-    boards int8 (N, 26) -> bool (N,). A checker on either bar means contact.
+    A race: both bars are empty and every one of the mover's checkers lies on a lower
+    point (mover's numbering) than every one of the opponent's checkers. A side with no
+    checkers left on the board counts as passed. Symmetric: ``is_race(flip(b)) == is_race(b)``.
+
+    boards : integer (N, 26) or (26,) -> bool (N,) (a numpy bool for a single board).
     """
     b = np.asarray(boards)
-    idx = np.arange(26)
-    mover_back = np.where(b > 0, idx, -1).max(axis=1)  # highest index holding a mover's checker
-    opp_back = np.where(b < 0, idx, 99).min(axis=1)  # lowest index holding an opponent checker
-    return mover_back < opp_back
+    single = b.ndim == 1
+    if single:
+        b = b[None]
+    pts = b[:, 1:25]
+    idx = np.arange(1, 25, dtype=np.int16)
+    mover_back = np.where(pts > 0, idx, 0).max(axis=1)  # 0 when none on the board
+    opp_back = np.where(pts < 0, idx, 25).min(axis=1)  # 25 when none on the board
+    race = (b[:, MOVER_BAR] == 0) & (b[:, OPP_BAR] == 0) & (mover_back < opp_back)
+    return race[0] if single else race

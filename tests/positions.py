@@ -1,0 +1,72 @@
+"""Shared (board, dice) sources for the move-generator checks.
+
+Re-exports the generators of ``tests/test_movegen.py`` (random games, synthetic positions
+heavy in bar checkers / closed boards / bear-offs, all 21 rolls) and adds positions from
+games between agents (e.g. pubeval vs pubeval), whose positions are more "realistic" than
+random play (primes, anchors, races).
+
+Importable from tests (the tests directory is on ``sys.path`` under pytest) and from
+scripts that put the tests directory on ``sys.path`` themselves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bgrl.board import START_BOARD, flip
+from bgrl.movegen import generate
+from test_movegen import ROLLS, all_rolls, random_game_positions, synthetic_positions
+
+__all__ = ["ROLLS", "all_rolls", "random_game_positions", "synthetic_positions", "agent_game_positions", "mixed_cases"]
+
+
+def agent_game_positions(agent, rng: np.random.Generator, n: int, parallel: int = 64):
+    """``n`` (board, dice) pairs from ``parallel`` self-play games of ``agent`` (an object
+    with ``select(AfterStates, rng) -> int64 (B,)``, e.g. ``bgrl.agents.load_agent('pubeval')``).
+
+    Returns boards int8 (n, 26) (mover on roll) and dice int8 (n, 2).
+    """
+    boards = np.repeat(START_BOARD[None, :], parallel, axis=0).astype(np.int8)
+    out_b, out_d = [], []
+    total = 0
+    while total < n:
+        dice = rng.integers(1, 7, size=(parallel, 2)).astype(np.int8)
+        out_b.append(boards.copy())
+        out_d.append(dice)
+        total += parallel
+        res = generate(boards, dice, validate=False)
+        after = res.boards[agent.select(res, rng)]
+        done = np.clip(after, 0, None).sum(axis=1) == 0  # the mover bore off all 15
+        nxt = flip(after)
+        nxt[done] = START_BOARD
+        boards = np.ascontiguousarray(nxt, dtype=np.int8)
+    return np.concatenate(out_b)[:n], np.concatenate(out_d)[:n]
+
+
+def mixed_cases(rng: np.random.Generator, n_random: int, n_agent: int, n_synth: int, n_all_rolls: int, agent=None):
+    """A labelled mix of (board, dice) cases: list of ``(label, boards, dice)``.
+
+    * ``random-games``: n_random positions from random games;
+    * ``pubeval-games``: n_agent positions from games of ``agent`` (pubeval by default);
+    * ``synthetic``: n_synth synthetic positions (bar, closed boards, bear-offs, ...);
+    * ``all-21-rolls``: n_all_rolls positions (half from games, half synthetic) with each
+      of the 21 rolls (n_all_rolls * 21 cases).
+    """
+    if agent is None:
+        from bgrl.agents import load_agent
+
+        agent = load_agent("pubeval")
+    out = []
+    gb, gd = random_game_positions(rng, n_random)
+    out.append(("random-games", gb, gd))
+    pb, pd = agent_game_positions(agent, rng, n_agent)
+    out.append(("pubeval-games", pb, pd))
+    sb, sd = synthetic_positions(rng, n_synth)
+    out.append(("synthetic", sb, sd))
+    if n_all_rolls:
+        pool_g = np.concatenate([gb, pb])
+        half = n_all_rolls // 2
+        pick_g = pool_g[rng.choice(len(pool_g), size=min(half, len(pool_g)), replace=False)]
+        extra_s = synthetic_positions(rng, n_all_rolls - len(pick_g))[0]
+        out.append(("all-21-rolls", *all_rolls(np.concatenate([pick_g, extra_s]))))
+    return out
