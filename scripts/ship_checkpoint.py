@@ -1,0 +1,80 @@
+"""Ship a trained checkpoint: copy it to checkpoints/, measure it, write the manifest.
+
+    python scripts/ship_checkpoint.py runs/main/latest.pt --name default --games 10000
+
+Copies the network (weights and metadata only, no trainer state) to
+``checkpoints/<name>.pt``, plays ``bgrl match`` against random and pubeval with the same
+code the CLI uses, and records in ``checkpoints/manifest.json``: how it was trained (config,
+games, training seconds, algorithm), its SHA-256, and the measured strength with the exact
+command that reproduces each figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import platform
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import torch
+
+from bgrl.agents import load_agent
+from bgrl.checkpoint import load_network, save_checkpoint
+from bgrl.match import play_match
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("checkpoint", help="trained checkpoint (.pt)")
+    p.add_argument("--name", default="default", help="shipped name: checkpoints/<name>.pt")
+    p.add_argument("--games", type=int, default=10000, help="games per strength match")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--opponents", nargs="+", default=["random", "pubeval"])
+    p.add_argument("--train-command", default="", help="the command that trained it, for the record")
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+
+    net, meta = load_network(args.checkpoint)
+    dest = ROOT / "checkpoints" / f"{args.name}.pt"
+    keep = {k: v for k, v in meta.items() if k not in ("package_version", "hidden", "n_inputs")}
+    save_checkpoint(dest, net, keep)
+    sha = hashlib.sha256(dest.read_bytes()).hexdigest()
+    rel = dest.relative_to(ROOT)
+    strength = {}
+    agent = load_agent(dest)
+    for opp in args.opponents:
+        r = play_match(agent, load_agent(opp), args.games, seed=args.seed, names=(str(rel), opp))
+        print(r.summary(), flush=True)
+        strength[opp] = {
+            **{k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.as_dict().items()},
+            "command": f"bgrl match {rel} {opp} --games {args.games} --seed {args.seed}",
+        }
+    manifest_path = ROOT / "checkpoints" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    manifest[args.name] = {
+        "file": str(rel),
+        "sha256": sha,
+        "encoder": meta["encoder"],
+        "network": f"{meta['n_inputs']}-{meta['hidden']}-5 sigmoid MLP (bgrl.model.TDNet)",
+        "games_trained": meta.get("games"),
+        "plies_trained": meta.get("plies"),
+        "train_seconds": meta.get("train_seconds"),
+        "algorithm": meta.get("algorithm"),
+        "config": meta.get("config"),
+        "train_command": args.train_command,
+        "machine": f"{platform.machine()}, {platform.python_version()}, torch {torch.__version__}, 1 thread",
+        "measured": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "strength": strength,
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {rel} ({dest.stat().st_size} bytes) and {manifest_path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
