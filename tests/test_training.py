@@ -21,8 +21,8 @@ def test_closed_form_gradients_match_autograd():
         for o in range(5):
             net.zero_grad()
             net(x[g : g + 1])[0, o].backward()
-            assert torch.allclose(net.fc2.bias.grad[o], db2[g, o], atol=1e-6)
-            assert torch.allclose(net.fc2.weight.grad[o], dW2[g, o], atol=1e-6)
+            assert torch.allclose(net.fc2.bias.grad, db2[g, o], atol=1e-6)
+            assert torch.allclose(net.fc2.weight.grad, dW2[g, o], atol=1e-6)
             assert torch.allclose(net.fc1.bias.grad, db1[g, o], atol=1e-6)
 
 
@@ -102,3 +102,63 @@ def test_checkpoint_rejects_bad_files(tmp_path):
     save_checkpoint(tmp_path / "nan.pt", bad, {"encoder": "td198r"})
     with pytest.raises(CheckpointError, match="NaN"):
         load_network(tmp_path / "nan.pt")
+
+
+def test_traces_match_naive_backward_view():
+    """Several steps with lambda > 0 equal a plain per-game implementation of
+    e = lambda * P(e) + grad V (mover's frame) and w += alpha * sum_o delta_o e_o."""
+    from bgrl.agents import group_argmax
+    from bgrl.board import START_BOARD, flip
+    from bgrl.evaluator import NetEvaluator, terminal_probs
+    from bgrl.model import equity
+    from bgrl.movegen import generate
+    from bgrl.rules import game_results
+
+    torch.manual_seed(2)
+    G, lam, alpha, enc = 3, 0.8, 0.3, "td198r"
+    net = TDNet(num_features(enc), 6)
+    ref = TDNet(num_features(enc), 6)
+    ref.load_state_dict(net.state_dict())
+    td = TDLambda(net, enc, G, alpha, lam, np.random.default_rng(9))
+    rng = np.random.default_rng(9)
+    params = list(ref.parameters())
+    perm, sign = [0, 3, 4, 1, 2], torch.tensor([-1.0, 1, 1, 1, 1])
+    traces = [None] * G
+    boards = np.repeat(START_BOARD[None], G, axis=0)
+    for _ in range(14):
+        td.step()
+        dice = rng.integers(1, 7, size=(G, 2)).astype(np.int8)
+        x = torch.from_numpy(encode(boards, enc))
+        y = ref(x)
+        jac = []
+        for g in range(G):
+            rows = []
+            for o in range(5):
+                grads = torch.autograd.grad(y[g, o], params, retain_graph=True)
+                rows.append([gr.clone() for gr in grads])
+            jac.append(rows)
+        aft = generate(boards, dice)
+        probs = NetEvaluator(ref, enc)(aft.boards)
+        best = group_argmax(equity(probs), aft.offsets)
+        chosen = aft.boards[best]
+        res = game_results(chosen)
+        target = probs[best]
+        target[res > 0] = terminal_probs(res[res > 0])
+        delta = torch.tensor(target, dtype=torch.float32) - y.detach()
+        with torch.no_grad():
+            for g in range(G):
+                if traces[g] is None:
+                    traces[g] = [[t.clone() for t in jac[g][o]] for o in range(5)]
+                else:
+                    old = traces[g]
+                    traces[g] = [[lam * sign[o] * old[perm[o]][k] + jac[g][o][k] for k in range(len(params))] for o in range(5)]
+            for k, p in enumerate(params):
+                p += alpha * sum(delta[g, o] * traces[g][o][k] for g in range(G) for o in range(5))
+        for g in range(G):
+            if res[g] > 0:
+                traces[g] = None
+        nxt = flip(chosen)
+        nxt[res > 0] = START_BOARD
+        boards = nxt
+    for a, b in zip(net.parameters(), ref.parameters()):
+        assert torch.allclose(a, b, atol=1e-5), (a - b).abs().max()

@@ -66,8 +66,10 @@ class TDLambda:
         g, o, h, i = n_games, 5, net.hidden, net.n_inputs
         self.eW1 = torch.zeros(g, o, h, i)
         self.eb1 = torch.zeros(g, o, h)
-        self.eW2 = torch.zeros(g, o, h)
-        self.eb2 = torch.zeros(g, o)
+        # Output o's trace w.r.t. every row r of the output layer: after a change of frame
+        # output o's trace holds the gradient of output P(o), i.e. of row P(o).
+        self.eW2 = torch.zeros(g, o, o, h)
+        self.eb2 = torch.zeros(g, o, o)
         self.boards = np.repeat(START_BOARD[None], g, axis=0)
         self.plies = np.zeros(g, dtype=np.int64)
         self.fresh = np.ones(g, dtype=bool)  # trace is empty (new game)
@@ -81,8 +83,9 @@ class TDLambda:
         y = torch.sigmoid(h @ W2.T + b2)  # (G, O)
         gy = y * (1 - y)  # (G, O)
         gh = h * (1 - h)  # (G, H)
-        db2 = gy
-        dW2 = gy[:, :, None] * h[:, None, :]  # (G, O, H)
+        eye = torch.eye(gy.shape[1])
+        db2 = gy[:, :, None] * eye  # (G, O, O): d y_o / d b2_r
+        dW2 = db2[:, :, :, None] * h[:, None, None, :]  # (G, O, O, H): d y_o / d W2[r, :]
         db1 = gy[:, :, None] * W2[None] * gh[:, None, :]  # (G, O, H)
         return y, db1, dW2, db2, h
 
@@ -105,8 +108,8 @@ class TDLambda:
         # W1 trace is updated by one fused, in-place batched outer product.
         other = torch.from_numpy(self.second)
         if other.any():
-            db2 = torch.where(other[:, None], db2[:, _PERM] * _SIGN, db2)
-            dW2 = torch.where(other[:, None, None], dW2[:, _PERM] * _SIGN[:, None], dW2)
+            db2 = torch.where(other[:, None, None], db2[:, _PERM] * _SIGN[:, None], db2)
+            dW2 = torch.where(other[:, None, None, None], dW2[:, _PERM] * _SIGN[:, None, None], dW2)
             db1 = torch.where(other[:, None, None], db1[:, _PERM] * _SIGN[:, None], db1)
         if self.fresh.any():
             f = torch.from_numpy(self.fresh)
@@ -144,8 +147,8 @@ class TDLambda:
         dflat = delta.reshape(1, G * O)
         W1 += a * (dflat @ self.eW1.view(G * O, H * I)).view(H, I)
         b1 += a * (dflat @ self.eb1.view(G * O, H)).view(H)
-        W2 += a * torch.einsum("go,goh->oh", delta, self.eW2)
-        b2 += a * (delta * self.eb2).sum(0)
+        W2 += a * torch.einsum("go,gorh->rh", delta, self.eW2)
+        b2 += a * torch.einsum("go,gor->r", delta, self.eb2)
 
         self.plies += 1
         finished = res[over]

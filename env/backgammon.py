@@ -1,0 +1,495 @@
+"""Gymnasium environments: ``bgrl/Backgammon-v0`` and ``bgrl/BackgammonSelfPlay-v0``.
+
+Both are thin shells over the engine's one flow (DESIGN.md): the legal after-states of a
+roll come from :func:`bgrl.movegen.generate`, observations from :func:`bgrl.encoding.encode`,
+results from :func:`bgrl.rules.game_result`, the built-in opponent from
+:func:`bgrl.agents.load_agent`, text from :func:`bgrl.render.render`. Nothing here re-implements
+a rule.
+
+An action is an index into the canonical list of the legal after-states of the rolled dice
+(the order of ``generate(...).group(0)``; ``info["after_states"][i]`` is the position action
+``i`` leads to and ``info["legal_plays"][i]`` its notation). The action space is
+``Discrete(MAX_PLAYS)``; ``info["action_mask"]`` marks the legal indices (always a prefix
+``0 .. k-1``). A roll with no legal play is never shown to the agent: the turn passes inside
+``reset``/``step``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from bgrl.board import START_BOARD, Position, flip
+from bgrl.encoding import ENCODER, encode, num_features
+from bgrl.movegen import AfterStates, generate
+from bgrl.render import render as render_board
+from bgrl.rules import game_result
+
+__all__ = [
+    "MAX_PLAYS",
+    "MAX_PLAYS_POSITION_ID",
+    "MAX_PLAYS_DICE",
+    "LegalPlaySpace",
+    "BackgammonEnv",
+    "BackgammonSelfPlayEnv",
+    "feature_bounds",
+]
+
+#: The largest number of distinct legal plays (after-states) of any position and roll: 2226,
+#: reached by the position ``MAX_PLAYS_POSITION_ID`` (the mover's 15 checkers on 24 23 21 20 18
+#: 16 15 13 12 10 9 7 6 4 3, i.e. pairs of points with one-point gaps) with 1-1.
+#:
+#: No exact published figure was found: GNU Backgammon sizes its move list with MAX_MOVES = 3060
+#: (eval.h), which is C(18, 4), the number of ways to share 4 checker moves among 15 checkers, a
+#: bound, not a reachable count. The exact maximum was derived here: with doubles and no checker
+#: on the bar and no bearing off, a play is determined by its *flow* (how many checkers cross
+#: each gap between consecutive points d apart), distinct flows give distinct results (the final
+#: position and the hit blots are functions of the flow, and vice versa), and every flow with
+#: out-flow <= checkers + in-flow at each point is playable; an exact dynamic program over the
+#: 24 points (Pareto frontiers of flow counts, 0..4 checkers per point) gives the maxima
+#: 2226 / 2138 / 2052 / 1965 / 1869 / 1761 for 1-1 ... 6-6, and a randomized search with
+#: bgrl.movegen found the same values. The other cases are far lower: with a checker on the bar
+#: the entry is forced, leaving at most the best 3-move count (<= 600); when bearing off can
+#: occur during the play at most 3 checkers are outside the home board (bound <= 446 with bearing
+#: off relaxed to always allowed); a non-double play is a pair of checkers (<= 15 * 15 = 225).
+#: Opposing points (2+ checkers) only remove plays; blots only change which results hit.
+MAX_PLAYS = 2226
+MAX_PLAYS_POSITION_ID = "BAAQhVJKKSkFAA"
+MAX_PLAYS_DICE = (1, 1)
+
+WHITE, BLACK = "white", "black"
+_MAX_PASSES = 1000  # guard: consecutive passes (both sides closed out) cannot arise from the start
+
+
+def feature_bounds(name: str = ENCODER) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature ``(low, high)`` float32 bounds of :func:`bgrl.encoding.encode` output.
+
+    td198 units: a point's first three units are 0/1, the fourth ``(n - 3) / 2 <= 6``;
+    bar / 2 <= 7.5; off / 15 <= 1; turn units 0/1. td198r adds race flag 0/1, pips / 167 each
+    <= 375 / 167 (15 checkers on the bar) and (opponent - mover pips) / 50 in +-375 / 50.
+    """
+    n = num_features(name)
+    low = np.zeros(n, dtype=np.float64)
+    high = np.ones(n, dtype=np.float64)
+    for base in (0, 98):
+        high[base + 3 : base + 96 : 4] = 6.0
+        high[base + 96] = 7.5
+    if n > 198:
+        high[199] = high[200] = 375 / 167.0
+        low[201], high[201] = -375 / 50.0, 375 / 50.0
+    return low.astype(np.float32), high.astype(np.float32)
+
+
+class LegalPlaySpace(spaces.Discrete):
+    """``Discrete(n)`` whose mask-less :meth:`sample` draws a *legal* play of the env's current
+    position (uniformly), so ``env.action_space.sample()`` is a valid random agent.
+
+    With ``mask=`` or ``probability=`` it behaves exactly like :class:`gymnasium.spaces.Discrete`.
+    Batched copies made by vector envs (``batch_space``) are plain ``MultiDiscrete`` spaces:
+    sample those with the stacked ``info["action_mask"]``.
+    """
+
+    def __init__(self, n: int, seed: int | np.random.Generator | None = None):
+        super().__init__(n, seed=seed)
+        self._legal_count: int | None = None
+
+    def sample(self, mask=None, probability=None):  # noqa: D102 - documented on the class
+        if mask is None and probability is None and self._legal_count:
+            return self.start + np.int64(self.np_random.integers(self._legal_count))
+        return super().sample(mask=mask, probability=probability)
+
+    def __eq__(self, other) -> bool:  # compare like a Discrete (vector envs check spaces agree)
+        return isinstance(other, spaces.Discrete) and self.n == other.n and self.start == other.start
+
+    def __hash__(self) -> int:
+        return hash((self.n, int(self.start)))
+
+
+def _colour_arg(agent_color: str) -> str:
+    if agent_color not in (WHITE, BLACK, "alternate"):
+        raise ValueError(f"agent_color must be 'white', 'black' or 'alternate', got {agent_color!r}")
+    return agent_color
+
+
+def _load_opponent(opponent):
+    """An agent object from a spec ('random', 'pubeval', 'default', a path) or an agent itself."""
+    if hasattr(opponent, "select"):
+        return opponent
+    from bgrl.agents import DEFAULT_CHECKPOINT, load_agent
+
+    spec = "default" if opponent is None else str(opponent)
+    if spec == "default" and not Path(DEFAULT_CHECKPOINT).is_file():
+        raise ValueError(
+            f"opponent='default' needs the shipped network {DEFAULT_CHECKPOINT}, which is missing; "
+            "train one (`bgrl train`) or pass opponent='pubeval', 'random' or a checkpoint path"
+        )
+    return load_agent(spec)
+
+
+class _BackgammonBase(gym.Env):
+    """Shared state and plumbing. The board is kept from the side on roll (engine convention)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+
+    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, notation: bool = True):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.encoder = encoder
+        self.notation = bool(notation)
+        low, high = feature_bounds(encoder)
+        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        self.action_space = LegalPlaySpace(MAX_PLAYS)
+        self._board = START_BOARD.copy()
+        self._white_on_roll = True
+        self._dice: tuple[int, int] | None = None
+        self._after: np.ndarray = np.zeros((0, 26), dtype=np.int8)
+        self._over = True
+        self._winner: str | None = None
+        self._points = 0
+
+    # ------------------------------------------------------------------ engine plumbing
+    @property
+    def _on_roll(self) -> str:
+        return WHITE if self._white_on_roll else BLACK
+
+    def _roll(self) -> np.ndarray:
+        return self.np_random.integers(1, 7, size=2).astype(np.int8)
+
+    def _generate(self, dice: np.ndarray) -> AfterStates:
+        return generate(self._board[None], dice[None])
+
+    def _apply(self, after: np.ndarray) -> int:
+        """Play ``after`` for the side on roll; return the points it wins (0 = game goes on)."""
+        res = game_result(after)
+        if res:
+            self._board = after.copy()  # winner's view; the winner stays "on roll" for rendering
+            self._over, self._winner, self._points = True, self._on_roll, res
+            self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+            return res
+        self._board = flip(after)
+        self._white_on_roll = not self._white_on_roll
+        return 0
+
+    def _pass(self) -> None:
+        self._board = flip(self._board)
+        self._white_on_roll = not self._white_on_roll
+
+    def _set_turn(self, dice: np.ndarray, after: AfterStates) -> None:
+        self._dice = (int(dice[0]), int(dice[1]))
+        self._after = after.group(0).copy()
+        if self._after.shape[0] > MAX_PLAYS:  # pragma: no cover - MAX_PLAYS is the proven maximum
+            raise RuntimeError(f"{self._after.shape[0]} legal plays exceed MAX_PLAYS={MAX_PLAYS}")
+        self.action_space._legal_count = int(self._after.shape[0])
+
+    def _check_action(self, action) -> int:
+        if self._over:
+            raise RuntimeError("the game is over: call reset() before step()")
+        try:
+            a = np.asarray(action)
+            if a.shape != () or a.dtype.kind not in "iu":
+                raise TypeError
+            a = int(a)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an integer index into info['legal_plays'], got {action!r}") from None
+        k = self._after.shape[0]
+        if not 0 <= a < k:
+            raise ValueError(
+                f"illegal action {a}: this roll {self._dice} has {k} legal plays, so the action must be "
+                f"0..{k - 1} (info['action_mask'] marks them); the action space holds {MAX_PLAYS} indices"
+            )
+        return a
+
+    def _mask(self) -> np.ndarray:
+        m = np.zeros(MAX_PLAYS, dtype=np.int8)
+        m[: self._after.shape[0]] = 1
+        return m
+
+    def _notation(self) -> list[str]:
+        if not self.notation or self._over:
+            return []
+        from bgrl.notation import legal_plays
+
+        plays = legal_plays(Position(self._board), self._dice)
+        return [p.notation for p in plays]
+
+    def _obs_board(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _obs(self) -> np.ndarray:
+        return encode(self._obs_board()[None], self.encoder)[0]
+
+    def _base_info(self) -> dict[str, Any]:
+        return {
+            "dice": self._dice,
+            "legal_plays": self._notation(),
+            # a tuple of (26,) rows, not one (k, 26) array: vector envs stack same-shaped arrays
+            # only; np.stack(info["after_states"]) or env.unwrapped.after_states() gives (k, 26)
+            "after_states": tuple(self._after.copy()),
+            "action_mask": self._mask(),
+            "board": self._obs_board().copy(),
+        }
+
+    def after_states(self) -> np.ndarray:
+        """The legal after-states of the current roll, int8 ``(k, 26)`` from the mover's side;
+        row ``i`` is where action ``i`` leads (empty at the end of a game)."""
+        return self._after.copy()
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask (MAX_PLAYS,) of the legal actions (sb3-contrib MaskablePPO convention)."""
+        return self._mask().astype(bool)
+
+    # ------------------------------------------------------------------ rendering
+    def _text(self) -> str:
+        return render_board(self._board, self._white_on_roll, self._dice)
+
+    def render(self):
+        """``ansi``: return the board text (White's numbering); ``human``: print it."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = self._text()
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+
+class BackgammonEnv(_BackgammonBase):
+    """## Description
+
+    Money-game backgammon (cubeless, gammons and backgammons count; RULES.md) for one agent
+    against a built-in opponent. White takes the first turn. Each step is one whole play (both
+    dice, or all four for doubles); the opponent replies inside the same step.
+
+    ## Action Space
+
+    ``Discrete(MAX_PLAYS)``: an index into the canonical list of distinct legal plays of the rolled
+    dice (the after-states of :func:`bgrl.movegen.generate`, in its order). Only indices
+    ``0 .. k-1`` are legal, ``k = len(info["legal_plays"])``; ``info["action_mask"]`` (int8,
+    shape ``(MAX_PLAYS,)``) marks them. ``MAX_PLAYS`` is the largest number of distinct legal plays
+    of any position and roll. An illegal index raises ``ValueError``.
+    ``env.action_space.sample()`` (no mask) draws a uniformly random legal play.
+
+    ## Observation Space
+
+    ``Box(float32, (F,))``: :func:`bgrl.encoding.encode` of the position from the agent's side,
+    the agent on roll (``td198r`` by default: F = 202, Tesauro's 198 units + 4 race features).
+    The dice are not part of the observation; they are in ``info["dice"]``, and the legal
+    after-states in ``info["after_states"]``.
+
+    ## Rewards
+
+    0 on every step except the last: +1/+2/+3 when the agent wins a single game / gammon /
+    backgammon, -1/-2/-3 when it loses one (points from the agent's side).
+
+    ## Starting State
+
+    The standard starting position, White on roll. If the agent plays Black, the opponent's
+    first play is made inside ``reset``. Rolls with no legal play pass automatically (the other
+    side keeps playing), so every returned observation has at least one legal play.
+
+    ## Episode End
+
+    Terminates when a side has borne off all 15 checkers. There is no truncation (wrap with
+    ``gymnasium.wrappers.TimeLimit`` for one).
+
+    ## Info
+
+    ``dice`` (tuple of two ints; None at the end), ``legal_plays`` (notation in the agent's
+    numbering, e.g. ``"13/10 10/5"``, same order as the actions), ``after_states`` (a tuple of
+    k int8 ``(26,)`` boards: the board after each play, from the agent's side; also
+    ``env.unwrapped.after_states()`` as one ``(k, 26)`` array), ``action_mask``, ``board``
+    (int8 ``(26,)`` engine board from the agent's side), ``agent_color`` (``"white"``/``"black"``);
+    at the end also ``winner`` and ``points``.
+
+    ## Arguments
+
+    - ``opponent``: ``"random"``, ``"pubeval"``, a checkpoint path, ``"default"`` (the shipped
+      network checkpoints/default.pt; ValueError if it is missing) or an object with
+      ``select(after_states, rng)`` (see :mod:`bgrl.agents`).
+    - ``agent_color``: ``"white"``, ``"black"`` or ``"alternate"`` (White on the first episode,
+      then switching on every reset; a seeded reset starts again from White, so the same seed
+      gives the same game). ``reset(options={"agent_color": ...})`` overrides it for one episode.
+    - ``render_mode``: None, ``"ansi"`` (``render()`` returns the board text, White's numbering)
+      or ``"human"`` (prints it).
+    - ``encoder``: feature encoding name (default :data:`bgrl.encoding.ENCODER`).
+    - ``notation``: build ``info["legal_plays"]`` (default True; False is faster, the list is then
+      empty).
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    def __init__(
+        self,
+        opponent="default",
+        agent_color: str = "alternate",
+        render_mode: str | None = None,
+        encoder: str = ENCODER,
+        notation: bool = True,
+    ):
+        super().__init__(render_mode=render_mode, encoder=encoder, notation=notation)
+        self.agent_color = _colour_arg(agent_color)
+        self.opponent = _load_opponent(opponent)
+        self._episodes = 0
+        self._agent = WHITE
+
+    def _obs_board(self) -> np.ndarray:
+        if self._over and self._winner != self._agent:
+            return flip(self._board)  # the board is kept from the winner's side at the end
+        return self._board
+
+    def _info(self) -> dict[str, Any]:
+        info = self._base_info()
+        info["agent_color"] = self._agent
+        if self._over:
+            info["winner"], info["points"] = self._winner, self._points
+        return info
+
+    def _advance(self) -> float:
+        """Play until the agent has a roll with a legal play or the game ends; return its reward."""
+        for _ in range(_MAX_PASSES):
+            dice = self._roll()
+            after = self._generate(dice)
+            if after.dice_used[0] == 0:
+                self._pass()
+                continue
+            if self._on_roll == self._agent:
+                self._set_turn(dice, after)
+                return 0.0
+            k = int(self.opponent.select(after, self.np_random)[0])
+            pts = self._apply(after.boards[k])
+            if pts:
+                return -float(pts)
+        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.action_space.seed(int(self.np_random.integers(2**31)))
+        if seed is not None:
+            self._episodes = 0  # a seeded reset restarts the alternation: same seed, same game
+        colour = (options or {}).get("agent_color", self.agent_color)
+        colour = _colour_arg(colour)
+        if colour == "alternate":
+            colour = WHITE if self._episodes % 2 == 0 else BLACK
+        self._episodes += 1
+        self._agent = colour
+        self._board, self._white_on_roll = START_BOARD.copy(), True
+        self._over, self._winner, self._points = False, None, 0
+        self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+        self._advance()  # cannot end the game from the start
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        a = self._check_action(action)
+        pts = self._apply(self._after[a])
+        reward = float(pts) if pts else self._advance()
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, self._over, False, self._info()
+
+
+class BackgammonSelfPlayEnv(_BackgammonBase):
+    """## Description
+
+    Money-game backgammon (cubeless; RULES.md) where the agent plays both sides: each step is
+    one whole play by the side on roll. White takes the first turn.
+
+    ## Action Space
+
+    ``Discrete(MAX_PLAYS)``: an index into the canonical list of distinct legal plays of the side
+    on roll for the rolled dice (order of :func:`bgrl.movegen.generate`), legal indices marked by
+    ``info["action_mask"]``; an illegal index raises ``ValueError``. ``env.action_space.sample()``
+    (no mask) draws a uniformly random legal play.
+
+    ## Observation Space
+
+    ``Box(float32, (F,))``: :func:`bgrl.encoding.encode` of the position from the side on roll
+    (``td198r`` by default, F = 202). After the last play: from the winner's side.
+
+    ## Rewards
+
+    From the side that has just moved: 0 while the game goes on, +1/+2/+3 when its play wins a
+    single game / gammon / backgammon (only the mover can end the game).
+
+    ## Starting State
+
+    The standard starting position, White on roll with a roll that has a legal play. Rolls with
+    no legal play pass automatically (the same side may then move twice in a row;
+    ``info["to_move"]`` tells who is on roll).
+
+    ## Episode End
+
+    Terminates when a side has borne off all 15 checkers; no truncation.
+
+    ## Info
+
+    ``dice``, ``legal_plays`` (notation, the mover's numbering), ``after_states`` (tuple of k int8
+    ``(26,)`` boards, mover's view; ``env.unwrapped.after_states()`` stacks them), ``action_mask``, ``board`` (int8 ``(26,)`` from the side on roll), ``to_move``
+    (``"white"``/``"black"``), ``current_player`` (0 = White, 1 = Black); at the end also
+    ``winner`` and ``points``.
+
+    ## Arguments
+
+    - ``render_mode``: None, ``"ansi"`` or ``"human"``.
+    - ``encoder``: feature encoding name (default :data:`bgrl.encoding.ENCODER`).
+    - ``notation``: build ``info["legal_plays"]`` (default True).
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, notation: bool = True):
+        super().__init__(render_mode=render_mode, encoder=encoder, notation=notation)
+
+    def _obs_board(self) -> np.ndarray:
+        return self._board
+
+    def _info(self) -> dict[str, Any]:
+        info = self._base_info()
+        info["to_move"] = self._on_roll
+        info["current_player"] = 0 if self._white_on_roll else 1
+        if self._over:
+            info["winner"], info["points"] = self._winner, self._points
+        return info
+
+    def _next_turn(self) -> None:
+        for _ in range(_MAX_PASSES):
+            dice = self._roll()
+            after = self._generate(dice)
+            if after.dice_used[0] == 0:
+                self._pass()
+                continue
+            self._set_turn(dice, after)
+            return
+        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.action_space.seed(int(self.np_random.integers(2**31)))
+        self._board, self._white_on_roll = START_BOARD.copy(), True
+        self._over, self._winner, self._points = False, None, 0
+        self._next_turn()
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        a = self._check_action(action)
+        pts = self._apply(self._after[a])
+        if not pts:
+            self._next_turn()
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), float(pts), self._over, False, self._info()
