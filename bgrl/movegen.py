@@ -35,6 +35,24 @@ _SRC = np.arange(1, 26, dtype=np.int16)  # source indices 1..25 (25 = mover's ba
 _HOME = np.arange(1, 7, dtype=np.int16)
 
 
+def _die_tables():
+    tab = np.zeros((7, 7, 2, 4), dtype=np.int8)  # [d1, d2, order, step] -> die (0 = none)
+    dbl = np.zeros((7, 7), dtype=bool)
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            hi, lo = max(d1, d2), min(d1, d2)
+            if hi == lo:
+                tab[d1, d2, 0] = hi
+                dbl[d1, d2] = True
+            else:
+                tab[d1, d2, 0, :2] = (hi, lo)
+                tab[d1, d2, 1, :2] = (lo, hi)
+    return tab, dbl
+
+
+_DIE_TAB, _DOUBLE = _die_tables()
+
+
 @dataclass(frozen=True)
 class AfterStates:
     """Result of :func:`generate` for a batch of B positions.
@@ -254,24 +272,11 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
     n_pos = b.shape[0]
     wide = np.zeros((n_pos, _WIDTH), dtype=np.int8)
     wide[:, :BOARD_SIZE] = b
-    hi = d.max(axis=1).astype(np.int8) if n_pos else np.zeros(0, np.int8)
-    lo = d.min(axis=1).astype(np.int8) if n_pos else np.zeros(0, np.int8)
-    dbl = hi == lo
-    nd = np.nonzero(~dbl)[0]
-    # Roots: one per position and die order. Root id = 2*position + order, where order 0
-    # plays the higher die first and order 1 the lower die first (non-doubles only).
-    root_parent = np.concatenate([np.arange(n_pos), nd])
-    root_order = np.concatenate([np.zeros(n_pos, np.int64), np.ones(nd.size, np.int64)])
-    root_key = 2 * root_parent + root_order
-    n_steps = np.where(dbl, 4, 2)
-    # die for step k of each position & order
-    die_tab = np.zeros((2 * n_pos, 4), dtype=np.int8)
-    die_tab[0::2, 0] = hi
-    die_tab[0::2, 1] = lo
-    die_tab[1::2, 0] = lo
-    die_tab[1::2, 1] = hi
-    die_tab[0::2, 2] = np.where(dbl, hi, 0)
-    die_tab[0::2, 3] = np.where(dbl, hi, 0)
+    # Roots: two per position, root id = 2*position + order; order 0 plays the higher
+    # die first, order 1 the lower die first (for doubles order 1 is empty).
+    die_tab = _DIE_TAB[d[:, 0], d[:, 1]].reshape(2 * n_pos, 4)  # die of step k per root
+    dbl_root = _DOUBLE[d[:, 0], d[:, 1]].repeat(2)
+    dbl = dbl_root[0::2]
 
     # Doubles: the four checker moves of one number can always be played from the
     # highest source down (entering first, outfield before home, a bear-off never
@@ -281,9 +286,9 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
     # checkers left each point), so doubles need no de-duplication at all. Non-doubles
     # play both orders of the dice; only their two-dice results are de-duplicated, once,
     # at the end.
-    frontier = wide[root_parent]
-    fkey = root_key
-    fmax = np.full(frontier.shape[0], 25, dtype=np.int16)
+    frontier = wide.repeat(2, axis=0)
+    fkey = np.arange(2 * n_pos)
+    fmax = np.full(2 * n_pos, 25, dtype=np.int16)
     levels: list[tuple[np.ndarray, np.ndarray]] = []
     for k in range(4):
         step_die = die_tab[fkey, k]
@@ -297,7 +302,7 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
             break
         nkey = fkey[origin]
         # the source bound applies to doubles only (non-doubles keep 25)
-        fmax = np.where(dbl[nkey // 2], src, 25).astype(np.int16)
+        fmax = np.where(dbl_root[nkey], src, np.int16(25))
         levels.append((new, nkey))
         frontier, fkey = new, nkey
 
@@ -305,7 +310,6 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
     dice_used = np.zeros(n_pos, dtype=np.int8)
     for lvl, (_, keys) in enumerate(levels, start=1):
         dice_used[keys // 2] = lvl
-    del n_steps
     out_states = []
     out_parent = []
     for lvl, (states, keys) in enumerate(levels, start=1):
