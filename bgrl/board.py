@@ -153,14 +153,6 @@ def validate_board(board) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-def _side_counts(board: np.ndarray) -> tuple[list[int], list[int]]:
-    """Per-side 25-entry lists (points 1..24 in own numbering, then bar)."""
-    b = board.astype(np.int64)
-    mover = [int(max(b[p], 0)) for p in range(1, 25)] + [int(b[MOVER_BAR])]
-    opp = [int(max(-b[25 - p], 0)) for p in range(1, 25)] + [int(-b[OPP_BAR])]
-    return mover, opp
-
-
 def position_id(board) -> str:
     """gnubg Position ID (14 characters) of a board, the mover being the side on roll,
     exactly as GNU Backgammon shows it (opponent's checkers encoded first).
@@ -169,19 +161,19 @@ def position_id(board) -> str:
     ----------
     board : array-like, int, shape (26,); validated with :func:`validate_board`.
     """
-    b = validate_board(board)
-    mover, opp = _side_counts(b)
-    bits: list[int] = []
-    for side in (opp, mover):
-        for n in side:
-            bits.extend([1] * n)
-            bits.append(0)
-    bits.extend([0] * (80 - len(bits)))
-    key = bytearray(10)
-    for k, bit in enumerate(bits):
-        if bit:
-            key[k >> 3] |= 1 << (k & 7)
-    return base64.b64encode(bytes(key)).decode("ascii").rstrip("=")
+    return _position_id(validate_board(board).tolist())
+
+
+def _position_id(b: list[int]) -> str:
+    """Position ID of a valid board given as a list of 26 ints (no checks)."""
+    # opponent: its points 1..24 are our indices 24..1, its bar our index 0
+    counts = [max(-v, 0) for v in b[24:0:-1]] + [-b[0]] + [max(v, 0) for v in b[1:25]] + [b[25]]
+    key = 0
+    pos = 0
+    for c in counts:
+        key |= ((1 << c) - 1) << pos
+        pos += c + 1
+    return base64.b64encode(key.to_bytes(10, "little")).decode("ascii").rstrip("=")
 
 
 _B64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

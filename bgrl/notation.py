@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import MOVER_BAR, OPP_BAR, Position, flip, position_id
+from .board import MOVER_BAR, OPP_BAR, Position, _position_id, flip
 from .movegen import generate, single_steps, validate_dice
 
 __all__ = ["Play", "IllegalPlayError", "legal_plays", "format_moves", "parse_play", "parse_dice", "play_from_notation"]
@@ -80,33 +80,35 @@ def format_moves(moves) -> str:
     return " ".join(out)
 
 
-def _paths(board: np.ndarray, dice: tuple[int, int]) -> dict[bytes, tuple]:
-    """Map each reachable final board (bytes) to one checker-move sequence reaching it.
+def _paths(board: np.ndarray, dice: tuple[int, int], n_moves: int) -> dict[bytes, tuple]:
+    """Map each board reachable with ``n_moves`` checker moves (bytes) to one sequence of
+    checker moves ``((src, dst, hit), ...)`` reaching it.
 
-    Breadth-first over die orders using :func:`bgrl.movegen.single_steps`; the higher die
-    order is tried first so its path is the one kept.
+    Every die order is expanded with the batched :func:`bgrl.movegen.single_steps`,
+    carrying the (source, destination, hit) history of each partial play as arrays; for
+    doubles the moves go from the highest source down (as in the generator), so nothing
+    is expanded twice. The higher-die-first order is tried first, so its path is kept.
     """
     d1, d2 = max(dice), min(dice)
     orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
     found: dict[bytes, tuple] = {}
     for order in orders:
-        frontier = [(board, ())]
-        for die in order:
-            if not frontier:
+        frontier = board[None].astype(np.int8)
+        hist = np.zeros((1, 0, 3), dtype=np.int16)
+        max_src = np.full(1, 25, dtype=np.int16) if d1 == d2 else None
+        for level, die in enumerate(order[:n_moves], start=1):
+            new, origin, src, dst, hit = single_steps(frontier, np.full(frontier.shape[0], die, dtype=np.int8), max_src)
+            if new.shape[0] == 0:
                 break
-            stack = np.stack([f[0] for f in frontier])
-            new, origin, src, dst, hit = single_steps(stack, np.full(len(frontier), die, dtype=np.int8))
-            nxt = []
-            seen = set()
-            for k in range(new.shape[0]):
-                hist = frontier[origin[k]][1] + ((int(src[k]), int(dst[k]), bool(hit[k])),)
-                key = new[k].tobytes()
-                found.setdefault(key, hist)
-                if key not in seen:
-                    seen.add(key)
-                    nxt.append((new[k], hist))
-            frontier = nxt
-    return found
+            step = np.stack([src, dst, hit], axis=1).astype(np.int16)[:, None, :]
+            hist = np.concatenate([hist[origin], step], axis=1)
+            frontier = new
+            if max_src is not None:
+                max_src = src.astype(np.int16)
+            if level == n_moves:
+                for k in range(new.shape[0]):
+                    found.setdefault(new[k].tobytes(), hist[k])
+    return {key: tuple((int(s_), int(d_), bool(h_)) for s_, d_, h_ in h.tolist()) for key, h in found.items()}
 
 
 def legal_plays(position, dice) -> list[Play]:
@@ -130,13 +132,13 @@ def legal_plays(position, dice) -> list[Play]:
     aft = generate(pos.board[None], np.array([d], dtype=np.int8))
     if aft.dice_used[0] == 0:
         return []
-    paths = _paths(pos.board, d)
+    paths = _paths(pos.board, d, int(aft.dice_used[0]))
     plays = []
     for a in aft.group(0):
         moves = paths[a.tobytes()]
         a = a.copy()
         a.setflags(write=False)
-        plays.append(Play(format_moves(moves), position_id(flip(a)), a, moves))
+        plays.append(Play(format_moves(moves), _position_id(flip(a).tolist()), a, moves))
     return plays
 
 
