@@ -108,7 +108,7 @@ def cmd_hint(args) -> int:
     for r in ranked:
         p = r.probabilities
         print(
-            f"  {r.rank:3d}  {r.play.notation:<{width}}  {r.equity:+.3f}  {-r.equity_loss:+.3f}  "
+            f"  {r.rank:3d}  {r.play.notation:<{width}}  {r.equity:+.3f}  {0.0 - r.equity_loss + 0.0:+.3f}  "
             f"{p.win:.3f} {p.win_gammon:.3f} {p.win_backgammon:.3f} {p.lose_gammon:.3f} {p.lose_backgammon:.3f}"
         )
     return 0
@@ -242,7 +242,7 @@ def cmd_play(args) -> int:
                 continue
             if low == "hint":
                 for r in rank_plays(game.position, dice, engine())[:5]:
-                    say(f"  {r.rank}. {r.play.notation:<24} equity {r.equity:+.3f} ({-r.equity_loss:+.3f})")
+                    say(f"  {r.rank}. {r.play.notation:<24} equity {r.equity:+.3f} ({0.0 - r.equity_loss + 0.0:+.3f})")
                 continue
             if low.startswith("resign"):
                 parts = low.split()
