@@ -136,24 +136,28 @@ def cmd_match(args) -> int:
 def _train(args) -> int:
     from .training.loop import TrainConfig, train
 
+    tunable = {
+        "alpha": args.alpha,
+        "alpha_final": args.alpha_final,
+        "lam": args.lam,
+        "parallel": args.parallel,
+        "eval_every": args.eval_every,
+        "eval_games": args.eval_games,
+        "checkpoint_every": args.checkpoint_every,
+    }
     if args.resume:
-        run_dir = Path(args.resume)
-        cfg = TrainConfig(games=args.games or 0)
-        train(cfg, run_dir, resume=True, progress=not args.no_progress)
+        if args.hidden is not None or args.seed is not None:
+            raise CLIError("--hidden and --seed are fixed for a run; they cannot change on --resume")
+        final = train(TrainConfig(games=args.games or 0), Path(args.resume), resume=True, progress=not args.no_progress, overrides=tunable)
+        print(f"final checkpoint: {final}")
         return 0
     run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / datetime.now().strftime("td-%Y%m%d-%H%M%S")
-    cfg = TrainConfig(
-        games=args.games or TrainConfig.games,
-        hidden=args.hidden,
-        alpha=args.alpha,
-        alpha_final=args.alpha_final,
-        lam=args.lam,
-        parallel=args.parallel,
-        seed=args.seed,
-        eval_every=args.eval_every,
-        eval_games=args.eval_games,
-        checkpoint_every=args.checkpoint_every,
-    )
+    given = {k: v for k, v in tunable.items() if v is not None}
+    if args.hidden is not None:
+        given["hidden"] = args.hidden
+    if args.seed is not None:
+        given["seed"] = args.seed
+    cfg = TrainConfig(games=args.games or TrainConfig.games, **given)
     print(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr)
     final = train(cfg, run_dir, progress=not args.no_progress)
     print(f"final checkpoint: {final}")
@@ -317,19 +321,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .training.loop import TrainConfig
 
-    t = sub.add_parser("train", help="TD(lambda) self-play training", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    t.add_argument("--games", type=int, default=None, help=f"games to play (default {TrainConfig.games}; with --resume: new target)")
+    c = TrainConfig()
+    t = sub.add_parser(
+        "train",
+        help="TD(lambda) self-play training",
+        description="TD(lambda) self-play training. With --resume, only --games, --alpha, --alpha-final, "
+        "--lambda, --parallel and the --eval/--checkpoint settings may be given; they override the run's config.",
+    )
+    t.add_argument("--games", type=int, default=None, help=f"games to play (default {c.games}; with --resume: new target)")
     t.add_argument("--run-dir", help="run folder (default runs/td-YYYYmmdd-HHMMSS)")
     t.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
-    t.add_argument("--hidden", type=int, default=TrainConfig.hidden)
-    t.add_argument("--alpha", type=float, default=TrainConfig.alpha)
-    t.add_argument("--alpha-final", type=float, default=None, help="decay alpha linearly to this value")
-    t.add_argument("--lambda", dest="lam", type=float, default=TrainConfig.lam)
-    t.add_argument("--parallel", type=int, default=TrainConfig.parallel, help="games played in lockstep")
-    t.add_argument("--seed", type=int, default=TrainConfig.seed)
-    t.add_argument("--eval-every", type=int, default=TrainConfig.eval_every, help="games between evaluations vs random and pubeval")
-    t.add_argument("--eval-games", type=int, default=TrainConfig.eval_games)
-    t.add_argument("--checkpoint-every", type=int, default=TrainConfig.checkpoint_every)
+    t.add_argument("--hidden", type=int, default=None, help=f"hidden units (default {c.hidden})")
+    t.add_argument("--alpha", type=float, default=None, help=f"TD step size (default {c.alpha})")
+    t.add_argument("--alpha-final", type=float, default=None, help="decay alpha linearly to this value (default: constant)")
+    t.add_argument("--lambda", dest="lam", type=float, default=None, help=f"trace decay lambda (default {c.lam})")
+    t.add_argument("--parallel", type=int, default=None, help=f"games played in lockstep (default {c.parallel})")
+    t.add_argument("--seed", type=int, default=None, help=f"seed of dice and initial weights (default {c.seed})")
+    t.add_argument("--eval-every", type=int, default=None, help=f"games between evaluations vs random and pubeval (default {c.eval_every}; 0 = never)")
+    t.add_argument("--eval-games", type=int, default=None, help=f"games per evaluation (default {c.eval_games})")
+    t.add_argument("--checkpoint-every", type=int, default=None, help=f"games between latest.pt writes (default {c.checkpoint_every})")
     t.add_argument("--no-progress", action="store_true", help="no tqdm bar")
     t.set_defaults(func=_train)
     return p

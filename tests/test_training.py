@@ -162,3 +162,14 @@ def test_traces_match_naive_backward_view():
         boards = nxt
     for a, b in zip(net.parameters(), ref.parameters()):
         assert torch.allclose(a, b, atol=1e-5), (a - b).abs().max()
+
+
+def test_resume_overrides_restart_alpha_schedule(tmp_path):
+    from bgrl.cli import main
+
+    assert main(["train", "--run-dir", str(tmp_path), "--games", "40", "--hidden", "8", "--parallel", "8", "--eval-every", "0", "--no-progress"]) == 0
+    assert main(["train", "--resume", str(tmp_path), "--games", "80", "--alpha", "0.05", "--alpha-final", "0.01", "--no-progress"]) == 0
+    cfg = load_checkpoint(tmp_path / "latest.pt")["meta"]["config"]
+    assert cfg["alpha"] == 0.05 and cfg["alpha_final"] == 0.01 and cfg["hidden"] == 8
+    assert 40 <= cfg["schedule_from"] < 80
+    assert main(["train", "--resume", str(tmp_path), "--hidden", "16"]) == 2

@@ -34,6 +34,8 @@ class TrainConfig:
     """TD step size (summed over the games played in lockstep)."""
     alpha_final: float | None = None
     """If set, alpha decays linearly to this value at ``games``."""
+    schedule_from: int = 0
+    """Game count where the alpha schedule starts (set when a resume changes alpha)."""
     lam: float = 0.7
     """lambda, the eligibility-trace decay (TD-Gammon used 0.7)."""
     parallel: int = 32
@@ -57,7 +59,12 @@ def _rng_state(rng: np.random.Generator) -> str:
     return json.dumps(rng.bit_generator.state)
 
 
-def train(config: TrainConfig, run_dir: Path, resume: bool = False, progress: bool = True, log=print) -> Path:
+RESUME_OVERRIDES = ("alpha", "alpha_final", "lam", "parallel", "eval_every", "eval_games", "checkpoint_every")
+
+
+def train(
+    config: TrainConfig, run_dir: Path, resume: bool = False, progress: bool = True, log=print, overrides: dict | None = None
+) -> Path:
     """Run (or resume) self-play training in ``run_dir``.
 
     Writes ``run_dir/latest.pt`` (atomically, every ``checkpoint_every`` games and at the
@@ -65,8 +72,10 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     files under ``run_dir/tb``. Returns the path of the final checkpoint.
 
     With ``resume=True`` the network, game count, dice RNG state and config are read from
-    ``run_dir/latest.pt``; ``config.games`` may raise the target. Games in flight at the
-    checkpoint are not saved (they restart), traces with them.
+    ``run_dir/latest.pt``; ``config.games`` may raise the target and ``overrides`` may
+    change the settings named in :data:`RESUME_OVERRIDES` (a changed alpha schedule then
+    starts at the resumed game count). Games in flight at the checkpoint are not saved
+    (they restart), traces with them.
     """
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -86,7 +95,13 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         payload = load_checkpoint(latest)
         meta = payload["meta"]
         old = _config_from_dict(meta["config"])
-        config = TrainConfig(**{**asdict(old), "games": max(config.games, old.games)})
+        changes = {k: v for k, v in (overrides or {}).items() if v is not None}
+        bad = set(changes) - set(RESUME_OVERRIDES)
+        if bad:
+            raise ValueError(f"cannot change {sorted(bad)} when resuming; changeable: {list(RESUME_OVERRIDES)}")
+        if "alpha" in changes or "alpha_final" in changes:
+            changes["schedule_from"] = int(meta["games"])
+        config = TrainConfig(**{**asdict(old), **changes, "games": max(config.games, old.games)})
         net = TDNet(num_features(config.encoder), config.hidden)
         net.load_state_dict(payload["model"])
         games_done = int(meta["games"])
@@ -134,7 +149,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     results: list[int] = []
     while games_done < config.games:
         if config.alpha_final is not None:
-            frac = min(games_done / config.games, 1.0)
+            span = max(config.games - config.schedule_from, 1)
+            frac = min(max(games_done - config.schedule_from, 0) / span, 1.0)
             learner.alpha = config.alpha + (config.alpha_final - config.alpha) * frac
         out = learner.step()
         plies_done += config.parallel
