@@ -75,7 +75,11 @@ def load_checkpoint(path) -> dict:
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for corrupt/hostile files
-        raise CheckpointError(f"cannot read checkpoint {path}: expected a bgrl checkpoint ({FORMAT}); {type(exc).__name__}: {exc}") from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise CheckpointError(
+            f"cannot read checkpoint {path}: expected a bgrl checkpoint ({FORMAT}) holding only tensors and plain data; "
+            f"{type(exc).__name__}: {first[:200]}"
+        ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
         raise CheckpointError(f"{path} is not a bgrl checkpoint: expected format {FORMAT!r}, got {got!r}")
@@ -86,6 +90,12 @@ def load_checkpoint(path) -> dict:
     for key in ("encoder", "hidden", "n_inputs"):
         if key not in meta:
             raise CheckpointError(f"{path}: checkpoint meta lacks {key!r}")
+    if not isinstance(meta["encoder"], str):
+        raise CheckpointError(f"{path}: meta 'encoder' must be a string, got {type(meta['encoder']).__name__}")
+    for key in ("hidden", "n_inputs"):
+        v = meta[key]
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 4096:
+            raise CheckpointError(f"{path}: meta {key!r} must be an integer in 1..4096, got {v!r}")
     try:
         n_in = num_features(meta["encoder"])
     except ValueError as exc:
@@ -99,6 +109,9 @@ def load_network(path) -> tuple[TDNet, dict]:
     """Load a checkpoint's network. Returns ``(net, meta)``; raises CheckpointError."""
     payload = load_checkpoint(path)
     meta = payload["meta"]
+    for name, t in payload["model"].items():
+        if not isinstance(t, torch.Tensor) or t.dtype not in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+            raise CheckpointError(f"{path}: parameter {name} must be a real floating-point tensor")
     net = TDNet(int(meta["n_inputs"]), int(meta["hidden"]))
     try:
         net.load_state_dict(payload["model"])

@@ -43,7 +43,12 @@ def _moves_obj(pid: str, dice) -> dict:
 
 def cmd_moves(args) -> int:
     if args.batch is not None:
-        src = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8", errors="replace")
+        if args.position is not None or args.dice:
+            raise CLIError("give either POSITION DICE or --batch FILE, not both")
+        try:
+            src = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise CLIError(f"cannot read --batch file {args.batch!r}: {exc.strerror or exc}") from None
         failures = 0
         with src:
             for n, line in enumerate(src, start=1):
@@ -57,7 +62,9 @@ def cmd_moves(args) -> int:
                     obj = _moves_obj(parts[0], _dice_arg([parts[1]]))
                 except (ValueError, TypeError, CLIError) as exc:
                     failures += 1
-                    obj = {"line": n, "input": text, "error": str(exc)}
+                    shown = text if len(text) <= 80 else text[:77] + "..."
+                    msg = str(exc)
+                    obj = {"line": n, "input": shown, "error": msg if len(msg) <= 300 else msg[:297] + "..."}
                 print(json.dumps(obj), flush=False)
         sys.stdout.flush()
         return 1 if failures else 0
@@ -83,7 +90,9 @@ def _evaluator_for(checkpoint):
     from .checkpoint import load_network
     from .evaluator import NetEvaluator
 
-    path = Path(checkpoint) if checkpoint else DEFAULT_CHECKPOINT
+    if checkpoint is not None and not str(checkpoint).strip():
+        raise CLIError("--checkpoint is empty: give the path of a .pt file")
+    path = Path(checkpoint) if checkpoint is not None else DEFAULT_CHECKPOINT
     net, meta = load_network(path)
     return NetEvaluator(net, meta["encoder"]), path
 
@@ -126,7 +135,9 @@ def cmd_match(args) -> int:
     res = play_match(a, b, args.games, seed=args.seed, progress=bar.update, names=(str(args.a), str(args.b)))
     bar.close()
     if args.json:
-        print(json.dumps(res.as_dict()))
+        d = res.as_dict()
+        d["ci95"] = None if d["ci95"] != d["ci95"] else d["ci95"]  # NaN (one game) is not JSON
+        print(json.dumps(d))
     else:
         print(res.summary())
     return 0
@@ -148,7 +159,11 @@ def _train(args) -> int:
     if args.resume:
         if args.hidden is not None or args.seed is not None:
             raise CLIError("--hidden and --seed are fixed for a run; they cannot change on --resume")
-        final = train(TrainConfig(games=args.games or 0), Path(args.resume), resume=True, progress=not args.no_progress, overrides=tunable)
+        if args.run_dir is not None:
+            raise CLIError("--run-dir and --resume exclude each other: --resume names the run folder")
+        if args.games is not None and args.games < 1:
+            raise CLIError(f"--games must be >= 1, got {args.games}")
+        final = train(TrainConfig(games=args.games or 1), Path(args.resume), resume=True, progress=not args.no_progress, overrides=tunable)
         print(f"final checkpoint: {final}")
         return 0
     run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / datetime.now().strftime("td-%Y%m%d-%H%M%S")
@@ -157,7 +172,7 @@ def _train(args) -> int:
         given["hidden"] = args.hidden
     if args.seed is not None:
         given["seed"] = args.seed
-    cfg = TrainConfig(games=args.games or TrainConfig.games, **given)
+    cfg = TrainConfig(games=TrainConfig.games if args.games is None else args.games, **given)
     print(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr)
     final = train(cfg, run_dir, progress=not args.no_progress)
     print(f"final checkpoint: {final}")
@@ -191,6 +206,8 @@ def cmd_play(args) -> int:
     computer = BLACK if human == WHITE else WHITE
     agent = load_agent(args.opponent)
     evaluators = [getattr(agent, "evaluator", None)]
+    if args.checkpoint is not None:  # check it now, not at the first hint
+        evaluators[0] = _evaluator_for(args.checkpoint)[0]
 
     def engine():
         # hints and draw offers use the opponent's network, or the shipped one
@@ -353,6 +370,14 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except (CLIError, ValueError, TypeError, CheckpointError) as exc:
+        print(f"bgrl: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):  # e.g. `bgrl moves ... | head -1`
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
         print(f"bgrl: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -17,9 +17,31 @@ import torch
 from .board import flip
 from .encoding import encode
 from .model import TDNet, flip_probs, make_consistent
-from .rules import game_results
+from .rules import game_results, is_race
 
-__all__ = ["NetEvaluator", "terminal_probs"]
+__all__ = ["NetEvaluator", "terminal_probs", "bound_probs"]
+
+
+def bound_probs(after_states: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Zero the outcomes a position can no longer reach (RULES.md scoring), in place.
+
+    after_states int8 (M, 26), probs float (M, 5) of the side that has just played (the
+    mover). Once the opponent has borne off a checker the mover cannot win a gammon (nor a
+    backgammon), and once the mover has borne off one it cannot lose one. In a race a
+    backgammon needs checkers already in the winner's home board (no checker can be hit
+    back there any more), so without them it is out of reach. Returns ``probs``.
+    """
+    b = after_states
+    mover_off = 15 - np.clip(b, 0, None).sum(axis=1)
+    opp_off = 15 + np.clip(b, None, 0).sum(axis=1)
+    race = is_race(b)
+    probs[opp_off > 0, 1:3] = 0.0
+    probs[mover_off > 0, 3:5] = 0.0
+    opp_in_mover_home = (b[:, 1:7] < 0).any(axis=1)
+    mover_in_opp_home = (b[:, 19:25] > 0).any(axis=1)
+    probs[race & ~opp_in_mover_home, 2] = 0.0
+    probs[race & ~mover_in_opp_home, 4] = 0.0
+    return probs
 
 
 def terminal_probs(results: np.ndarray) -> np.ndarray:
@@ -60,4 +82,4 @@ class NetEvaluator:
             out[live] = flip_probs(self.position_probs(flip(a[live])))
         if (~live).any():
             out[~live] = terminal_probs(res[~live])
-        return make_consistent(out)
+        return make_consistent(bound_probs(a, out))

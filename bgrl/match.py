@@ -51,9 +51,10 @@ class MatchResult:
 
     def summary(self) -> str:
         lo, hi = self.ppg - self.ci95, self.ppg + self.ci95
+        ci = f"95% CI {lo:+.3f} .. {hi:+.3f}" if self.ci95 == self.ci95 else "no interval from one pair of games"
         return (
             f"{self.a} vs {self.b}: {self.games} games (seed {self.seed}, paired dice, colours alternate)\n"
-            f"  points per game for {self.a}: {self.ppg:+.3f}  (95% CI {lo:+.3f} .. {hi:+.3f})\n"
+            f"  points per game for {self.a}: {self.ppg:+.3f}  ({ci})\n"
             f"  win rate {100 * self.win_rate:.1f}%  | {self.a} wins gammon {100 * self.gammon_rate:.1f}%, "
             f"backgammon {100 * self.backgammon_rate:.1f}%  | loses gammon {100 * self.lose_gammon_rate:.1f}%, "
             f"backgammon {100 * self.lose_backgammon_rate:.1f}%\n"

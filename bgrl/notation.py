@@ -129,6 +129,9 @@ def legal_plays(position, dice) -> list[Play]:
     """
     pos = position if isinstance(position, Position) else Position.from_id(position)
     d = validate_dice(dice)
+    mover_off, opp_off = pos.off
+    if mover_off == 15 or opp_off == 15:
+        raise ValueError(f"the game is over in position {pos.position_id}: one side has borne off all 15 checkers")
     aft = generate(pos.board[None], np.array([d], dtype=np.int8))
     if aft.dice_used[0] == 0:
         return []
@@ -160,7 +163,7 @@ def parse_dice(text) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-_TOKEN_RE = re.compile(r"^((?:bar|\d{1,2})\*?)((?:/(?:off|\d{1,2})\*?)+)(?:\((\d)\))?$", re.IGNORECASE)
+_TOKEN_RE = re.compile(r"^((?:bar|[0-9]{1,2})\*?)((?:/(?:off|[0-9]{1,2})\*?)+)(?:\(([0-9])\))?$", re.IGNORECASE)
 
 
 def _parse_point(tok: str, is_source: bool) -> int:

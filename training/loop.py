@@ -50,6 +50,30 @@ class TrainConfig:
     """Write ``latest.pt`` every this many games."""
 
 
+    def __post_init__(self):
+        import math
+
+        def need(ok: bool, what: str, value):
+            if not ok:
+                raise ValueError(f"{what}, got {value!r}")
+
+        need(isinstance(self.games, int) and self.games >= 1, "games must be an integer >= 1", self.games)
+        need(isinstance(self.hidden, int) and 1 <= self.hidden <= 4096, "hidden must be an integer in 1..4096", self.hidden)
+        need(math.isfinite(self.alpha) and self.alpha > 0, "alpha must be a finite number > 0", self.alpha)
+        need(
+            self.alpha_final is None or (math.isfinite(self.alpha_final) and self.alpha_final >= 0),
+            "alpha_final must be a finite number >= 0",
+            self.alpha_final,
+        )
+        need(0.0 <= self.lam <= 1.0, "lambda must lie in [0, 1]", self.lam)
+        need(isinstance(self.parallel, int) and 1 <= self.parallel <= 4096, "parallel must be an integer in 1..4096", self.parallel)
+        need(isinstance(self.eval_every, int) and self.eval_every >= 0, "eval_every must be an integer >= 0 (0 = never)", self.eval_every)
+        need(isinstance(self.eval_games, int) and self.eval_games >= 2, "eval_games must be an integer >= 2", self.eval_games)
+        need(isinstance(self.checkpoint_every, int) and self.checkpoint_every >= 1, "checkpoint_every must be an integer >= 1", self.checkpoint_every)
+        need(isinstance(self.schedule_from, int) and self.schedule_from >= 0, "schedule_from must be an integer >= 0", self.schedule_from)
+        num_features(self.encoder)  # ValueError for an unknown encoder
+
+
 def _config_from_dict(d: dict) -> TrainConfig:
     names = {f.name for f in fields(TrainConfig)}
     return TrainConfig(**{k: v for k, v in d.items() if k in names})
@@ -84,16 +108,33 @@ def train(
     from bgrl.evaluator import NetEvaluator
     from bgrl.match import play_match
 
+    from bgrl.checkpoint import CheckpointError, load_network
+
     torch.set_num_threads(1)
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
     latest = run_dir / "latest.pt"
+    if resume:
+        if not latest.is_file():
+            raise CheckpointError(f"cannot resume {run_dir}: no latest.pt there (expected a run folder made by `bgrl train`)")
+    else:
+        if run_dir.exists() and not run_dir.is_dir():
+            raise ValueError(f"run folder {run_dir} exists and is not a folder")
+        if (run_dir / "latest.pt").exists() or (run_dir / "final.pt").exists():
+            raise ValueError(f"run folder {run_dir} already holds a run; continue it with --resume {run_dir} or pick a new --run-dir")
+    run_dir.mkdir(parents=True, exist_ok=True)
     games_done = 0
     plies_done = 0
     seconds_done = 0.0
     if resume:
         payload = load_checkpoint(latest)
         meta = payload["meta"]
+        trainer_state = payload.get("trainer")
+        if not isinstance(trainer_state, dict) or "rng" not in trainer_state or not isinstance(meta.get("config"), dict):
+            raise CheckpointError(
+                f"{latest} holds a network but no trainer state (an exported or shipped network, not a run checkpoint); "
+                "it cannot be resumed"
+            )
+        load_network(latest)  # validates shapes and finite weights
         old = _config_from_dict(meta["config"])
         changes = {k: v for k, v in (overrides or {}).items() if v is not None}
         bad = set(changes) - set(RESUME_OVERRIDES)
@@ -102,13 +143,18 @@ def train(
         if "alpha" in changes or "alpha_final" in changes:
             changes["schedule_from"] = int(meta["games"])
         config = TrainConfig(**{**asdict(old), **changes, "games": max(config.games, old.games)})
+        if config.games < int(meta["games"]) or (overrides is not None and config.games < old.games):
+            log(f"note: the run's target stays {max(config.games, old.games)} games")
         net = TDNet(num_features(config.encoder), config.hidden)
         net.load_state_dict(payload["model"])
         games_done = int(meta["games"])
         plies_done = int(meta.get("plies", 0))
         seconds_done = float(meta.get("train_seconds", 0.0))
         rng = np.random.default_rng()
-        rng.bit_generator.state = json.loads(payload["trainer"]["rng"])
+        try:
+            rng.bit_generator.state = json.loads(trainer_state["rng"])
+        except (TypeError, ValueError, KeyError) as exc:
+            raise CheckpointError(f"{latest}: the trainer's random-generator state is unreadable ({exc})") from None
         log(f"resuming {run_dir} at {games_done} games")
     else:
         torch.manual_seed(config.seed)
