@@ -75,11 +75,14 @@ def load_checkpoint(path) -> dict:
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for corrupt/hostile files
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        raise CheckpointError(
-            f"cannot read checkpoint {path}: expected a bgrl checkpoint ({FORMAT}) holding only tensors and plain data; "
-            f"{type(exc).__name__}: {first[:200]}"
-        ) from None
+        import pickle
+
+        if isinstance(exc, pickle.UnpicklingError) and "weights_only" in str(exc):
+            why = "it holds objects other than tensors and plain data, which bgrl never unpickles"
+        else:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            why = f"{type(exc).__name__}: {first[:200]}"
+        raise CheckpointError(f"cannot read checkpoint {path}: expected a bgrl checkpoint ({FORMAT}); {why}") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
         raise CheckpointError(f"{path} is not a bgrl checkpoint: expected format {FORMAT!r}, got {got!r}")

@@ -113,11 +113,11 @@ def cmd_hint(args) -> int:
         print("  no die can be played: the turn passes")
         return 0
     width = max(len(r.play.notation) for r in ranked)
-    print(f"  {'#':>3}  {'play':<{width}}  {'equity':>7}  {'loss':>6}   win    wg    wbg    lg    lbg")
+    print(f"  {'#':>3}  {'play':<{width}}  {'equity':>7}  {'vs best':>7}  win    wg    wbg    lg    lbg")
     for r in ranked:
         p = r.probabilities
         print(
-            f"  {r.rank:3d}  {r.play.notation:<{width}}  {r.equity:+.3f}  {0.0 - r.equity_loss + 0.0:+.3f}  "
+            f"  {r.rank:3d}  {r.play.notation:<{width}}  {r.equity:+.3f}   {0.0 - r.equity_loss + 0.0:+.3f}  "
             f"{p.win:.3f} {p.win_gammon:.3f} {p.win_backgammon:.3f} {p.lose_gammon:.3f} {p.lose_backgammon:.3f}"
         )
     return 0
@@ -130,6 +130,8 @@ def cmd_match(args) -> int:
     from .agents import load_agent
     from .match import play_match
 
+    if args.seed < 0:
+        raise CLIError(f"--seed must be >= 0, got {args.seed}")
     a, b = load_agent(args.a), load_agent(args.b)
     bar = tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty())
     res = play_match(a, b, args.games, seed=args.seed, progress=bar.update, names=(str(args.a), str(args.b)))
@@ -163,8 +165,8 @@ def _train(args) -> int:
             raise CLIError("--run-dir and --resume exclude each other: --resume names the run folder")
         if args.games is not None and args.games < 1:
             raise CLIError(f"--games must be >= 1, got {args.games}")
-        final = train(TrainConfig(games=args.games or 1), Path(args.resume), resume=True, progress=not args.no_progress, overrides=tunable)
-        print(f"final checkpoint: {final}")
+        tunable["games"] = args.games
+        train(None, Path(args.resume), resume=True, progress=not args.no_progress, overrides=tunable)
         return 0
     run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / datetime.now().strftime("td-%Y%m%d-%H%M%S")
     given = {k: v for k, v in tunable.items() if v is not None}
@@ -174,8 +176,7 @@ def _train(args) -> int:
         given["seed"] = args.seed
     cfg = TrainConfig(games=TrainConfig.games if args.games is None else args.games, **given)
     print(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr)
-    final = train(cfg, run_dir, progress=not args.no_progress)
-    print(f"final checkpoint: {final}")
+    train(cfg, run_dir, progress=not args.no_progress)
     return 0
 
 
@@ -226,7 +227,7 @@ def cmd_play(args) -> int:
         say("As Black, type plays in your own numbering: your home board is points 1-6 (White's 24-19).")
     say("Type 'help' for commands.")
     while game.over is None:
-        dice = tuple(int(x) for x in rng.integers(1, 7, size=2))
+        dice = tuple(sorted((int(x) for x in rng.integers(1, 7, size=2)), reverse=True))
         if game.on_roll == computer:
             play = agent.choose_play(game.position, dice, rng)
             say(f"\n{computer.capitalize()} rolls {dice[0]}-{dice[1]} and plays {play.notation if play else '(no legal play)'}")

@@ -68,7 +68,7 @@ def test_train_resume_and_checkpoint(tmp_path):
     meta = load_checkpoint(tmp_path / "latest.pt")["meta"]
     assert meta["games"] >= 60 and meta["encoder"] and meta["config"]["lam"] == cfg.lam
     assert (tmp_path / "tb").is_dir() and any((tmp_path / "tb").iterdir())
-    train(TrainConfig(games=100), tmp_path, resume=True, progress=False, log=lambda *_: None)
+    train(None, tmp_path, resume=True, progress=False, log=lambda *_: None, overrides={"games": 100})
     meta2 = load_checkpoint(tmp_path / "latest.pt")["meta"]
     assert meta2["games"] >= 100 and meta2["config"]["hidden"] == 8
     net, _ = load_network(tmp_path / "final.pt")
@@ -173,3 +173,4 @@ def test_resume_overrides_restart_alpha_schedule(tmp_path):
     assert cfg["alpha"] == 0.05 and cfg["alpha_final"] == 0.01 and cfg["hidden"] == 8
     assert 40 <= cfg["schedule_from"] < 80
     assert main(["train", "--resume", str(tmp_path), "--hidden", "16"]) == 2
+    assert main(["train", "--resume", str(tmp_path), "--games", "50"]) == 2  # below the games played

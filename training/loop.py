@@ -83,11 +83,11 @@ def _rng_state(rng: np.random.Generator) -> str:
     return json.dumps(rng.bit_generator.state)
 
 
-RESUME_OVERRIDES = ("alpha", "alpha_final", "lam", "parallel", "eval_every", "eval_games", "checkpoint_every")
+RESUME_OVERRIDES = ("games", "alpha", "alpha_final", "lam", "parallel", "eval_every", "eval_games", "checkpoint_every")
 
 
 def train(
-    config: TrainConfig, run_dir: Path, resume: bool = False, progress: bool = True, log=print, overrides: dict | None = None
+    config: TrainConfig | None, run_dir: Path, resume: bool = False, progress: bool = True, log=print, overrides: dict | None = None
 ) -> Path:
     """Run (or resume) self-play training in ``run_dir``.
 
@@ -95,8 +95,9 @@ def train(
     end), ``run_dir/final.pt`` at the end, ``run_dir/config.json`` and tensorboard event
     files under ``run_dir/tb``. Returns the path of the final checkpoint.
 
-    With ``resume=True`` the network, game count, dice RNG state and config are read from
-    ``run_dir/latest.pt``; ``config.games`` may raise the target and ``overrides`` may
+    With ``resume=True`` (``config`` is then ignored and may be None) the network, game
+    count, dice RNG state and config are read from
+    ``run_dir/latest.pt``; ``overrides["games"]`` sets a new total target and ``overrides`` may
     change the settings named in :data:`RESUME_OVERRIDES` (a changed alpha schedule then
     starts at the resumed game count). Games in flight at the checkpoint are not saved
     (they restart), traces with them.
@@ -140,11 +141,13 @@ def train(
         bad = set(changes) - set(RESUME_OVERRIDES)
         if bad:
             raise ValueError(f"cannot change {sorted(bad)} when resuming; changeable: {list(RESUME_OVERRIDES)}")
+        changes.pop("games", None)
         if "alpha" in changes or "alpha_final" in changes:
             changes["schedule_from"] = int(meta["games"])
-        config = TrainConfig(**{**asdict(old), **changes, "games": max(config.games, old.games)})
-        if config.games < int(meta["games"]) or (overrides is not None and config.games < old.games):
-            log(f"note: the run's target stays {max(config.games, old.games)} games")
+        target = (overrides or {}).get("games") or old.games
+        if target <= int(meta["games"]):
+            raise ValueError(f"--games is the run's total target and must exceed the {meta['games']} games already played, got {target}")
+        config = TrainConfig(**{**asdict(old), **changes, "games": target})
         net = TDNet(num_features(config.encoder), config.hidden)
         net.load_state_dict(payload["model"])
         games_done = int(meta["games"])
@@ -193,42 +196,49 @@ def train(
     lengths: list[int] = []
     deltas: list[float] = []
     results: list[int] = []
-    while games_done < config.games:
-        if config.alpha_final is not None:
-            span = max(config.games - config.schedule_from, 1)
-            frac = min(max(games_done - config.schedule_from, 0) / span, 1.0)
-            learner.alpha = config.alpha + (config.alpha_final - config.alpha) * frac
-        out = learner.step()
-        plies_done += config.parallel
-        deltas.append(out["delta"])
-        n = len(out["finished"])
-        if n:
-            games_done += n
-            lengths.extend(out["lengths"].tolist())
-            results.extend(out["finished"].tolist())
-            bar.update(n)
-        now = time.perf_counter()
-        seconds_done += now - t_last
-        t_last = now
-        if len(lengths) >= 500:
-            writer.add_scalar("train/td_error_mse", float(np.mean(deltas)), games_done)
-            writer.add_scalar("train/game_length_plies", float(np.mean(lengths)), games_done)
-            r = np.array(results)
-            writer.add_scalar("train/gammon_rate", float((r >= 2).mean()), games_done)
-            writer.add_scalar("train/backgammon_rate", float((r >= 3).mean()), games_done)
-            writer.add_scalar("train/games_per_second", games_done / max(seconds_done, 1e-9), games_done)
-            writer.add_scalar("train/alpha", learner.alpha, games_done)
-            bar.set_postfix(len=f"{np.mean(lengths):.0f}", td=f"{np.mean(deltas):.4f}", g=f"{(r >= 2).mean():.2f}")
-            lengths, deltas, results = [], [], []
-        if games_done >= next_ckpt:
-            save(latest)
-            next_ckpt += config.checkpoint_every
-        if next_eval is not None and games_done >= next_eval:
-            t_ev = time.perf_counter()
-            evaluate()
-            save(run_dir / f"games_{games_done}.pt")
-            next_eval += config.eval_every
-            t_last += time.perf_counter() - t_ev  # evaluation time is not training time
+    try:
+        while games_done < config.games:
+            if config.alpha_final is not None:
+                span = max(config.games - config.schedule_from, 1)
+                frac = min(max(games_done - config.schedule_from, 0) / span, 1.0)
+                learner.alpha = config.alpha + (config.alpha_final - config.alpha) * frac
+            out = learner.step()
+            plies_done += config.parallel
+            deltas.append(out["delta"])
+            n = len(out["finished"])
+            if n:
+                games_done += n
+                lengths.extend(out["lengths"].tolist())
+                results.extend(out["finished"].tolist())
+                bar.update(n)
+            now = time.perf_counter()
+            seconds_done += now - t_last
+            t_last = now
+            if len(lengths) >= 500:
+                writer.add_scalar("train/td_error_mse", float(np.mean(deltas)), games_done)
+                writer.add_scalar("train/game_length_plies", float(np.mean(lengths)), games_done)
+                r = np.array(results)
+                writer.add_scalar("train/gammon_rate", float((r >= 2).mean()), games_done)
+                writer.add_scalar("train/backgammon_rate", float((r >= 3).mean()), games_done)
+                writer.add_scalar("train/games_per_second", games_done / max(seconds_done, 1e-9), games_done)
+                writer.add_scalar("train/alpha", learner.alpha, games_done)
+                bar.set_postfix(len=f"{np.mean(lengths):.0f}", td=f"{np.mean(deltas):.4f}", g=f"{(r >= 2).mean():.2f}")
+                lengths, deltas, results = [], [], []
+            if games_done >= next_ckpt:
+                save(latest)
+                next_ckpt += config.checkpoint_every
+            if next_eval is not None and games_done >= next_eval:
+                t_ev = time.perf_counter()
+                evaluate()
+                save(run_dir / f"games_{games_done}.pt")
+                next_eval += config.eval_every
+                t_last += time.perf_counter() - t_ev  # evaluation time is not training time
+    except KeyboardInterrupt:
+        bar.close()
+        save(latest)
+        writer.close()
+        log(f"interrupted: saved {latest} at {games_done} games; continue with: bgrl train --resume {run_dir}")
+        raise
     bar.close()
     save(latest)
     final = run_dir / "final.pt"
