@@ -87,8 +87,8 @@ def flip(board: np.ndarray) -> np.ndarray:
 def borne_off(board: np.ndarray) -> tuple[np.ndarray | int, np.ndarray | int]:
     """Checkers borne off, ``(mover, opponent)``, each in 0..15 (array for a batch)."""
     b = board.astype(np.int16, copy=False)
-    mover = NUM_CHECKERS - np.clip(b, 0, None).sum(axis=-1)
-    opp = NUM_CHECKERS + np.clip(b, None, 0).sum(axis=-1)
+    mover = NUM_CHECKERS - np.maximum(b, 0).sum(axis=-1)
+    opp = NUM_CHECKERS + np.minimum(b, 0).sum(axis=-1)
     return mover, opp
 
 
@@ -99,8 +99,8 @@ def pip_counts(board: np.ndarray) -> tuple[np.ndarray | int, np.ndarray | int]:
     """
     b = board.astype(np.int16, copy=False)
     idx = np.arange(BOARD_SIZE, dtype=np.int16)
-    mover = (np.clip(b, 0, None) * idx).sum(axis=-1)
-    opp = (np.clip(-b, 0, None) * (25 - idx)).sum(axis=-1)
+    mover = (np.maximum(b, 0) * idx).sum(axis=-1)
+    opp = (np.maximum(-b, 0) * (25 - idx)).sum(axis=-1)
     return mover, opp
 
 
@@ -131,8 +131,8 @@ def validate_board(board) -> np.ndarray:
     if arr[MOVER_BAR] < 0:
         raise ValueError(f"index 25 is the mover's bar and must be >= 0, got {int(arr[MOVER_BAR])}")
     a = arr.astype(np.int64)
-    mover = int(np.clip(a, 0, None).sum())
-    opp = int(-np.clip(a, None, 0).sum())
+    mover = int(np.maximum(a, 0).sum())
+    opp = int(-np.minimum(a, 0).sum())
     if mover > NUM_CHECKERS:
         raise ValueError(f"the mover has {mover} checkers on the board; expected at most 15")
     if opp > NUM_CHECKERS:

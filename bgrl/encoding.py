@@ -61,8 +61,8 @@ def encode(boards: np.ndarray, name: str = ENCODER) -> np.ndarray:
     b = np.asarray(boards)
     n = b.shape[0]
     out = np.zeros((n, n_feat), dtype=np.float32)
-    mover = np.clip(b[:, 1:25], 0, None)
-    opp = np.clip(-b[:, 24:0:-1], 0, None)  # opponent's points 1..24 in its own numbering
+    mover = np.maximum(b[:, 1:25], 0)
+    opp = np.maximum(-b[:, 24:0:-1], 0)  # opponent's points 1..24 in its own numbering
     out[:, 0:96] = _T[mover].reshape(n, 96)
     out[:, 98:194] = _T[opp].reshape(n, 96)
     on_m = mover.sum(axis=1, dtype=np.int32) + b[:, 25]

@@ -32,8 +32,8 @@ def bound_probs(after_states: np.ndarray, probs: np.ndarray) -> np.ndarray:
     back there any more), so without them it is out of reach. Returns ``probs``.
     """
     b = after_states
-    mover_off = 15 - np.clip(b, 0, None).sum(axis=1)
-    opp_off = 15 + np.clip(b, None, 0).sum(axis=1)
+    mover_off = 15 - np.maximum(b, 0).sum(axis=1)
+    opp_off = 15 + np.minimum(b, 0).sum(axis=1)
     race = is_race(b)
     probs[opp_off > 0, 1:3] = 0.0
     probs[mover_off > 0, 3:5] = 0.0

@@ -135,7 +135,7 @@ def validate_batch(boards, dice) -> tuple[np.ndarray, np.ndarray]:
     if b.size:
         if np.abs(b64).max() > 15 or (b64[:, OPP_BAR] > 0).any() or (b64[:, MOVER_BAR] < 0).any():
             raise ValueError("boards hold counts outside -15..15 or a bar of the wrong sign")
-        if (np.clip(b64, 0, None).sum(1) > 15).any() or (np.clip(-b64, 0, None).sum(1) > 15).any():
+        if (np.maximum(b64, 0).sum(1) > 15).any() or (np.maximum(-b64, 0).sum(1) > 15).any():
             raise ValueError("a board has more than 15 checkers for one side")
     return b.astype(np.int8), d.astype(np.int8)
 

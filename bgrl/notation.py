@@ -24,7 +24,7 @@ import numpy as np
 from .board import MOVER_BAR, OPP_BAR, Position, _position_id, flip
 from .movegen import generate, single_steps, validate_dice
 
-__all__ = ["Play", "IllegalPlayError", "legal_plays", "format_moves", "parse_play", "parse_dice", "play_from_notation"]
+__all__ = ["Play", "IllegalPlayError", "legal_plays", "notations", "format_moves", "parse_play", "parse_dice", "play_from_notation"]
 
 
 class IllegalPlayError(ValueError):
@@ -111,6 +111,18 @@ def _paths(board: np.ndarray, dice: tuple[int, int], n_moves: int) -> dict[bytes
     return {key: tuple((int(s_), int(d_), bool(h_)) for s_, d_, h_ in h.tolist()) for key, h in found.items()}
 
 
+def notations(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray, n_moves: int) -> list[str]:
+    """Notation of each given legal after-state, without re-generating or checking them.
+
+    board int8 (26,); after_states int8 (k, 26): legal plays of ``board`` with ``dice``
+    that use ``n_moves`` checker moves (``AfterStates.dice_used``); 0 = a pass -> ``[""]``.
+    """
+    if n_moves == 0:
+        return [""] * after_states.shape[0]
+    paths = _paths(board, dice, n_moves)
+    return [format_moves(paths[a.tobytes()]) for a in after_states]
+
+
 def legal_plays(position, dice) -> list[Play]:
     """Every legal play for a position and roll, in canonical order.
 
@@ -138,7 +150,7 @@ def legal_plays(position, dice) -> list[Play]:
     paths = _paths(pos.board, d, int(aft.dice_used[0]))
     plays = []
     for a in aft.group(0):
-        moves = paths[a.tobytes()]
+        moves = paths[a.tobytes()]  # the same lookup as notations()
         a = a.copy()
         a.setflags(write=False)
         plays.append(Play(format_moves(moves), _position_id(flip(a).tolist()), a, moves))

@@ -165,7 +165,7 @@ def pubeval_inputs(after_states: np.ndarray) -> np.ndarray:
     x[:, :, 2] = n >= 2
     x[:, :, 3] = n == 3
     x[:, :, 4] = np.where(n >= 4, (n - 3) / 2.0, 0.0)
-    off = NUM_CHECKERS - np.clip(b[:, 1:26], 0, None).sum(axis=1)
+    off = NUM_CHECKERS - np.maximum(b[:, 1:26], 0).sum(axis=1)
     out = np.empty((b.shape[0], NUM_INPUTS), dtype=np.float64)
     out[:, :120] = x.reshape(b.shape[0], 120)
     out[:, 120] = -b[:, OPP_BAR] / 2.0
@@ -206,6 +206,6 @@ def pubeval_scores(after_states: np.ndarray, race: np.ndarray | None = None) -> 
             raise ValueError(f"race must have shape ({n_rows},), got {np.shape(race)}")
     x = pubeval_inputs(b)
     scores = np.where(race_arr, x @ WR, x @ WC)
-    off = NUM_CHECKERS - np.clip(b[:, 1:26], 0, None).sum(axis=1)
+    off = NUM_CHECKERS - np.maximum(b[:, 1:26], 0).sum(axis=1)
     scores = np.where(off == NUM_CHECKERS, WIN_SCORE, scores)
     return scores[0] if single else scores

@@ -28,8 +28,8 @@ def game_results(boards: np.ndarray) -> np.ndarray:
         still on the bar or in the mover's home board, points 1..6).
     """
     b = np.asarray(boards).astype(np.int16)
-    mover_on_board = np.clip(b, 0, None).sum(axis=1)
-    opp_on_board = np.clip(-b, 0, None).sum(axis=1)
+    mover_on_board = np.maximum(b, 0).sum(axis=1)
+    opp_on_board = np.maximum(-b, 0).sum(axis=1)
     over = mover_on_board == 0
     opp_off = NUM_CHECKERS - opp_on_board
     deep = (b[:, OPP_BAR] < 0) | (b[:, 1:7] < 0).any(axis=1)

@@ -161,7 +161,7 @@ class _BackgammonBase(gym.Env):
         return self.np_random.integers(1, 7, size=2).astype(np.int8)
 
     def _generate(self, dice: np.ndarray) -> AfterStates:
-        return generate(self._board[None], dice[None])
+        return generate(self._board[None], dice[None], validate=False)  # boards come from the engine
 
     def _apply(self, after: np.ndarray) -> int:
         """Play ``after`` for the side on roll; return the points it wins (0 = game goes on)."""
@@ -182,6 +182,7 @@ class _BackgammonBase(gym.Env):
     def _set_turn(self, dice: np.ndarray, after: AfterStates) -> None:
         self._dice = (int(dice[0]), int(dice[1]))
         self._after = after.group(0).copy()
+        self._dice_used = int(after.dice_used[0])
         if self._after.shape[0] > MAX_PLAYS:  # pragma: no cover - MAX_PLAYS is the proven maximum
             raise RuntimeError(f"{self._after.shape[0]} legal plays exceed MAX_PLAYS={MAX_PLAYS}")
         self.action_space._legal_count = int(self._after.shape[0])
@@ -212,10 +213,9 @@ class _BackgammonBase(gym.Env):
     def _notation(self) -> list[str]:
         if not self.notation or self._over:
             return []
-        from bgrl.notation import legal_plays
+        from bgrl.notation import notations
 
-        plays = legal_plays(Position(self._board), self._dice)
-        return [p.notation for p in plays]
+        return notations(self._board, self._dice, self._after, self._dice_used)
 
     def _obs_board(self) -> np.ndarray:
         raise NotImplementedError

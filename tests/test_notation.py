@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from bgrl import IllegalPlayError, Position, legal_plays, parse_dice, play_from_notation
-from bgrl.board import START_BOARD, position_id
+from bgrl.board import START_BOARD, flip, position_id
 
 
 def board(points: dict, opp: dict, bar=0, opp_bar=0):
@@ -85,3 +85,25 @@ def test_play_ids_are_opponent_on_roll():
         res = Position.from_id(p.position_id)
         assert np.array_equal(res.flipped().board, p.after_state)
     assert position_id(START_BOARD) == "4HPwATDgc/ABMA"
+
+
+def test_notations_match_legal_plays_and_round_trip():
+    from bgrl.movegen import generate
+    from bgrl.notation import notations
+
+    rng = np.random.default_rng(12)
+    b = START_BOARD.copy()
+    checked = 0
+    for _ in range(400):
+        dice = tuple(int(x) for x in rng.integers(1, 7, size=2))
+        aft = generate(b[None], np.array([dice]))
+        names = notations(b, dice, aft.group(0), int(aft.dice_used[0]))
+        if aft.dice_used[0]:
+            plays = legal_plays(Position(b), dice)
+            assert names == [p.notation for p in plays]
+            for p in plays[:5]:  # printed notation parses back to the same play
+                assert play_from_notation(Position(b), dice, p.notation).position_id == p.position_id
+            checked += 1
+        nxt = aft.group(0)[rng.integers(aft.counts[0])]
+        b = START_BOARD.copy() if (nxt > 0).sum() == 0 else flip(nxt)
+    assert checked > 300
