@@ -232,7 +232,16 @@ class _BackgammonBase(gym.Env):
             "after_states": tuple(self._after.copy()),
             "action_mask": self._mask(),
             "board": self._obs_board().copy(),
+            **({"winner": self._winner, "points": self._points} if self._over else {}),
         }
+
+    def _new_game(self, seed: int | None) -> None:
+        """Start position, White on roll; a seeded reset also reseeds the action space."""
+        if seed is not None:
+            self.action_space.seed(int(self.np_random.integers(2**31)))
+        self._board, self._white_on_roll = START_BOARD.copy(), True
+        self._over, self._winner, self._points = False, None, 0
+        self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
 
     def after_states(self) -> np.ndarray:
         """The legal after-states of the current roll, int8 ``(k, 26)`` from the mover's side;
@@ -346,11 +355,7 @@ class BackgammonEnv(_BackgammonBase):
         return self._board
 
     def _info(self) -> dict[str, Any]:
-        info = self._base_info()
-        info["agent_color"] = self._agent
-        if self._over:
-            info["winner"], info["points"] = self._winner, self._points
-        return info
+        return {**self._base_info(), "agent_color": self._agent}
 
     def _advance(self) -> float:
         """Play until the agent has a roll with a legal play or the game ends; return its reward."""
@@ -371,8 +376,7 @@ class BackgammonEnv(_BackgammonBase):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        if seed is not None:
-            self.action_space.seed(int(self.np_random.integers(2**31)))
+        self._new_game(seed)
         if seed is not None:
             self._episodes = 0  # a seeded reset restarts the alternation: same seed, same game
         colour = (options or {}).get("agent_color", self.agent_color)
@@ -381,9 +385,6 @@ class BackgammonEnv(_BackgammonBase):
             colour = WHITE if self._episodes % 2 == 0 else BLACK
         self._episodes += 1
         self._agent = colour
-        self._board, self._white_on_roll = START_BOARD.copy(), True
-        self._over, self._winner, self._points = False, None, 0
-        self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
         self._advance()  # cannot end the game from the start
         if self.render_mode == "human":
             self.render()
@@ -456,12 +457,7 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
         return self._board
 
     def _info(self) -> dict[str, Any]:
-        info = self._base_info()
-        info["to_move"] = self._on_roll
-        info["current_player"] = 0 if self._white_on_roll else 1
-        if self._over:
-            info["winner"], info["points"] = self._winner, self._points
-        return info
+        return {**self._base_info(), "to_move": self._on_roll, "current_player": 0 if self._white_on_roll else 1}
 
     def _next_turn(self) -> None:
         for _ in range(_MAX_PASSES):
@@ -476,10 +472,7 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        if seed is not None:
-            self.action_space.seed(int(self.np_random.integers(2**31)))
-        self._board, self._white_on_roll = START_BOARD.copy(), True
-        self._over, self._winner, self._points = False, None, 0
+        self._new_game(seed)
         self._next_turn()
         if self.render_mode == "human":
             self.render()
