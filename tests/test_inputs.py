@@ -82,3 +82,17 @@ def test_properties(pair, d1, d2):
         pips_b = (np.clip(b, 0, None) * np.arange(26)).sum()
         pips_a = (np.clip(a, 0, None) * np.arange(26)).sum()
         assert pips_b - pips_a <= (4 * d1 if d1 == d2 else d1 + d2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(boards_st, min_size=1, max_size=6), st.lists(st.tuples(st.integers(1, 6), st.integers(1, 6)), min_size=6, max_size=6))
+def test_dice_order_and_batching_properties(pairs, rolls):
+    boards = np.stack([_board(p) for p in pairs])
+    dice = np.array(rolls[: len(pairs)], dtype=np.int8)
+    batched = generate(boards, dice)
+    swapped = generate(boards, dice[:, ::-1].copy())
+    for i, b in enumerate(boards):
+        alone = generate(b[None], dice[i : i + 1])
+        assert np.array_equal(batched.group(i), alone.group(0))  # batch == one by one
+        assert batched.dice_used[i] == alone.dice_used[0]
+        assert {r.tobytes() for r in swapped.group(i)} == {r.tobytes() for r in alone.group(0)}  # dice order
