@@ -41,10 +41,9 @@ def test_bear_off_notation():
     assert names == {"5/off 3/off", "5/1 3/off"} or "5/off 3/off" in names
 
 
-@pytest.mark.parametrize("text", ["13/11 6/5", "6/5 13/11", "13/11, 6/5", "13/11* 6/5"])
+@pytest.mark.parametrize("text", ["13/11 6/5", "6/5 13/11", "13/11, 6/5", "13/11 6/5*"])
 def test_parse_equivalent_forms(text):
-    if "*" in text:
-        pytest.skip("no hit possible here")
+    # a '*' is a mark only: the play is judged by its final position
     p = play_from_notation(Position.start(), (2, 1), text)
     assert p.notation == "13/11 6/5"
 
