@@ -37,27 +37,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 BATCH_SIZES = (1, 64, 1024, 8192)
 
 
-def random_game_positions(rng: np.random.Generator, n: int, parallel: int = 256):
-    """``n`` (board, dice) pairs from random self-play games (bgrl.movegen), int8."""
-    from bgrl.board import START_BOARD, flip
-    from bgrl.movegen import generate
-
-    boards = np.repeat(START_BOARD[None, :], parallel, axis=0).astype(np.int8)
-    out_b, out_d, total = [], [], 0
-    while total < n:
-        dice = rng.integers(1, 7, size=(parallel, 2)).astype(np.int8)
-        out_b.append(boards.copy())
-        out_d.append(dice)
-        total += parallel
-        res = generate(boards, dice, validate=False)
-        after = res.boards[res.offsets[:-1] + (rng.random(parallel) * res.counts).astype(np.int64)]
-        done = np.clip(after, 0, None).sum(axis=1) == 0
-        nxt = flip(after)
-        nxt[done] = START_BOARD
-        boards = np.ascontiguousarray(nxt, dtype=np.int8)
-    return np.concatenate(out_b)[:n], np.concatenate(out_d)[:n]
-
-
 def timed(step, n_items: int, seconds: float):
     """Call ``step(i)`` for i = 0, 1, ... (cycling over n_items) until ``seconds`` pass.
 
@@ -193,7 +172,9 @@ def main(argv=None) -> int:
           f"usable cores={len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}; "
           f"python {platform.python_version()}, numpy {np.__version__}")
     rng = np.random.default_rng(args.seed)
-    boards, dice = random_game_positions(rng, n)
+    from positions import random_game_positions  # tests/positions.py (tests/ is on sys.path)
+
+    boards, dice = random_game_positions(rng, n, parallel=256)
     print(f"{n} positions from bgrl random games with random dice; {args.seconds:g} s per measurement\n")
 
     rows = []  # (name, pos/s, states/s, note)

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgrl.board import START_BOARD, flip
-from bgrl.movegen import generate
 from test_movegen import ROLLS, all_rolls, random_game_positions, synthetic_positions
 
 __all__ = ["ROLLS", "all_rolls", "random_game_positions", "synthetic_positions", "agent_game_positions", "mixed_cases"]
@@ -26,21 +24,7 @@ def agent_game_positions(agent, rng: np.random.Generator, n: int, parallel: int 
 
     Returns boards int8 (n, 26) (mover on roll) and dice int8 (n, 2).
     """
-    boards = np.repeat(START_BOARD[None, :], parallel, axis=0).astype(np.int8)
-    out_b, out_d = [], []
-    total = 0
-    while total < n:
-        dice = rng.integers(1, 7, size=(parallel, 2)).astype(np.int8)
-        out_b.append(boards.copy())
-        out_d.append(dice)
-        total += parallel
-        res = generate(boards, dice, validate=False)
-        after = res.boards[agent.select(res, rng)]
-        done = np.clip(after, 0, None).sum(axis=1) == 0  # the mover bore off all 15
-        nxt = flip(after)
-        nxt[done] = START_BOARD
-        boards = np.ascontiguousarray(nxt, dtype=np.int8)
-    return np.concatenate(out_b)[:n], np.concatenate(out_d)[:n]
+    return random_game_positions(rng, n, parallel, agent=agent)
 
 
 def mixed_cases(rng: np.random.Generator, n_random: int, n_agent: int, n_synth: int, n_all_rolls: int, agent=None):

@@ -138,9 +138,10 @@ def check_invariants(board: np.ndarray, dice: tuple[int, int], after: np.ndarray
 # ----------------------------------------------------------------------------------------
 
 
-def random_game_positions(rng: np.random.Generator, n: int, parallel: int = 64):
-    """``n`` (board, dice) pairs from random self-play games (uniformly random plays),
-    ``parallel`` games at once.  The next position is the flipped after-state."""
+def random_game_positions(rng: np.random.Generator, n: int, parallel: int = 64, agent=None):
+    """``n`` (board, dice) pairs (int8 (n, 26), (n, 2)) from ``parallel`` self-play games at
+    once: uniformly random plays, or those of ``agent`` (an object with
+    ``select(AfterStates, rng)``). The next position is the flipped after-state."""
     boards = np.repeat(START_BOARD[None, :], parallel, axis=0).astype(np.int8)
     out_b, out_d = [], []
     total = 0
@@ -149,10 +150,13 @@ def random_game_positions(rng: np.random.Generator, n: int, parallel: int = 64):
         out_b.append(boards.copy())
         out_d.append(dice)
         total += parallel
-        res = generate(boards, dice)
-        pick = res.offsets[:-1] + (rng.random(parallel) * res.counts).astype(np.int64)
+        res = generate(boards, dice, validate=False)
+        if agent is None:
+            pick = res.offsets[:-1] + (rng.random(parallel) * res.counts).astype(np.int64)
+        else:
+            pick = agent.select(res, rng)
         after = res.boards[pick]
-        done = np.clip(after, 0, None).sum(axis=1) == 0  # mover bore off all 15: game over
+        done = np.maximum(after, 0).sum(axis=1) == 0  # mover bore off all 15: game over
         nxt = flip(after)
         nxt[done] = START_BOARD
         boards = np.ascontiguousarray(nxt, dtype=np.int8)
