@@ -197,7 +197,7 @@ def cmd_play(args) -> int:
     from .agents import load_agent
     from .board import flip
     from .evaluator import NetEvaluator  # noqa: F401
-    from .game import BLACK, WHITE, Game
+    from .game import BLACK, WHITE, Game, opening_roll
     from .hints import rank_plays
     from .model import equity
     from .notation import IllegalPlayError, legal_plays, play_from_notation
@@ -218,16 +218,28 @@ def cmd_play(args) -> int:
     rng = np.random.default_rng(args.seed)
     game = Game()
     out = sys.stdout
+    first_dice = None
+    if args.opening_roll:
+        white_first, first_dice, throws = opening_roll(rng)
+        game.white_on_roll = white_first
 
     def say(text=""):
         print(text, file=out, flush=True)
 
-    say(f"You play {human} ({'O' if human == WHITE else 'X'}) against {getattr(agent, 'name', args.opponent)}. White moves first.")
+    say(f"You play {human} ({'O' if human == WHITE else 'X'}) against {getattr(agent, 'name', args.opponent)}. "
+        + ("An opening roll decides who moves first." if args.opening_roll else "White moves first."))
     if human == BLACK:
         say("As Black, type plays in your own numbering: your home board is points 1-6 (White's 24-19).")
     say("Type 'help' for commands.")
+    if first_dice is not None:
+        for w, b in throws:
+            say(f"Opening roll: White {w}, Black {b}" + ("  (tie: roll again)" if w == b else ""))
+        say(f"{game.on_roll.capitalize()} moves first with {first_dice[0]}-{first_dice[1]}.")
     while game.over is None:
-        dice = tuple(sorted((int(x) for x in rng.integers(1, 7, size=2)), reverse=True))
+        if first_dice is not None:
+            dice, first_dice = first_dice, None
+        else:
+            dice = tuple(sorted((int(x) for x in rng.integers(1, 7, size=2)), reverse=True))
         if game.on_roll == computer:
             play = agent.choose_play(game.position, dice, rng)
             say(f"\n{computer.capitalize()} rolls {dice[0]}-{dice[1]} and plays {play.notation if play else '(no legal play)'}")
@@ -326,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--color", "--colour", choices=["white", "black"], default="white", help="your colour (White moves first)")
     pl.add_argument("--opponent", default="default", help="random, pubeval, default or a checkpoint path")
     pl.add_argument("--seed", type=int, default=None, help="seed of the dice")
+    pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the higher moves first with both")
     pl.add_argument("--checkpoint", metavar="PATH", help="network for hints and draw offers when the opponent has none (default: shipped)")
     pl.set_defaults(func=cmd_play)
 

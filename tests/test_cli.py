@@ -120,3 +120,21 @@ def test_play_session(capsys, monkeypatch, tiny_checkpoint):
 def test_play_black_computer_opens(capsys, monkeypatch, tiny_checkpoint):
     code, out, _ = run(["play", "--color", "black", "--opponent", "pubeval", "--seed", "1"], capsys, stdin="quit\n", monkeypatch=monkeypatch)
     assert code == 0 and out.index("White rolls") < out.index("black to play")
+
+
+def test_play_opening_roll(capsys, monkeypatch):
+    code, out, _ = run(["play", "--opening-roll", "--opponent", "pubeval", "--seed", "2"], capsys, stdin="quit\n", monkeypatch=monkeypatch)
+    assert code == 0 and "Opening roll: White" in out and "moves first with" in out
+
+
+def test_opening_roll_rule():
+    import numpy as np
+
+    from bgrl.game import opening_roll
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        white_first, dice, throws = opening_roll(rng)
+        w, b = throws[-1]
+        assert w != b and all(x == y for x, y in throws[:-1])  # only ties are re-rolled
+        assert white_first == (w > b) and dice == (max(w, b), min(w, b))
