@@ -196,7 +196,6 @@ def cmd_play(args) -> int:
 
     from .agents import load_agent
     from .board import flip
-    from .evaluator import NetEvaluator  # noqa: F401
     from .game import BLACK, WHITE, Game, opening_roll
     from .hints import rank_plays
     from .model import equity

@@ -179,6 +179,16 @@ class _BackgammonBase(gym.Env):
         self._board = flip(self._board)
         self._white_on_roll = not self._white_on_roll
 
+    def _roll_playable(self) -> tuple[np.ndarray, AfterStates]:
+        """Roll for the side on roll, passing the turn while no die can be played."""
+        for _ in range(_MAX_PASSES):
+            dice = self._roll()
+            after = self._generate(dice)
+            if after.dice_used[0]:
+                return dice, after
+            self._pass()
+        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
+
     def _set_turn(self, dice: np.ndarray, after: AfterStates) -> None:
         self._dice = (int(dice[0]), int(dice[1]))
         self._after = after.group(0).copy()
@@ -359,12 +369,8 @@ class BackgammonEnv(_BackgammonBase):
 
     def _advance(self) -> float:
         """Play until the agent has a roll with a legal play or the game ends; return its reward."""
-        for _ in range(_MAX_PASSES):
-            dice = self._roll()
-            after = self._generate(dice)
-            if after.dice_used[0] == 0:
-                self._pass()
-                continue
+        while True:
+            dice, after = self._roll_playable()
             if self._on_roll == self._agent:
                 self._set_turn(dice, after)
                 return 0.0
@@ -372,7 +378,6 @@ class BackgammonEnv(_BackgammonBase):
             pts = self._apply(after.boards[k])
             if pts:
                 return -float(pts)
-        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -460,15 +465,7 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
         return {**self._base_info(), "to_move": self._on_roll, "current_player": 0 if self._white_on_roll else 1}
 
     def _next_turn(self) -> None:
-        for _ in range(_MAX_PASSES):
-            dice = self._roll()
-            after = self._generate(dice)
-            if after.dice_used[0] == 0:
-                self._pass()
-                continue
-            self._set_turn(dice, after)
-            return
-        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
+        self._set_turn(*self._roll_playable())
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

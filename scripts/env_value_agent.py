@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 
 import gymnasium as gym
@@ -52,7 +53,8 @@ def main(argv=None) -> None:
     dt = time.perf_counter() - t0
     p = np.array(points)
     se = p.std(ddof=1) / math.sqrt(len(p)) if len(p) > 1 else float("nan")
-    print(f"value agent ({args.checkpoint}, 0-ply) vs {args.opponent}: {len(p)} games in {dt:.1f} s")
+    shown = os.path.relpath(args.checkpoint) if not os.path.relpath(args.checkpoint).startswith("..") else args.checkpoint
+    print(f"value agent ({shown}, 0-ply) vs {args.opponent}: {len(p)} games in {dt:.1f} s")
     print(f"  win rate {np.mean(p > 0):.1%}   ppg {p.mean():+.3f} (95% CI +-{1.96 * se:.3f})"
           f"   gammons+ {np.mean(np.abs(p) >= 2):.1%}")
 
