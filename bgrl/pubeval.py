@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import BOARD_SIZE, MOVER_BAR, NUM_CHECKERS, OPP_BAR
+from .board import BOARD_SIZE, NUM_CHECKERS, OPP_BAR
 from .rules import is_race
 
 __all__ = ["WC", "WR", "WIN_SCORE", "NUM_INPUTS", "is_race", "pubeval_inputs", "pubeval_scores"]

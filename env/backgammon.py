@@ -23,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from bgrl.board import START_BOARD, Position, flip
+from bgrl.board import START_BOARD, flip
 from bgrl.encoding import ENCODER, encode, num_features
 from bgrl.movegen import AfterStates, generate
 from bgrl.render import render as render_board

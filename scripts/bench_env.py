@@ -24,7 +24,7 @@ def bench_single(env_id, seconds, **kw):
     env = gym.make(env_id, **kw)
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=0)
-    steps = games = plies = 0
+    steps = games = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         obs, r, term, trunc, info = env.step(int(rng.integers(int(info["action_mask"].sum()))))

@@ -29,7 +29,7 @@ import torch
 from bgrl.board import START_BOARD, flip
 from bgrl.encoding import encode
 from bgrl.evaluator import NetEvaluator, terminal_probs
-from bgrl.model import TDNet, equity, flip_probs
+from bgrl.model import TDNet, equity
 from bgrl.movegen import generate
 from bgrl.rules import game_results
 from bgrl.agents import group_argmax
