@@ -11,7 +11,7 @@ Importing this package registers:
 
 from gymnasium.envs.registration import register, registry
 
-from .backgammon import MAX_PLAYS, BackgammonEnv, BackgammonSelfPlayEnv, LegalPlaySpace
+from bgrl.env.backgammon import MAX_PLAYS, BackgammonEnv, BackgammonSelfPlayEnv, LegalPlaySpace
 
 __all__ = ["MAX_PLAYS", "BackgammonEnv", "BackgammonSelfPlayEnv", "LegalPlaySpace"]
 

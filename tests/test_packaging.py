@@ -31,3 +31,17 @@ def test_console_script_installed():
     exe = Path(sys.executable).parent / "bgrl"
     r = subprocess.run([str(exe), "moves", "4HPwATDgc/ABMA", "21", "--json"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.count('"play"') == 15
+
+
+def test_ruff_clean():
+    """pyflakes-level errors and TID251: `env`/`training` imported from the repository root
+    would give a second copy of bgrl.env / bgrl.training (DESIGN.md)."""
+    import shutil
+
+    import pytest
+
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    if not Path(ruff).exists():
+        pytest.skip("ruff not installed (it comes with the test extra)")
+    r = subprocess.run([ruff, "check", "bgrl", "env", "training", "scripts", "tests"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stdout[-2000:]

@@ -14,7 +14,7 @@ from bgrl.checkpoint import load_checkpoint, save_checkpoint
 from bgrl.encoding import ENCODER, num_features
 from bgrl.model import TDNet
 
-from .td import TDLambda
+from bgrl.training.td import TDLambda
 
 __all__ = ["TrainConfig", "train"]
 
