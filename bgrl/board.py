@@ -228,15 +228,24 @@ def board_from_position_id(pid: str) -> np.ndarray:
         total = sum(side)
         if total > NUM_CHECKERS:
             raise ValueError(f"Position ID {pid!r} gives the {name} {total} checkers; expected at most 15")
+    return board_from_sides(mover, opp, f"Position ID {pid!r}").astype(np.int8)
+
+
+def board_from_sides(mover: list[int], opp: list[int], what: str = "the board") -> np.ndarray:
+    """Board (int64 (26,)) from per-side counts, each side in its own numbering: 25 ints,
+    index 0..23 = its points 1..24, index 24 = its bar (gnubg's layout).
+
+    Raises ValueError (naming ``what``) if both sides hold the same point.
+    """
     b = np.zeros(BOARD_SIZE, dtype=np.int64)
     for p in range(1, 25):
         m, o = mover[p - 1], opp[24 - p]  # opponent's point 25-p is the mover's point p
         if m and o:
-            raise ValueError(f"Position ID {pid!r} puts checkers of both sides on the mover's {p}-point")
+            raise ValueError(f"{what} puts checkers of both sides on the mover's {p}-point")
         b[p] = m - o
     b[MOVER_BAR] = mover[24]
     b[OPP_BAR] = -opp[24]
-    return b.astype(np.int8)
+    return b
 
 
 @dataclass(frozen=True, eq=False)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import BOARD_SIZE, MOVER_BAR, OPP_BAR, position_id, validate_board
+from .board import MOVER_BAR, OPP_BAR, board_from_sides, position_id, validate_board
 
 __all__ = [
     "to_gnubg",
@@ -80,15 +80,7 @@ def from_gnubg(pair) -> np.ndarray:
     mover = [int(x) for x in pair[1]]
     if min(opp + mover) < 0:
         raise ValueError(f"gnubg board counts must be >= 0, got {pair!r}")
-    b = np.zeros(BOARD_SIZE, dtype=np.int64)
-    for p in range(1, 25):
-        m, o = mover[p - 1], opp[24 - p]  # opponent's point 25-p is the mover's point p
-        if m and o:
-            raise ValueError(f"gnubg board {pair!r} puts both sides on the mover's {p}-point")
-        b[p] = m - o
-    b[MOVER_BAR] = mover[24]
-    b[OPP_BAR] = -opp[24]
-    return validate_board(b)
+    return validate_board(board_from_sides(mover, opp, f"gnubg board {pair!r}"))
 
 
 def gnubg_afterstates(board, dice) -> set[tuple[int, ...]]:
