@@ -19,10 +19,11 @@ import numpy as np
 from .board import Position
 from .movegen import AfterStates, generate, validate_dice
 from .notation import Play, legal_plays
+from .resources import shipped_checkpoint
 
 __all__ = ["group_argmax", "Agent", "RandomAgent", "PubevalAgent", "NetAgent", "load_agent", "DEFAULT_CHECKPOINT"]
 
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "default.pt"
+DEFAULT_CHECKPOINT = shipped_checkpoint("default")
 
 
 def group_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

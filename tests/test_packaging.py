@@ -45,3 +45,29 @@ def test_ruff_clean():
         pytest.skip("ruff not installed (it comes with the test extra)")
     r = subprocess.run([ruff, "check", "bgrl", "env", "training", "scripts", "tests"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout[-2000:]
+
+
+def test_wheel_ships_network_and_hint_runs_from_it(tmp_path):
+    """A wheel (not the editable checkout) carries checkpoints/default.pt and py.typed, and
+    `bgrl hint` works from an install of that wheel alone (issue: packaged network)."""
+    import zipfile
+
+    wheel_dir, target = tmp_path / "wheel", tmp_path / "target"
+    r = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheel_dir), str(ROOT)],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    (wheel,) = wheel_dir.glob("bgrl-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "bgrl/checkpoints/default.pt" in names and "bgrl/py.typed" in names
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    code = ("import sys, bgrl; assert bgrl.__file__.startswith(sys.argv[1]), bgrl.__file__;"
+            "from bgrl.cli import main; sys.argv = ['bgrl', 'hint', '4HPwATDgc/ABMA', '31', '--json']; main()")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(target)
+    r = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stdout[-1000:] + r.stderr[-2000:]
+    assert '"8/5 6/5"' in r.stdout
