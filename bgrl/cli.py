@@ -159,8 +159,8 @@ def _train(args) -> int:
         "checkpoint_every": args.checkpoint_every,
     }
     if args.resume:
-        if args.hidden is not None or args.seed is not None:
-            raise CLIError("--hidden and --seed are fixed for a run; they cannot change on --resume")
+        if args.hidden is not None or args.seed is not None or args.init_from is not None:
+            raise CLIError("--hidden, --seed and --init-from are fixed for a run; they cannot change on --resume")
         if args.run_dir is not None:
             raise CLIError("--run-dir and --resume exclude each other: --resume names the run folder")
         if args.games is not None and args.games < 1:
@@ -174,6 +174,10 @@ def _train(args) -> int:
         given["hidden"] = args.hidden
     if args.seed is not None:
         given["seed"] = args.seed
+    if args.init_from is not None:
+        if args.hidden is not None:
+            raise CLIError("--hidden and --init-from exclude each other: the network's size comes from the checkpoint")
+        given["init_from"] = args.init_from
     cfg = TrainConfig(games=TrainConfig.games if args.games is None else args.games, **given)
     print(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr)
     train(cfg, run_dir, progress=not args.no_progress)
@@ -361,6 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--games", type=int, default=None, help=f"games to play (default {c.games}; with --resume: new target)")
     t.add_argument("--run-dir", help="run folder (default runs/td-YYYYmmdd-HHMMSS)")
     t.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
+    t.add_argument("--init-from", metavar="CHECKPOINT", default=None,
+                   help="start a new run from this network's weights ('default' = the shipped one, or a .pt file or run folder); default: random weights")
     t.add_argument("--hidden", type=int, default=None, help=f"hidden units (default {c.hidden})")
     t.add_argument("--alpha", type=float, default=None, help=f"TD step size (default {c.alpha})")
     t.add_argument("--alpha-final", type=float, default=None, help="decay alpha linearly to this value (default: constant)")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["shipped_path", "shipped_checkpoint"]
+__all__ = ["shipped_path", "shipped_checkpoint", "resolve_checkpoint"]
 
 
 def shipped_path(name: str, package: str = "bgrl.checkpoints") -> Path:
@@ -31,3 +31,19 @@ def shipped_path(name: str, package: str = "bgrl.checkpoints") -> Path:
 def shipped_checkpoint(name: str = "default") -> Path:
     """Path of the shipped network ``checkpoints/<name>.pt`` (see ``checkpoints/manifest.json``)."""
     return shipped_path(f"{name}.pt")
+
+
+def resolve_checkpoint(spec) -> Path:
+    """Where a checkpoint named by the user lies.
+
+    ``"default"`` is the shipped network; a run folder means its ``final.pt``, else its
+    ``latest.pt``; anything else is taken as a file path (checked by the loader).
+    """
+    if str(spec) == "default":
+        return shipped_checkpoint("default")
+    p = Path(spec)
+    if p.is_dir():
+        for name in ("final.pt", "latest.pt"):
+            if (p / name).is_file():
+                return p / name
+    return p

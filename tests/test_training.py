@@ -174,3 +174,20 @@ def test_resume_overrides_restart_alpha_schedule(tmp_path):
     assert 40 <= cfg["schedule_from"] < 80
     assert main(["train", "--resume", str(tmp_path), "--hidden", "16"]) == 2
     assert main(["train", "--resume", str(tmp_path), "--games", "50"]) == 2  # below the games played
+
+
+def test_init_from_starts_at_the_given_weights(tmp_path):
+    """`--init-from` (fine-tuning): a new run starts from the checkpoint's weights, keeps its
+    encoder and size, and records where it started."""
+    from bgrl.checkpoint import load_checkpoint, load_network
+    from bgrl.resources import shipped_checkpoint
+    from bgrl.training.loop import TrainConfig, train
+
+    src_net, src_meta = load_network(shipped_checkpoint())
+    final = train(TrainConfig(games=8, parallel=4, alpha=1e-9, eval_every=0, init_from="default"), tmp_path / "ft",
+                  progress=False, log=lambda *a: None)
+    payload = load_checkpoint(final)
+    assert payload["meta"]["config"]["init_from"].endswith("default.pt")
+    assert payload["meta"]["config"]["hidden"] == src_meta["hidden"]
+    for k, v in src_net.state_dict().items():
+        assert torch.allclose(payload["model"][k], v, atol=1e-5), k

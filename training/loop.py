@@ -48,6 +48,9 @@ class TrainConfig:
     """Games per baseline evaluation (paired dice)."""
     checkpoint_every: int = 2_000
     """Write ``latest.pt`` every this many games."""
+    init_from: str | None = None
+    """Start from this checkpoint's weights (fine-tuning) instead of random weights; its
+    encoder and hidden size then replace ``encoder`` and ``hidden``."""
 
 
     def __post_init__(self):
@@ -161,7 +164,16 @@ def train(
         log(f"resuming {run_dir} at {games_done} games")
     else:
         torch.manual_seed(config.seed)
-        net = TDNet(num_features(config.encoder), config.hidden)
+        if config.init_from:
+            from bgrl.resources import resolve_checkpoint
+
+            src = resolve_checkpoint(config.init_from)
+            net, init_meta = load_network(src)
+            config = TrainConfig(**{**asdict(config), "init_from": str(src), "encoder": init_meta["encoder"], "hidden": int(init_meta["hidden"])})
+            net.train(True)
+            log(f"starting from the weights of {src} ({init_meta.get('games', '?')} games, {config.encoder}, {config.hidden} hidden)")
+        else:
+            net = TDNet(num_features(config.encoder), config.hidden)
         rng = np.random.default_rng(config.seed)
     (run_dir / "config.json").write_text(json.dumps(asdict(config), indent=2))
     learner = TDLambda(net, config.encoder, config.parallel, config.alpha, config.lam, rng)
