@@ -1,0 +1,191 @@
+"""Game records: the project's own format, JSON lines (``.jsonl``), one object a line.
+
+Written by ``bgrl play`` and ``bgrl match --save-games DIR``; read by ``bgrl review``.
+
+Format ``bgrl-game-1``::
+
+    {"type": "game", "format": "bgrl-game-1", "white": "human", "black": "expert",
+     "start_position_id": "4HPwATDgc/ABMA", "start_on_roll": "white", "seed": 7, "date": "2026-11-30T12:00:00Z"}
+    {"type": "turn", "turn": 1, "player": "white", "position_id": "4HPwATDgc/ABMA", "dice": [3, 1], "play": "8/5 6/5"}
+    {"type": "turn", "turn": 2, "player": "black", "position_id": "...", "dice": [6, 6], "play": null}
+    {"type": "result", "winner": "white", "points": 2, "how": "gammon"}
+
+* ``position_id`` is the gnubg Position ID of the position *before* the play, seen from the
+  side on roll (``player``); ``dice`` is ``[high, low]``; ``play`` is the play in the
+  mover's own numbering (:mod:`bgrl.notation`), or ``null`` when no die could be played.
+* ``how`` is one of ``single``, ``gammon``, ``backgammon`` (played out), ``resign`` (then
+  ``points`` is the value resigned) or ``draw`` (then ``winner`` is ``null``, points 0).
+* The ``result`` line is absent from an unfinished game.
+
+A record is written atomically (temporary file, then rename): a crash leaves either the old
+file or the whole new one, never half a game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .board import Position
+from .notation import IllegalPlayError, legal_plays, play_from_notation, parse_dice
+
+__all__ = ["FORMAT", "RecordError", "Turn", "GameRecord", "read_record", "write_record"]
+
+FORMAT = "bgrl-game-1"
+PLAYERS = ("white", "black")
+HOWS = ("single", "gammon", "backgammon", "resign", "draw")
+
+
+class RecordError(ValueError):
+    """A game record that cannot be read: names the file, the line and what was expected."""
+
+
+@dataclass
+class Turn:
+    """One turn: ``player`` (white/black) on roll at ``position_id`` threw ``dice`` (high die
+    first) and played ``play`` (mover's notation; None = no legal play)."""
+
+    player: str
+    position_id: str
+    dice: tuple[int, int]
+    play: str | None
+
+    def as_dict(self, number: int) -> dict:
+        return {"type": "turn", "turn": number, "player": self.player, "position_id": self.position_id,
+                "dice": [max(self.dice), min(self.dice)], "play": self.play}
+
+
+@dataclass
+class GameRecord:
+    """A whole game: header fields, turns in order and the result (None while unfinished)."""
+
+    white: str = "white"
+    black: str = "black"
+    start_position_id: str = "4HPwATDgc/ABMA"
+    start_on_roll: str = "white"
+    seed: int | None = None
+    date: str | None = None
+    turns: list[Turn] = field(default_factory=list)
+    result: dict | None = None
+
+    def add_turn(self, player: str, position, dice, play) -> None:
+        """Append a turn; ``position`` a Position or Position ID, ``play`` a Play, notation or None."""
+        pid = position.position_id if isinstance(position, Position) else str(position)
+        text = None if play is None else getattr(play, "notation", play)
+        self.turns.append(Turn(player, pid, tuple(int(d) for d in dice), text))
+
+    def finish(self, winner: str | None, points: int, how: str) -> None:
+        """Record the result (see the module docstring for ``how``)."""
+        if how not in HOWS:
+            raise ValueError(f"how must be one of {HOWS}, got {how!r}")
+        self.result = {"type": "result", "winner": winner, "points": int(points), "how": how}
+
+    def lines(self) -> list[dict]:
+        head = {"type": "game", "format": FORMAT, "white": self.white, "black": self.black,
+                "start_position_id": self.start_position_id, "start_on_roll": self.start_on_roll,
+                "seed": self.seed, "date": self.date}
+        out = [head] + [t.as_dict(i + 1) for i, t in enumerate(self.turns)]
+        if self.result is not None:
+            out.append(self.result)
+        return out
+
+
+def write_record(record: GameRecord, path) -> Path:
+    """Write ``record`` to ``path`` atomically as JSON lines. Returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in record.lines())
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_record(path, check: bool = True) -> GameRecord:
+    """Read a ``bgrl-game-1`` record.
+
+    With ``check`` every turn's position, dice and play are validated: the play must be
+    legal (or null exactly when no die can be played).
+
+    Raises
+    ------
+    RecordError
+        naming the file and line for a missing file, bad JSON, a wrong format tag, a
+        missing field, a bad Position ID or dice, or an illegal play.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"cannot read game record {path}: {exc.__class__.__name__}: {exc}") from None
+    rows = [(i + 1, line) for i, line in enumerate(raw) if line.strip()]
+    if not rows:
+        raise RecordError(f"{path}: empty file; expected a bgrl game record (JSON lines, format {FORMAT})")
+
+    def bad(n: int, what: str) -> RecordError:
+        return RecordError(f"{path}, line {n}: {what}")
+
+    objs = []
+    for n, line in rows:
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise bad(n, f"not JSON ({exc.msg}); expected one JSON object per line") from None
+        if not isinstance(obj, dict):
+            raise bad(n, f"expected a JSON object, got {type(obj).__name__}")
+        objs.append((n, obj))
+    n0, head = objs[0]
+    if head.get("type") != "game" or head.get("format") != FORMAT:
+        raise bad(n0, f"expected a header {{\"type\": \"game\", \"format\": \"{FORMAT}\"}}, got {str(head)[:80]}")
+    rec = GameRecord(white=str(head.get("white", "white")), black=str(head.get("black", "black")),
+                     start_position_id=str(head.get("start_position_id", "4HPwATDgc/ABMA")),
+                     start_on_roll=str(head.get("start_on_roll", "white")), seed=head.get("seed"), date=head.get("date"))
+    for n, obj in objs[1:]:
+        kind = obj.get("type")
+        if rec.result is not None:
+            raise bad(n, "nothing may follow the result line")
+        if kind == "result":
+            winner, how = obj.get("winner"), obj.get("how")
+            if winner not in (*PLAYERS, None) or how not in HOWS or not isinstance(obj.get("points"), int):
+                raise bad(n, f"result needs winner white/black/null, how in {HOWS} and integer points")
+            rec.result = {"type": "result", "winner": winner, "points": obj["points"], "how": how}
+            continue
+        if kind != "turn":
+            raise bad(n, f"expected type 'turn' or 'result', got {kind!r}")
+        missing = [k for k in ("player", "position_id", "dice", "play") if k not in obj]
+        if missing:
+            raise bad(n, f"turn lacks {missing}")
+        if obj["player"] not in PLAYERS:
+            raise bad(n, f"player must be 'white' or 'black', got {obj['player']!r}")
+        try:
+            pos = Position.from_id(str(obj["position_id"]))
+            d = obj["dice"]
+            if not (isinstance(d, list) and len(d) == 2):
+                raise ValueError(f"dice must be a list of two integers 1..6, got {d!r}")
+            dice = parse_dice(f"{d[0]}{d[1]}")
+        except ValueError as exc:
+            raise bad(n, str(exc)) from None
+        play = obj["play"]
+        if play is not None and not isinstance(play, str):
+            raise bad(n, f"play must be a string or null, got {type(play).__name__}")
+        if check:
+            if play is None:
+                if legal_plays(pos, dice):
+                    raise bad(n, "play is null but the roll can be played")
+            else:
+                try:
+                    play = play_from_notation(pos, dice, play).notation
+                except IllegalPlayError as exc:
+                    raise bad(n, f"illegal play {play!r}: {exc}") from None
+        rec.turns.append(Turn(obj["player"], pos.position_id, dice, play))
+    return rec

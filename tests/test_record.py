@@ -1,0 +1,56 @@
+"""Game records (bgrl-game-1): round trip, atomic write, clear errors."""
+
+import json
+
+import pytest
+
+from bgrl.board import Position
+from bgrl.notation import legal_plays
+from bgrl.record import GameRecord, RecordError, read_record, write_record
+
+
+def _two_turns() -> GameRecord:
+    rec = GameRecord(white="human", black="expert", seed=3)
+    pos = Position.start()
+    play = next(p for p in legal_plays(pos, (3, 1)) if p.notation == "8/5 6/5")
+    rec.add_turn("white", pos, (1, 3), play)
+    rec.add_turn("black", play.position, (6, 6), legal_plays(play.position, (6, 6))[0])
+    return rec
+
+
+def test_round_trip(tmp_path):
+    rec = _two_turns()
+    rec.finish("white", 1, "resign")
+    path = write_record(rec, tmp_path / "g.jsonl")
+    back = read_record(path)
+    assert [t.play for t in back.turns] == [t.play for t in rec.turns]
+    assert back.turns[0].dice == (3, 1)
+    assert back.result == {"type": "result", "winner": "white", "points": 1, "how": "resign"}
+    assert json.loads(path.read_text().splitlines()[1])["dice"] == [3, 1]
+
+
+@pytest.mark.parametrize(
+    "mutate, words",
+    [
+        (lambda L: L.__setitem__(1, "{oops"), "line 2: not JSON"),
+        (lambda L: L.__setitem__(0, '{"type": "game", "format": "other"}'), "line 1: expected a header"),
+        (lambda L: L.__setitem__(1, L[1].replace('"8/5 6/5"', '"8/2 6/5"')), "illegal play"),
+        (lambda L: L.__setitem__(1, L[1].replace("4HPwATDgc/ABMA", "nonsense")), "line 2"),
+        (lambda L: L.__setitem__(1, L[1].replace("[3, 1]", "[7, 1]")), "line 2"),
+    ],
+)
+def test_corrupt_records_name_the_line(tmp_path, mutate, words):
+    path = write_record(_two_turns(), tmp_path / "g.jsonl")
+    lines = path.read_text().splitlines()
+    mutate(lines)
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(RecordError, match=words):
+        read_record(path)
+
+
+def test_empty_and_missing(tmp_path):
+    (tmp_path / "e.jsonl").write_text("")
+    with pytest.raises(RecordError, match="empty file"):
+        read_record(tmp_path / "e.jsonl")
+    with pytest.raises(RecordError, match="cannot read"):
+        read_record(tmp_path / "missing.jsonl")
