@@ -24,6 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from bgrl.board import START_BOARD, flip
+from bgrl.dice import roll_dice, seed_keys
 from bgrl.encoding import ENCODER, encode, num_features
 from bgrl.movegen import AfterStates, generate
 from bgrl.render import render as render_board
@@ -151,6 +152,8 @@ class _BackgammonBase(gym.Env):
         self._over = True
         self._winner: str | None = None
         self._points = 0
+        self._dice_key: np.ndarray | None = None  # uint64 stream key (bgrl.dice)
+        self._dice_count = 0  # rolls taken from the stream
 
     # ------------------------------------------------------------------ engine plumbing
     @property
@@ -158,7 +161,11 @@ class _BackgammonBase(gym.Env):
         return WHITE if self._white_on_roll else BLACK
 
     def _roll(self) -> np.ndarray:
-        return self.np_random.integers(1, 7, size=2).astype(np.int8)
+        # a counter-based stream (bgrl.dice): game i of the vector env seeded s rolls the same
+        # dice as this env seeded s + i, with no loop over games there
+        dice = roll_dice(self._dice_key[None], np.array([self._dice_count]))[0]
+        self._dice_count += 1
+        return dice
 
     def _generate(self, dice: np.ndarray) -> AfterStates:
         return generate(self._board[None], dice[None], validate=False)  # boards come from the engine
@@ -249,6 +256,10 @@ class _BackgammonBase(gym.Env):
         """Start position, White on roll; a seeded reset also reseeds the action space."""
         if seed is not None:
             self.action_space.seed(int(self.np_random.integers(2**31)))
+            self._dice_key, self._dice_count = seed_keys(int(seed)), 0
+        elif self._dice_key is None:  # first, unseeded reset: a key from gymnasium's random seeding
+            self._dice_key, self._dice_count = seed_keys(int(self.np_random.integers(2**63))), 0
+        # later unseeded resets keep rolling the same stream
         self._board, self._white_on_roll = START_BOARD.copy(), True
         self._over, self._winner, self._points = False, None, 0
         self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
