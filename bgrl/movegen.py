@@ -224,7 +224,10 @@ def _unique_rows(states: np.ndarray, keys: np.ndarray):
     if m <= 1:
         return states, keys
     words = states.view(np.uint64)  # (M, 4)
-    h = (words * _MULT).sum(axis=1, dtype=np.uint64)  # wraps modulo 2**64, as intended
+    # sum of word * multiplier, wrapping modulo 2**64 as intended (columns, not a slow axis-1 sum)
+    h = words[:, 0] * _MULT[0]
+    for j in range(1, 4):
+        h += words[:, j] * _MULT[j]
     h ^= h >> np.uint64(31)
     key_bits = max(int(keys.max()).bit_length(), 1)
     if key_bits > 40:
@@ -241,6 +244,72 @@ def _unique_rows(states: np.ndarray, keys: np.ndarray):
     keep[1:] = ~same
     idx = order[keep]
     return states[idx], keys[idx]
+
+
+# ---------------------------------------------------------------------------- bit-mask steps
+# ``generate`` keeps, per partial play, two 32-bit masks beside the board: ``own`` (bit i: the
+# mover has a checker on index i, 1..25, 25 = bar) and ``open`` (bit p: point p, 1..24, holds at
+# most one opposing checker, so a checker may land there). ``open`` never changes during a play
+# (a hit blot becomes the mover's point, still open), so the legality of every source for one die
+# is a handful of integer operations per partial play instead of a pass over 25 points.
+_U1 = np.uint32(1)
+_BAR_BIT = np.uint32(1 << MOVER_BAR)
+_OUTSIDE_HOME = np.uint32(sum(1 << i for i in range(7, 26)))  # bar and points 7..24
+_POINTS_1_24 = np.uint32(sum(1 << i for i in range(1, 25)))
+# highest occupied home point from bits 1..6 of ``own`` ((own >> 1) & 63): its bit length
+_HIGHEST = np.array([v.bit_length() for v in range(64)], dtype=np.uint32)
+
+
+def _pack_bits(mask: np.ndarray) -> np.ndarray:
+    """bool (N, 26..32) -> uint32 (N,), bit i = mask[:, i] (little-endian bit order)."""
+    packed = np.packbits(mask, axis=1, bitorder="little")
+    out = np.zeros((mask.shape[0], 4), dtype=np.uint8)
+    out[:, : packed.shape[1]] = packed
+    return out.view("<u4").ravel()
+
+
+def _bit_step(boards, own, opn, die, max_src):
+    """One checker move of ``die`` (int (N,), 1..6) from every legal source (<= ``max_src``).
+
+    boards int8 (N, _WIDTH), own/opn uint32 (N,) as above. Returns the children
+    ``(boards, own, opn, origin, src)``. Rules as :func:`single_steps` (RULES.md: the bar first,
+    no landing on 2+ opposing checkers, bearing off only with all checkers home, a larger die
+    only from the highest point).
+    """
+    d = die.astype(np.uint32)
+    cand = np.where((own & _BAR_BIT) != 0, own & _BAR_BIT, own)  # a bar checker must enter first
+    legal = (opn << d) & cand  # source s = p + d with p open (p >= 1)
+    home = (own & _OUTSIDE_HOME) == 0
+    if home.any():
+        high = _HIGHEST[(own >> _U1) & np.uint32(63)]
+        bear = (own & (_U1 << d)) | np.where(high < d, _U1 << high, np.uint32(0))
+        legal |= np.where(home, bear, np.uint32(0)) & ~_U1
+    legal &= (np.uint32(2) << max_src.astype(np.uint32)) - _U1
+    bits = np.unpackbits(legal.astype("<u4").view(np.uint8), bitorder="little").view(bool)
+    flat = np.flatnonzero(bits)
+    origin, src = flat >> 5, flat & 31
+    dst = src - die[origin]
+    new = boards[origin]
+    m, width = new.shape
+    nflat = new.reshape(-1)
+    base = np.arange(0, m * width, width, dtype=np.intp)
+    at_src = base + src
+    nflat[at_src] -= 1
+    on = dst >= 1
+    tgt = (base + dst)[on]
+    hit_on = nflat[tgt] == -1
+    nflat[tgt] += 1
+    if hit_on.any():
+        th = tgt[hit_on]
+        nflat[th] = 1  # the blot goes to the opponent's bar
+        nflat[th - th % width + OPP_BAR] -= 1
+    nown = own[origin]
+    nown &= ~((nflat[at_src] == 0).astype(np.uint32) << src.astype(np.uint32))
+    nown |= on.astype(np.uint32) << np.maximum(dst, 0).astype(np.uint32)
+    return new, nown, opn[origin], origin, src
+
+
+_CHUNK = 1024  # positions per internal pass: keeps the working set in cache for big batches
 
 
 def generate(boards, dice, *, validate: bool = True) -> AfterStates:
@@ -270,6 +339,23 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
         b = np.ascontiguousarray(boards, dtype=np.int8)
         d = np.asarray(dice, dtype=np.int8)
     n_pos = b.shape[0]
+    if n_pos <= _CHUNK:
+        return _generate(b, d)
+    parts = [_generate(b[i : i + _CHUNK], d[i : i + _CHUNK]) for i in range(0, n_pos, _CHUNK)]
+    offsets = np.zeros(n_pos + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([p.counts for p in parts]), out=offsets[1:])
+    return AfterStates(
+        boards=np.concatenate([p.boards for p in parts]),
+        parent=np.concatenate([p.parent + i * _CHUNK for i, p in enumerate(parts)]),
+        dice_used=np.concatenate([p.dice_used for p in parts]),
+        offsets=offsets,
+        positions=b,
+    )
+
+
+def _generate(b: np.ndarray, d: np.ndarray) -> AfterStates:
+    """:func:`generate` for one chunk of checked int8 input."""
+    n_pos = b.shape[0]
     wide = np.zeros((n_pos, _WIDTH), dtype=np.int8)
     wide[:, :BOARD_SIZE] = b
     # Roots: two per position, root id = 2*position + order; order 0 plays the higher
@@ -288,21 +374,24 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
     # at the end.
     frontier = wide.repeat(2, axis=0)
     fkey = np.arange(2 * n_pos)
-    fmax = np.full(2 * n_pos, 25, dtype=np.int16)
+    fmax = np.full(2 * n_pos, 25, dtype=np.int64)
+    fown = _pack_bits(frontier[:, :BOARD_SIZE] > 0)
+    fopn = _pack_bits(frontier[:, :MOVER_BAR] >= -1) & _POINTS_1_24
     levels: list[tuple[np.ndarray, np.ndarray]] = []
     for k in range(4):
         step_die = die_tab[fkey, k]
         active = step_die > 0
         if not active.all():
             frontier, fkey, fmax, step_die = frontier[active], fkey[active], fmax[active], step_die[active]
+            fown, fopn = fown[active], fopn[active]
         if frontier.shape[0] == 0:
             break
-        new, origin, src, _, _ = single_steps(frontier, step_die, fmax)
+        new, fown, fopn, origin, src = _bit_step(frontier, fown, fopn, step_die.astype(np.int64), fmax)
         if new.shape[0] == 0:
             break
         nkey = fkey[origin]
         # the source bound applies to doubles only (non-doubles keep 25)
-        fmax = np.where(dbl_root[nkey], src, np.int16(25))
+        fmax = np.where(dbl_root[nkey], src, 25)
         levels.append((new, nkey))
         frontier, fkey = new, nkey
 
