@@ -202,18 +202,18 @@ _WIDTH = 32  # internal row width: 26 board bytes + 6 zero bytes = four uint64 w
 _MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 
 
-def _unique_rows_exact(states: np.ndarray, keys: np.ndarray):
-    """Distinct (key, board) pairs by sorting the raw bytes (slow, always exact)."""
+def _unique_exact(states: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Row indices of the distinct (key, board) pairs by sorting the raw bytes (slow, always exact)."""
     m = states.shape[0]
     buf = np.empty((m, 8 + _WIDTH), dtype=np.uint8)
     buf[:, :8] = keys.astype(">i8").view(np.uint8).reshape(m, 8)
     buf[:, 8:] = states.view(np.uint8)
     _, idx = np.unique(buf.view(f"V{8 + _WIDTH}").ravel(), return_index=True)
-    return states[idx], keys[idx]
+    return idx
 
 
-def _unique_rows(states: np.ndarray, keys: np.ndarray):
-    """Distinct (key, board) pairs, grouped by ascending key.
+def _unique_order(states: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Row indices of the distinct (key, board) pairs, grouped by ascending key.
 
     states int8 (M, 32) C-contiguous, keys int64 (M,) >= 0. Rows are sorted by
     (key, 64-bit multiplicative hash of the 32 bytes); equal sort keys are then checked
@@ -222,7 +222,7 @@ def _unique_rows(states: np.ndarray, keys: np.ndarray):
     """
     m = states.shape[0]
     if m <= 1:
-        return states, keys
+        return np.arange(m)
     words = states.view(np.uint64)  # (M, 4)
     # sum of word * multiplier, wrapping modulo 2**64 as intended (columns, not a slow axis-1 sum)
     h = words[:, 0] * _MULT[0]
@@ -231,7 +231,7 @@ def _unique_rows(states: np.ndarray, keys: np.ndarray):
     h ^= h >> np.uint64(31)
     key_bits = max(int(keys.max()).bit_length(), 1)
     if key_bits > 40:
-        return _unique_rows_exact(states, keys)
+        return _unique_exact(states, keys)
     combined = (keys.astype(np.uint64) << np.uint64(64 - key_bits)) | (h >> np.uint64(key_bits))
     order = np.argsort(combined)
     c = combined[order]
@@ -239,11 +239,11 @@ def _unique_rows(states: np.ndarray, keys: np.ndarray):
     if same.any():
         a, b = order[1:][same], order[:-1][same]
         if not (words[a] == words[b]).all():
-            return _unique_rows_exact(states, keys)
-    keep = np.ones(m, dtype=bool)
-    keep[1:] = ~same
-    idx = order[keep]
-    return states[idx], keys[idx]
+            return _unique_exact(states, keys)
+        keep = np.ones(m, dtype=bool)
+        keep[1:] = ~same
+        return order[keep]
+    return order
 
 
 # ---------------------------------------------------------------------------- bit-mask steps
@@ -409,15 +409,21 @@ def _generate(b: np.ndarray, d: np.ndarray) -> AfterStates:
             hi_ok = np.zeros(n_pos, dtype=bool)
             hi_ok[par[(keys % 2) == 0]] = True
             keep &= ((keys % 2) == 0) | ~hi_ok[par] | dbl[par]
-        out_states.append(states[keep])
-        out_parent.append(par[keep])
-    passes = np.nonzero(dice_used == 0)[0]
-    out_states.append(wide[passes])
-    out_parent.append(passes.astype(np.int64))
-    states = np.concatenate(out_states)
-    parent = np.concatenate(out_parent)
-    states, parent = _unique_rows(states, parent)
-    states = np.ascontiguousarray(states[:, :BOARD_SIZE])
+        if keep.all():
+            out_states.append(states)
+            out_parent.append(par)
+        elif keep.any():
+            out_states.append(states[keep])
+            out_parent.append(par[keep])
+    passes = np.flatnonzero(dice_used == 0)
+    if passes.size:
+        out_states.append(wide[passes])
+        out_parent.append(passes)
+    states = out_states[0] if len(out_states) == 1 else np.concatenate(out_states)
+    parent = out_parent[0] if len(out_parent) == 1 else np.concatenate(out_parent)
+    idx = _unique_order(states, parent)
+    states = states[idx, :BOARD_SIZE]  # one copy: distinct rows, grouped, 26 columns
+    parent = parent[idx]
     offsets = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(np.bincount(parent, minlength=n_pos), out=offsets[1:])
     return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets, positions=b)
