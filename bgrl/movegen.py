@@ -268,11 +268,12 @@ def _pack_bits(mask: np.ndarray) -> np.ndarray:
     return out.view("<u4").ravel()
 
 
-def _bit_step(boards, own, opn, die, max_src):
-    """One checker move of ``die`` (int (N,), 1..6) from every legal source (<= ``max_src``).
+def _bit_step(boards, own, opn, die, max_src, exclude=None):
+    """One checker move of ``die`` (int (N,), 1..6) from every legal source (<= ``max_src``,
+    not in the bit mask ``exclude``).
 
     boards int8 (N, _WIDTH), own/opn uint32 (N,) as above. Returns the children
-    ``(boards, own, opn, origin, src)``. Rules as :func:`single_steps` (RULES.md: the bar first,
+    ``(boards, own, opn, origin, src)`` and the legal-source masks ``legal`` (uint32 (N,)). Rules as :func:`single_steps` (RULES.md: the bar first,
     no landing on 2+ opposing checkers, bearing off only with all checkers home, a larger die
     only from the highest point).
     """
@@ -285,6 +286,8 @@ def _bit_step(boards, own, opn, die, max_src):
         bear = (own & (_U1 << d)) | np.where(high < d, _U1 << high, np.uint32(0))
         legal |= np.where(home, bear, np.uint32(0)) & ~_U1
     legal &= (np.uint32(2) << max_src.astype(np.uint32)) - _U1
+    if exclude is not None:
+        legal &= ~exclude
     bits = np.unpackbits(legal.astype("<u4").view(np.uint8), bitorder="little").view(bool)
     flat = np.flatnonzero(bits)
     origin, src = flat >> 5, flat & 31
@@ -306,7 +309,7 @@ def _bit_step(boards, own, opn, die, max_src):
     nown = own[origin]
     nown &= ~((nflat[at_src] == 0).astype(np.uint32) << src.astype(np.uint32))
     nown |= on.astype(np.uint32) << np.maximum(dst, 0).astype(np.uint32)
-    return new, nown, opn[origin], origin, src
+    return new, nown, opn[origin], origin, src, legal
 
 
 _CHUNK = 1024  # positions per internal pass: keeps the working set in cache for big batches
@@ -378,6 +381,7 @@ def _generate(b: np.ndarray, d: np.ndarray) -> AfterStates:
     fown = _pack_bits(frontier[:, :BOARD_SIZE] > 0)
     fopn = _pack_bits(frontier[:, :MOVER_BAR] >= -1) & _POINTS_1_24
     levels: list[tuple[np.ndarray, np.ndarray]] = []
+    root_legal = np.zeros(2 * n_pos, dtype=np.uint32)
     for k in range(4):
         step_die = die_tab[fkey, k]
         active = step_die > 0
@@ -386,7 +390,16 @@ def _generate(b: np.ndarray, d: np.ndarray) -> AfterStates:
             fown, fopn = fown[active], fopn[active]
         if frontier.shape[0] == 0:
             break
-        new, fown, fopn, origin, src = _bit_step(frontier, fown, fopn, step_die.astype(np.int64), fmax)
+        # Non-doubles, lower die first (odd keys), second move: a source that could have moved
+        # the higher die in the original position gives a play the higher-die-first order also
+        # makes (same two checker moves, legal in that order too: the lower die's move was legal
+        # from the start and the higher die's move, from a point holding a checker from the
+        # start, changes neither that source, nor the bar rule, nor the highest point), so it is
+        # skipped here instead of being removed as a duplicate later.
+        exclude = np.where(fkey & 1 == 1, root_legal[fkey - 1], np.uint32(0)) if k == 1 else None
+        new, fown, fopn, origin, src, legal = _bit_step(frontier, fown, fopn, step_die.astype(np.int64), fmax, exclude)
+        if k == 0:
+            root_legal[fkey] = legal
         if new.shape[0] == 0:
             break
         nkey = fkey[origin]
