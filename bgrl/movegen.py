@@ -35,24 +35,6 @@ _SRC = np.arange(1, 26, dtype=np.int16)  # source indices 1..25 (25 = mover's ba
 _HOME = np.arange(1, 7, dtype=np.int16)
 
 
-def _die_tables():
-    tab = np.zeros((7, 7, 2, 4), dtype=np.int8)  # [d1, d2, order, step] -> die (0 = none)
-    dbl = np.zeros((7, 7), dtype=bool)
-    for d1 in range(1, 7):
-        for d2 in range(1, 7):
-            hi, lo = max(d1, d2), min(d1, d2)
-            if hi == lo:
-                tab[d1, d2, 0] = hi
-                dbl[d1, d2] = True
-            else:
-                tab[d1, d2, 0, :2] = (hi, lo)
-                tab[d1, d2, 1, :2] = (lo, hi)
-    return tab, dbl
-
-
-_DIE_TAB, _DOUBLE = _die_tables()
-
-
 @dataclass(frozen=True)
 class AfterStates:
     """Result of :func:`generate` for a batch of B positions.
@@ -268,14 +250,15 @@ def _pack_bits(mask: np.ndarray) -> np.ndarray:
     return out.view("<u4").ravel()
 
 
-def _bit_step(boards, own, opn, die, max_src, exclude=None):
-    """One checker move of ``die`` (int (N,), 1..6) from every legal source (<= ``max_src``,
-    not in the bit mask ``exclude``).
+def _bit_step(boards, own, opn, die, max_src=None, exclude=None, masks=True):
+    """One checker move of ``die`` (int (N,), 1..6) from every legal source (<= ``max_src``
+    when given, not in the bit mask ``exclude`` when given).
 
     boards int8 (N, _WIDTH), own/opn uint32 (N,) as above. Returns the children
-    ``(boards, own, opn, origin, src)`` and the legal-source masks ``legal`` (uint32 (N,)). Rules as :func:`single_steps` (RULES.md: the bar first,
-    no landing on 2+ opposing checkers, bearing off only with all checkers home, a larger die
-    only from the highest point).
+    ``(boards, own, opn, origin, src)`` (``own``/``opn`` None unless ``masks``) and the
+    legal-source masks ``legal`` (uint32 (N,)). Rules as :func:`single_steps` (RULES.md: the
+    bar first, no landing on 2+ opposing checkers, bearing off only with all checkers home, a
+    larger die only from the highest point).
     """
     d = die.astype(np.uint32)
     cand = np.where((own & _BAR_BIT) != 0, own & _BAR_BIT, own)  # a bar checker must enter first
@@ -285,7 +268,8 @@ def _bit_step(boards, own, opn, die, max_src, exclude=None):
         high = _HIGHEST[(own >> _U1) & np.uint32(63)]
         bear = (own & (_U1 << d)) | np.where(high < d, _U1 << high, np.uint32(0))
         legal |= np.where(home, bear, np.uint32(0)) & ~_U1
-    legal &= (np.uint32(2) << max_src.astype(np.uint32)) - _U1
+    if max_src is not None:
+        legal &= (np.uint32(2) << max_src.astype(np.uint32)) - _U1
     if exclude is not None:
         legal &= ~exclude
     bits = np.unpackbits(legal.astype("<u4").view(np.uint8), bitorder="little").view(bool)
@@ -306,6 +290,8 @@ def _bit_step(boards, own, opn, die, max_src, exclude=None):
         th = tgt[hit_on]
         nflat[th] = 1  # the blot goes to the opponent's bar
         nflat[th - th % width + OPP_BAR] -= 1
+    if not masks:
+        return new, None, None, origin, src, legal
     nown = own[origin]
     nown &= ~((nflat[at_src] == 0).astype(np.uint32) << src.astype(np.uint32))
     nown |= on.astype(np.uint32) << np.maximum(dst, 0).astype(np.uint32)
@@ -357,86 +343,111 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
 
 
 def _generate(b: np.ndarray, d: np.ndarray) -> AfterStates:
-    """:func:`generate` for one chunk of checked int8 input."""
+    """:func:`generate` for one chunk of checked int8 input: non-doubles and doubles are
+    generated apart, then every position's distinct after-states are put in canonical order
+    (by a 64-bit hash of the board, see :func:`_unique_order`)."""
     n_pos = b.shape[0]
     wide = np.zeros((n_pos, _WIDTH), dtype=np.int8)
     wide[:, :BOARD_SIZE] = b
-    # Roots: two per position, root id = 2*position + order; order 0 plays the higher
-    # die first, order 1 the lower die first (for doubles order 1 is empty).
-    die_tab = _DIE_TAB[d[:, 0], d[:, 1]].reshape(2 * n_pos, 4)  # die of step k per root
-    dbl_root = _DOUBLE[d[:, 0], d[:, 1]].repeat(2)
-    dbl = dbl_root[0::2]
-
-    # Doubles: the four checker moves of one number can always be played from the
-    # highest source down (entering first, outfield before home, a bear-off never
-    # enables a higher checker), so each step may only move a checker from a point no
-    # higher than the previous step's source. Every multiset of moves is then generated
-    # once, and distinct multisets give distinct boards (the board change fixes how many
-    # checkers left each point), so doubles need no de-duplication at all. Non-doubles
-    # play both orders of the dice; only their two-dice results are de-duplicated, once,
-    # at the end.
-    frontier = wide.repeat(2, axis=0)
-    fkey = np.arange(2 * n_pos)
-    fmax = np.full(2 * n_pos, 25, dtype=np.int64)
-    fown = _pack_bits(frontier[:, :BOARD_SIZE] > 0)
-    fopn = _pack_bits(frontier[:, :MOVER_BAR] >= -1) & _POINTS_1_24
-    levels: list[tuple[np.ndarray, np.ndarray]] = []
-    root_legal = np.zeros(2 * n_pos, dtype=np.uint32)
-    for k in range(4):
-        step_die = die_tab[fkey, k]
-        active = step_die > 0
-        if not active.all():
-            frontier, fkey, fmax, step_die = frontier[active], fkey[active], fmax[active], step_die[active]
-            fown, fopn = fown[active], fopn[active]
-        if frontier.shape[0] == 0:
-            break
-        # Non-doubles, lower die first (odd keys), second move: a source that could have moved
-        # the higher die in the original position gives a play the higher-die-first order also
-        # makes (same two checker moves, legal in that order too: the lower die's move was legal
-        # from the start and the higher die's move, from a point holding a checker from the
-        # start, changes neither that source, nor the bar rule, nor the highest point), so it is
-        # skipped here instead of being removed as a duplicate later.
-        exclude = np.where(fkey & 1 == 1, root_legal[fkey - 1], np.uint32(0)) if k == 1 else None
-        new, fown, fopn, origin, src, legal = _bit_step(frontier, fown, fopn, step_die.astype(np.int64), fmax, exclude)
-        if k == 0:
-            root_legal[fkey] = legal
-        if new.shape[0] == 0:
-            break
-        nkey = fkey[origin]
-        # the source bound applies to doubles only (non-doubles keep 25)
-        fmax = np.where(dbl_root[nkey], src, 25)
-        levels.append((new, nkey))
-        frontier, fkey = new, nkey
-
-    # Maximum dice per position.
+    own = _pack_bits(wide[:, :BOARD_SIZE] > 0)
+    opn = _pack_bits(wide[:, :MOVER_BAR] >= -1) & _POINTS_1_24
+    dbl = d[:, 0] == d[:, 1]
     dice_used = np.zeros(n_pos, dtype=np.int8)
-    for lvl, (_, keys) in enumerate(levels, start=1):
-        dice_used[keys // 2] = lvl
-    out_states = []
-    out_parent = []
-    for lvl, (states, keys) in enumerate(levels, start=1):
-        par = keys // 2
-        keep = dice_used[par] == lvl
-        if lvl == 1:
-            # Only one die playable (non-double): the higher one if it can be played alone.
-            hi_ok = np.zeros(n_pos, dtype=bool)
-            hi_ok[par[(keys % 2) == 0]] = True
-            keep &= ((keys % 2) == 0) | ~hi_ok[par] | dbl[par]
-        if keep.all():
-            out_states.append(states)
-            out_parent.append(par)
-        elif keep.any():
-            out_states.append(states[keep])
-            out_parent.append(par[keep])
-    passes = np.flatnonzero(dice_used == 0)
-    if passes.size:
-        out_states.append(wide[passes])
-        out_parent.append(passes)
-    states = out_states[0] if len(out_states) == 1 else np.concatenate(out_states)
-    parent = out_parent[0] if len(out_parent) == 1 else np.concatenate(out_parent)
-    idx = _unique_order(states, parent)
-    states = states[idx, :BOARD_SIZE]  # one copy: distinct rows, grouped, 26 columns
-    parent = parent[idx]
+    parts = []
+    for part_is_double in (False, True):
+        sel = dbl if part_is_double else ~dbl
+        if not sel.any():
+            continue
+        idx = None if sel.all() else np.flatnonzero(sel)
+        pick = (lambda a: a) if idx is None else (lambda a: a[idx])
+        gen = _doubles if part_is_double else _non_doubles
+        states, par, used = gen(pick(wide), pick(own), pick(opn), pick(d).astype(np.int64))
+        if idx is None:
+            dice_used[:] = used
+        else:
+            dice_used[idx] = used
+            par = idx[par]
+        parts.append((states, par))
+    if len(parts) == 1:
+        states, parent = parts[0]
+    else:
+        states = np.concatenate([p[0] for p in parts])
+        parent = np.concatenate([p[1] for p in parts])
+    order = _unique_order(states, parent)
+    states = states[order, :BOARD_SIZE]  # one copy: distinct rows, grouped, 26 columns
+    parent = parent[order]
     offsets = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(np.bincount(parent, minlength=n_pos), out=offsets[1:])
     return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets, positions=b)
+
+
+def _non_doubles(wide, own, opn, d):
+    """All plays of non-double rolls: rows (M, _WIDTH) with duplicates, their position index
+    (M,), and the dice used per position (0, 1 or 2). Both orders of the dice are played
+    (root ``2 i`` the higher die first, ``2 i + 1`` the lower); the caller removes duplicates."""
+    n = wide.shape[0]
+    hi, lo = d.max(axis=1), d.min(axis=1)
+    first = np.empty(2 * n, dtype=np.int64)
+    first[0::2], first[1::2] = hi, lo
+    second = np.empty(2 * n, dtype=np.int64)
+    second[0::2], second[1::2] = lo, hi
+    roots = wide.repeat(2, axis=0)
+    s1, own1, opn1, key1, _, root_legal = _bit_step(roots, own.repeat(2), opn.repeat(2), first)
+    # Lower die first (odd keys), second move: a source that could have moved the higher die
+    # in the original position gives a play the higher-die-first order also makes (the same two
+    # checker moves, legal in that order too: the lower die's move was legal from the start, and
+    # the higher die's move, from a point that held a checker from the start, changes neither
+    # that source, nor the bar rule, nor the highest point), so it is skipped here instead of
+    # being removed as a duplicate later.
+    exclude = np.where(key1 & 1 == 1, root_legal[key1 ^ 1], np.uint32(0))
+    s2, _, _, org2, _, _ = _bit_step(s1, own1, opn1, second[key1], exclude=exclude, masks=False)
+    par1 = key1 >> 1
+    par2 = par1[org2]
+    used = np.zeros(n, dtype=np.int8)
+    used[par1] = 1
+    used[par2] = 2
+    # Only one die playable: the higher one if it can be played alone.
+    hi_ok = np.zeros(n, dtype=bool)
+    hi_ok[par1[(key1 & 1) == 0]] = True
+    keep1 = (used[par1] == 1) & (((key1 & 1) == 0) | ~hi_ok[par1])
+    passes = np.flatnonzero(used == 0)
+    states = np.concatenate([s2, s1[keep1], wide[passes]])
+    return states, np.concatenate([par2, par1[keep1], passes]), used
+
+
+def _doubles(wide, own, opn, d):
+    """All plays of doubles: rows (M, _WIDTH), position index (M,), dice used (0..4).
+
+    The four checker moves of one number can always be played from the highest source down
+    (entering first, outfield before home, a bear-off never enables a higher checker), so each
+    step may only move a checker from a point no higher than the previous step's source. Every
+    multiset of moves is then generated once, and distinct multisets give distinct boards (the
+    board change fixes how many checkers left each point): doubles have no duplicates."""
+    n = wide.shape[0]
+    die = d[:, 0]
+    frontier, fown, fopn, fpar = wide, own, opn, np.arange(n)
+    fmax = np.full(n, 25, dtype=np.int64)
+    levels = []
+    for k in range(4):
+        new, fown, fopn, origin, src, _ = _bit_step(frontier, fown, fopn, die[fpar], fmax, masks=k < 3)
+        if new.shape[0] == 0:
+            break
+        fpar = fpar[origin]
+        levels.append((new, fpar))
+        frontier, fmax = new, src
+    used = np.zeros(n, dtype=np.int8)
+    for lvl, (_, par) in enumerate(levels, start=1):
+        used[par] = lvl
+    out_s, out_p = [], []
+    for lvl, (states, par) in enumerate(levels, start=1):
+        keep = used[par] == lvl
+        if keep.all():
+            out_s.append(states)
+            out_p.append(par)
+        elif keep.any():
+            out_s.append(states[keep])
+            out_p.append(par[keep])
+    passes = np.flatnonzero(used == 0)
+    out_s.append(wide[passes])
+    out_p.append(passes)
+    return np.concatenate(out_s), np.concatenate(out_p), used
