@@ -272,7 +272,7 @@ def _bit_step(boards, own, opn, die, max_src=None, exclude=None, masks=True):
         legal &= (np.uint32(2) << max_src.astype(np.uint32)) - _U1
     if exclude is not None:
         legal &= ~exclude
-    bits = np.unpackbits(legal.astype("<u4").view(np.uint8), bitorder="little").view(bool)
+    bits = np.unpackbits(legal.astype("<u4", copy=False).view(np.uint8), bitorder="little").view(bool)
     flat = np.flatnonzero(bits)
     origin, src = flat >> 5, flat & 31
     dst = src - die[origin]
