@@ -12,6 +12,10 @@ An action is an index into the canonical list of the legal after-states of the r
 ``Discrete(MAX_PLAYS)``; ``info["action_mask"]`` marks the legal indices (always a prefix
 ``0 .. k-1``). A roll with no legal play is never shown to the agent: the turn passes inside
 ``reset``/``step``.
+
+Dice come from a counter-based stream (:mod:`bgrl.dice`) keyed by the ``reset`` seed (an
+unseeded reset continues it), so the vector env (:mod:`bgrl.env.vector`) can roll the same
+dice for its game ``i`` when seeded ``s`` as this env seeded ``s + i``.
 """
 
 from __future__ import annotations

@@ -441,6 +441,7 @@ class BackgammonVectorEnv(VectorEnv):
             boards, parent = boards[order], parent[order]
         else:
             boards, parent = np.zeros((0, 26), dtype=np.int8), np.zeros(0, dtype=np.int64)
+        boards.flags.writeable = False  # shared with info["after_states"] and after_states()
         self._turn_boards, self._turn_parent = boards, parent
         np.cumsum(np.bincount(parent, minlength=n), out=self._offsets[1:])
 
