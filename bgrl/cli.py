@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | play | match | train``.
+"""Command-line interface: ``bgrl moves | hint | play | match | review | train``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -133,15 +133,26 @@ def cmd_match(args) -> int:
     if args.seed < 0:
         raise CLIError(f"--seed must be >= 0, got {args.seed}")
     a, b = load_agent(args.a), load_agent(args.b)
+    recorder = None
+    if args.save_games is not None:  # game records: bgrl.match_records
+        from .match_records import MatchRecorder, prepare_games_dir
+
+        if args.games < 1:
+            raise CLIError(f"--games must be >= 1, got {args.games}")
+        recorder = MatchRecorder(prepare_games_dir(args.save_games), args.games, (str(args.a), str(args.b)), args.seed)
     bar = tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty())
-    res = play_match(a, b, args.games, seed=args.seed, progress=bar.update, names=(str(args.a), str(args.b)))
+    res = play_match(a, b, args.games, seed=args.seed, progress=bar.update, names=(str(args.a), str(args.b)), recorder=recorder)
     bar.close()
     if args.json:
         d = res.as_dict()
         d["ci95"] = None if d["ci95"] != d["ci95"] else d["ci95"]  # NaN (one game) is not JSON
+        if recorder is not None:
+            d["games_dir"] = str(args.save_games)
         print(json.dumps(d))
     else:
         print(res.summary())
+        if recorder is not None:
+            print(f"  {len(recorder.written)} game records written to {args.save_games}/ (bgrl review FILE reviews one)")
     return 0
 
 
@@ -351,7 +362,12 @@ def build_parser() -> argparse.ArgumentParser:
     ma.add_argument("--games", type=int, default=1000)
     ma.add_argument("--seed", type=int, default=0)
     ma.add_argument("--json", action="store_true")
+    ma.add_argument("--save-games", metavar="DIR", help="write one bgrl-game-1 record per game to DIR/game-NNNN.jsonl")
     ma.set_defaults(func=cmd_match)
+
+    from .review_cli import add_review_parser
+
+    add_review_parser(sub)
 
     from .training.loop import TrainConfig
 

@@ -62,7 +62,7 @@ class MatchResult:
         )
 
 
-def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names=("A", "B")) -> MatchResult:
+def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names=("A", "B"), recorder=None) -> MatchResult:
     """Play ``games`` money games between two agents (see module docstring).
 
     Parameters
@@ -72,6 +72,8 @@ def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names
     seed : int, seeds the dice and the agents' own randomness
     progress : optional callable(n_finished) called as games end
     names : labels for the report
+    recorder : optional :class:`bgrl.match_records.MatchRecorder` (``plies`` is called
+        for every ply, ``finish`` as games end); None costs nothing
 
     Returns
     -------
@@ -108,6 +110,8 @@ def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names
             aft = generate(boards[idx], roll[pair[idx]], validate=False)
             k = agent.select(aft, rng_agents)
             new_boards[idx] = aft.boards[k]
+            if recorder is not None:
+                recorder.plies(idx, boards[idx], roll[pair[idx]], aft.boards[k], aft.dice_used, white_to_move)
         moved = new_boards[active]
         res = game_results(moved).astype(np.int64)
         over = res > 0
@@ -116,6 +120,8 @@ def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names
             sign = np.where(a_moves[over], 1, -1)
             points_a[ended] = sign * res[over]
             done[ended] = True
+            if recorder is not None:
+                recorder.finish(ended, res[over])
             n_done += ended.size
             if progress is not None:
                 progress(int(ended.size))
