@@ -74,6 +74,7 @@ _MATCH_RE = re.compile(r"^\s*(\d+)\s+point\s+match\b", re.IGNORECASE)
 _GAME_RE = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
 _NAMES_SCORES_RE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$")
 _NAMES_ONLY_RE = re.compile(r"^\s*(\S.*?)\s{2,}(\S.*?)\s*$")
+_NAME_ONE_RE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s*$")  # some programs put each player on its own line
 _ROW_RE = re.compile(r"^\s*(\d+)\)(.*)$")
 _ITEM_RE = re.compile(
     r"(?<!\S)(?:[1-6][1-6]:|(?:doubles?|takes?|drops?|pass(?:es)?|beavers?|raccoons?|wins?)(?![a-z]))",
@@ -132,6 +133,7 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
     def bad(n: int, what: str) -> MatError:
         return MatError(f"{source}, line {n}: {what}")
 
+    text = text.lstrip("\ufeff")
     match_length = 0
     has_header = False
     raw_games: list[dict] = []
@@ -155,6 +157,14 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
             if row:
                 raise bad(n, "a numbered row before the players' names: expected 'Game N' and a line 'NAME : SCORE   NAME : SCORE'")
             m = _NAMES_SCORES_RE.match(line)
+            one = _NAME_ONE_RE.match(line) if m is None and cur is not None else None
+            if one:
+                if cur.get("first") is None:
+                    cur["first"] = one.groups()
+                    continue
+                g = (*cur["first"], *one.groups())
+                cur["names"], cur["scores"] = (g[0], g[2]), (int(g[1]), int(g[3]))
+                continue
             if m is None and not has_header:  # a .gam file names the players without scores
                 m = _NAMES_ONLY_RE.match(line)
             if m is None:
@@ -269,7 +279,7 @@ def read_mat(path) -> list[MatGame]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise MatError(f"cannot read {path}: {exc.strerror or exc}") from None
     return parse_mat(text, str(path))

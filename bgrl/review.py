@@ -267,12 +267,13 @@ def summarize(turns, names: dict) -> dict:
     return out
 
 
-def review_records(records, ranker, notes=None) -> list[Review]:
+def review_records(records, ranker, notes=None, name: str | None = None) -> list[Review]:
     """Review several games; all their decisions are ranked together (one
     ``ranker.rank_many`` call when the ranker has it, else one ranker call per decision).
 
     records : list of :class:`bgrl.record.GameRecord`; ranker : see the module docstring;
-    notes : optional list (one list of strings per record) copied into each review.
+    notes : optional list (one list of strings per record) copied into each review;
+    name : label of the ranker in the reports (default: its ``name`` attribute).
 
     Raises
     ------
@@ -313,7 +314,7 @@ def review_records(records, ranker, notes=None) -> list[Review]:
     else:
         ranked_lists = [ranker(pos, dice) for pos, dice in items]
     ranked_at = {key: r for key, r in zip(decisions, ranked_lists)}
-    name = _ranker_name(ranker)
+    name = name or _ranker_name(ranker)
     reviews = []
     for ri, rec in enumerate(records):
         names = {"white": rec.white, "black": rec.black}
@@ -339,12 +340,12 @@ def review_records(records, ranker, notes=None) -> list[Review]:
     return reviews
 
 
-def review_record(record: GameRecord, ranker) -> Review:
+def review_record(record: GameRecord, ranker, name: str | None = None) -> Review:
     """Review one game record with ``ranker(position, dice) -> list[RankedPlay]``.
 
     Returns a :class:`Review`; see :func:`review_records` for the errors raised.
     """
-    return review_records([record], ranker)[0]
+    return review_records([record], ranker, name=name)[0]
 
 
 # ----------------------------------------------------------------------------- output

@@ -26,7 +26,7 @@ def load_games(path) -> tuple[list, list[list[str]], str]:
 
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8", errors="replace")
+        text = p.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise RecordError(f"cannot read game file {p}: {exc.strerror or exc}") from None
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")

@@ -93,6 +93,18 @@ def test_gam_file_one_game_without_scores():
     assert [t.play for t in g.record.turns] == ["8/5 6/5", "8/4 6/4", "24/18(2) 13/7(2)"]
 
 
+def test_names_on_two_lines_bom_and_crlf():
+    text = "\ufeff 0 point match\r\n\r\n Game 1\r\n alice : 0\r\n bob : 0\r\n  1) 31: 8/5 6/5   42: 8/4 6/4\r\n"
+    (g,) = parse_mat(text)
+    assert (g.record.white, g.record.black) == ("alice", "bob")
+    assert [t.play for t in g.record.turns] == ["8/5 6/5", "8/4 6/4"]
+
+
+def test_match_file_is_reviewed_as_money():
+    (g,) = parse_mat(" 7 point match\n\n Game 1\n a : 0        b : 0\n  1) 31: 8/5 6/5\n")
+    assert g.match_length == 7 and "reviewed as cubeless money play" in g.notes[0]
+
+
 def _one(body: str) -> str:
     return " 0 point match\n\n Game 1\n alice : 0                      bob : 0\n" + body
 
