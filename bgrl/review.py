@@ -39,6 +39,7 @@ __all__ = [
     "REVIEW_FORMAT",
     "mark_for",
     "rating_for",
+    "SearchRanker",
     "NetRanker",
     "TurnReview",
     "PlayerSummary",
@@ -79,52 +80,112 @@ def rating_for(error_rate: float | None) -> str | None:
     return RATINGS[-1][1]
 
 
-class NetRanker:
-    """A 0-ply ranker over an evaluator (the raw network on each after-state).
+class SearchRanker:
+    """Ranks every legal play at an n-ply search depth (:mod:`bgrl.search`), without noise:
+    a level's hint, batched over many decisions.
 
-    ``ranker(position, dice)`` is :func:`bgrl.hints.rank_plays`; :meth:`rank_many` ranks a
-    list of ``(position, dice)`` with one evaluator call for all their plays.
+    ``ranker(position, dice)`` is :func:`bgrl.hints.rank_plays` at this ply and filters
+    (deepest-valued plays first, then by equity). :meth:`rank_many` ranks a list of
+    ``(position, dice)`` with one search over all of them (in chunks of decisions at 1-ply
+    and deeper, to bound memory): at 0-ply one evaluator call in all.
+    :meth:`value_at` values chosen plays at a given ply, so that a play made but cut by a
+    move filter is judged at the same depth as the best play (as gnubg's analysis does).
 
     Parameters
     ----------
     evaluator : callable after-states int8 (M, 26) -> probabilities float (M, 5) of the side that played
-    name : a label for reports, e.g. ``"default.pt, 0-ply"``
+    ply : int 0..3, search depth in gnubg's convention (0 = the network alone)
+    filters : move filters between plies (:data:`bgrl.search.GNUBG_FILTERS` by default)
+    name : a label for reports, e.g. ``"expert (default net, 1-ply, ...)"``
     """
 
-    def __init__(self, evaluator, name: str = "0-ply"):
+    #: decisions per search call at each ply (memory: a 2-ply decision expands to ~20,000 positions)
+    CHUNK = {0: 1 << 30, 1: 48, 2: 6, 3: 1}
+
+    def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None):
+        from .search import GNUBG_FILTERS, MAX_PLY
+
+        if not 0 <= int(ply) <= MAX_PLY:
+            raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
         self.evaluator = evaluator
-        self.name = name
-        self.evaluator_calls = 0
+        self.ply = int(ply)
+        self.filters = tuple(filters) if filters else GNUBG_FILTERS
+        self.name = name or f"{self.ply}-ply"
+        self.search_calls = 0
+
+    @classmethod
+    def from_agent(cls, agent) -> "SearchRanker":
+        """The noise-free ranker of a :class:`bgrl.levels.LevelAgent` (its ply and filters)."""
+        lv = agent.level
+        parts = [x for x in lv.definition().split(", ") if not x.startswith("noise")]
+        return cls(agent.evaluator, lv.ply, lv.filters, name=f"level {lv.name} ({', '.join(parts)}, without noise)")
 
     def __call__(self, position, dice) -> list[RankedPlay]:
-        self.evaluator_calls += 1
-        return rank_plays(position, dice, self.evaluator)
+        self.search_calls += 1
+        return rank_plays(position, dice, self.evaluator, ply=self.ply, filters=self.filters)
 
     def rank_many(self, items, plays: list[list[Play]] | None = None) -> list[list[RankedPlay]]:
-        """Rank every ``(position, dice)`` of ``items`` (best first, ties in canonical
-        order, as :func:`bgrl.hints.rank_plays`). ``plays``: their legal plays if already
-        known. One evaluator call in all."""
+        """Rank every ``(position, dice)`` of ``items`` as :meth:`__call__` does (same order).
+        ``plays``: their legal plays if already known."""
+        from .search import search_plays
+
         if plays is None:
             plays = [legal_plays(p, d) for p, d in items]
-        sizes = [len(ps) for ps in plays]
-        if sum(sizes) == 0:
-            return [[] for _ in plays]
-        boards = np.stack([p.after_state for ps in plays for p in ps])
-        probs = self.evaluator(boards)
-        self.evaluator_calls += 1
-        eq = equity(probs)
-        out, start = [], 0
-        for ps, k in zip(plays, sizes):
-            e, pr = eq[start:start + k], probs[start:start + k]
-            start += k
-            if not k:
-                out.append([])
-                continue
-            order = np.argsort(-e, kind="stable")
-            best = e[order[0]]
-            out.append([RankedPlay(rank=r + 1, play=ps[i], equity=float(e[i]), equity_loss=float(best - e[i]),
-                                   probabilities=Probabilities.from_array(pr[i])) for r, i in enumerate(order)])
+        out: list[list[RankedPlay]] = [[] for _ in plays]
+        todo = [i for i, ps in enumerate(plays) if ps]
+        step = self.CHUNK[self.ply]
+        for c in range(0, len(todo), step):
+            chunk = todo[c:c + step]
+            sizes = np.array([len(plays[i]) for i in chunk])
+            offsets = np.concatenate([[0], np.cumsum(sizes)])
+            boards = np.stack([p.after_state for i in chunk for p in plays[i]])
+            res = search_plays(self.evaluator, boards, offsets, self.ply, self.filters, search_forced=True)
+            self.search_calls += 1
+            for j, i in enumerate(chunk):
+                lo, hi = offsets[j], offsets[j + 1]
+                e, d, pr = res.equity[lo:hi], res.ply[lo:hi], res.probs[lo:hi]
+                order = np.lexsort((-e, -d.astype(np.int64)))
+                best = e[order[0]]
+                out[i] = [RankedPlay(rank=r + 1, play=plays[i][k], equity=float(e[k]), equity_loss=float(best - e[k]),
+                                     probabilities=Probabilities.from_array(pr[k]), ply=int(d[k]))
+                          for r, k in enumerate(order)]
         return out
+
+    def value_at(self, after_states: np.ndarray, plies) -> np.ndarray:
+        """Probabilities float (n, 5) of the side that played for after-states int8 (n, 26),
+        each valued at its own ply (int (n,)), one search per distinct ply."""
+        from .search import after_state_probs
+
+        a = np.asarray(after_states, dtype=np.int8).reshape(-1, 26)
+        plies = np.asarray(plies, dtype=np.int64)
+        out = np.zeros((a.shape[0], 5))
+        for d in np.unique(plies):
+            idx = np.flatnonzero(plies == d)
+            step = self.CHUNK[int(d)] * 8
+            for c in range(0, idx.size, step):
+                part = idx[c:c + step]
+                out[part] = after_state_probs(self.evaluator, a[part], int(d))
+        return out
+
+
+def NetRanker(evaluator, name: str = "0-ply") -> SearchRanker:
+    """The 0-ply :class:`SearchRanker` (the raw network on each after-state)."""
+    return SearchRanker(evaluator, 0, name=name)
+
+
+def _reinsert(ranked: list, mine, probs) -> list:
+    """``ranked`` with ``mine`` re-valued (``probs``) at the depth of the best play and
+    moved to its place among the plays of that depth; ranks and losses renumbered."""
+    from dataclasses import replace
+
+    top = ranked[0].ply
+    e = float(equity(np.asarray(probs)))
+    new = replace(mine, equity=e, probabilities=Probabilities.from_array(probs), ply=top)
+    rest = [r for r in ranked if r is not mine]
+    k = sum(1 for r in rest if r.ply == top and r.equity >= e)  # rest starts with the top-ply plays, best first
+    lst = rest[:k] + [new] + rest[k:]
+    best = lst[0].equity
+    return [replace(r, rank=i + 1, equity_loss=best - r.equity) for i, r in enumerate(lst)]
 
 
 @dataclass(frozen=True)
@@ -139,7 +200,8 @@ class TurnReview:
     equity / best_equity : cubeless equity (points per game) after the played / best play,
     for the player who moved, opponent to roll; None when not a decision;
     equity_loss : best_equity - equity (>= 0), None when not a decision; mark : see
-    :data:`MARKS`; ranked : the ranker's whole list (best first), empty when not a decision.
+    :data:`MARKS`; ranked : the ranker's whole list (best first), empty when not a decision;
+    ply : the search depth at which the played and the best play were compared.
     """
 
     turn: int
@@ -155,6 +217,7 @@ class TurnReview:
     equity_loss: float | None = None
     mark: str | None = None
     ranked: tuple = ()
+    ply: int | None = None
 
     @property
     def decision(self) -> bool:
@@ -183,6 +246,7 @@ class TurnReview:
             "best_equity": None if self.best_equity is None else round(self.best_equity, 6),
             "equity_loss": None if self.equity_loss is None else round(self.equity_loss, 6),
             "mark": self.mark,
+            "ply": self.ply,
             "alternatives": [dict(r.as_dict(), played=(r.rank == self.rank)) for r in self.shown(top)],
         }
 
@@ -307,13 +371,30 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
                 decisions.append((ri, ti))
         prepared.append(rows)
     items = [(prepared[ri][ti][1], prepared[ri][ti][0].dice) for ri, ti in decisions]
-    if isinstance(ranker, NetRanker):  # reuse the legal plays found above
+    if isinstance(ranker, SearchRanker):  # reuse the legal plays found above
         ranked_lists = ranker.rank_many(items, plays=[prepared[ri][ti][2] for ri, ti in decisions])
     elif hasattr(ranker, "rank_many"):
         ranked_lists = ranker.rank_many(items)
     else:
         ranked_lists = [ranker(pos, dice) for pos, dice in items]
-    ranked_at = {key: r for key, r in zip(decisions, ranked_lists)}
+    ranked_at = {key: list(r) for key, r in zip(decisions, ranked_lists)}
+    mine_at = {}
+    for (ri, ti), ranked in ranked_at.items():
+        played = prepared[ri][ti][3]
+        key = played.after_state.tobytes()
+        mine = next((r for r in ranked if r.play.after_state.tobytes() == key), None)
+        if mine is None:
+            raise ValueError(f"turn {ti + 1}: the ranker's list of {len(ranked)} plays lacks the play made, "
+                             f"{played.notation!r}")
+        mine_at[(ri, ti)] = mine
+    # a play made that a move filter kept at a shallower ply is valued at the best play's ply
+    low = [k for k, m in mine_at.items() if getattr(m, "ply", 0) < getattr(ranked_at[k][0], "ply", 0)]
+    if low and hasattr(ranker, "value_at"):
+        probs = ranker.value_at(np.stack([mine_at[k].play.after_state for k in low]),
+                                [ranked_at[k][0].ply for k in low])
+        for k, pr in zip(low, probs):
+            ranked_at[k] = _reinsert(ranked_at[k], mine_at[k], pr)
+            mine_at[k] = next(r for r in ranked_at[k] if r.play is mine_at[k].play)
     name = name or _ranker_name(ranker)
     reviews = []
     for ri, rec in enumerate(records):
@@ -327,14 +408,11 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
             if ranked is None:
                 turns.append(TurnReview(**base))
                 continue
-            key = played.after_state.tobytes()
-            mine = next((r for r in ranked if r.play.after_state.tobytes() == key), None)
-            if mine is None:
-                raise ValueError(f"turn {ti + 1}: the ranker's list of {len(ranked)} plays lacks the play made, "
-                                 f"{played.notation!r}")
+            mine = mine_at[(ri, ti)]
             loss = max(0.0, float(ranked[0].equity - mine.equity))
             turns.append(TurnReview(**base, rank=mine.rank, equity=float(mine.equity), best_equity=float(ranked[0].equity),
-                                    equity_loss=loss, mark=mark_for(loss), ranked=tuple(ranked)))
+                                    equity_loss=loss, mark=mark_for(loss), ranked=tuple(ranked),
+                                    ply=getattr(ranked[0], "ply", 0)))
         reviews.append(Review(rec.white, rec.black, rec.result, turns, summarize(turns, names), name,
                               list(notes[ri]) if notes else [], game=ri + 1))
     return reviews
@@ -388,9 +466,10 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None)
             tag = f"  {t.mark.upper()}" if t.mark else ""
             out.append(head + f"{t.play}  loss {t.equity_loss:.3f}{tag}")
             width = max(len(r.play.notation) for r in t.shown(top))
+            deep = any(getattr(r, "ply", 0) for r in t.shown(top))
             for r in t.shown(top):
                 arrow = ">" if r.rank == t.rank else " "
-                ply = f"  {r.ply}-ply" if getattr(r, "ply", None) is not None else ""
+                ply = f"  {r.ply}-ply" if deep else ""
                 out.append(f"        {arrow}{r.rank:3d}. {r.play.notation:<{width}}  {r.equity:+.3f}  "
                            f"({0.0 - r.equity_loss + 0.0:+.3f}){ply}")
         out.append("")

@@ -40,26 +40,31 @@ def load_games(path) -> tuple[list, list[list[str]], str]:
 
 
 def ranker_for_level(level: str | None):
-    """The ranker for ``--level``: ``default`` (the shipped network) or a checkpoint path
-    (a .pt file or a run folder), ranked at 0-ply. Returns (ranker, label).
+    """The ranker for ``--level``: a level name (:data:`bgrl.levels.LEVELS`; default
+    ``expert``), ranked by that level's noise-free search at its ply and move filters, or
+    ``default`` (the shipped network) / a checkpoint path (a .pt file or a run folder),
+    ranked at 0-ply. Returns (ranker, level label).
 
     Raises ValueError for an unknown level and CheckpointError for a bad checkpoint.
     """
+    from .levels import LEVEL_NAMES, LEVELS, load_level
+    from .review import SearchRanker
+
+    spec = "expert" if level is None else str(level)
+    expected = f"expected a level ({', '.join(LEVEL_NAMES)}), 'default' or a checkpoint path (.pt file or run folder)"
+    if not spec.strip():
+        raise ValueError(f"--level is empty: {expected}")
+    if spec in LEVELS:
+        return SearchRanker.from_agent(load_level(spec)), spec
     from .checkpoint import load_network
     from .evaluator import NetEvaluator
     from .resources import resolve_checkpoint
-    from .review import NetRanker
 
-    spec = "default" if level is None else str(level)
-    if not spec.strip():
-        raise ValueError("--level is empty: expected 'default' or a checkpoint path (.pt file or run folder)")
-    # Hook for the named levels (issue 7, item 2): once `bgrl.levels` lands, a level name
-    # maps to `bgrl.load_agent(level).hint` here (it returns ranked plays with their ply).
     path = resolve_checkpoint(spec)
     if spec != "default" and path.suffix != ".pt" and not path.exists():
-        raise ValueError(f"unknown level {spec!r}: expected 'default' or a checkpoint path (.pt file or run folder)")
+        raise ValueError(f"unknown level {spec!r}: {expected}")
     net, meta = load_network(path)
-    return NetRanker(NetEvaluator(net, meta["encoder"]), name=f"{path.name}, 0-ply"), spec
+    return SearchRanker(NetEvaluator(net, meta["encoder"]), 0, name=f"{path.name}, 0-ply"), spec
 
 
 def cmd_review(args) -> int:
@@ -94,7 +99,8 @@ def add_review_parser(sub) -> None:
     r = sub.add_parser("review", help="judge every play of a game record or .mat file: losses, error rates, ratings")
     r.add_argument("file", help="a bgrl game record (.jsonl, from play or match --save-games) or a GNU Backgammon .mat export")
     r.add_argument("--level", default=None,
-                   help="ranking engine: 'default' (the shipped network) or a checkpoint path; plays ranked at 0-ply")
+                   help="ranking engine: a level name (default expert: its noise-free search), or 'default' "
+                        "(the shipped network) / a checkpoint path at 0-ply")
     r.add_argument("--game", type=int, default=None, help="review only game N of a file with several (1-based)")
     r.add_argument("--top", type=int, default=3, help="alternatives listed per turn besides the play made (default 3)")
     r.add_argument("--json", action="store_true", help="print one JSON object (format bgrl-review-1)")

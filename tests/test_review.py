@@ -10,10 +10,10 @@ import pytest
 from bgrl.board import Position
 from bgrl.cli import main
 from bgrl.hints import RankedPlay, rank_plays
-from bgrl.model import Probabilities
+from bgrl.model import Probabilities, equity
 from bgrl.notation import legal_plays, play_from_notation
 from bgrl.record import GameRecord, read_record
-from bgrl.review import (MARKS, RATINGS, NetRanker, format_review, mark_for, rating_for, review_json,
+from bgrl.review import (MARKS, RATINGS, NetRanker, SearchRanker, format_review, mark_for, rating_for, review_json,
                          review_record, review_records)
 
 DATA = Path(__file__).parent / "data"
@@ -142,7 +142,7 @@ def test_rank_many_matches_rank_plays(evaluator):
         pos = plays[int(rng.integers(len(plays)))].position if plays else pos.flipped()
     ranker = NetRanker(evaluator)
     many = ranker.rank_many(items)
-    assert ranker.evaluator_calls == 1
+    assert ranker.search_calls == 1
     for (p, d), got in zip(items, many):
         want = rank_plays(p, d, evaluator)
         assert len(got) == len(want)
@@ -153,13 +153,41 @@ def test_rank_many_matches_rank_plays(evaluator):
         assert [r.equity for r in got] == sorted((r.equity for r in got), reverse=True)
 
 
+def test_search_ranker_at_1_ply_matches_hint_and_revalues_filtered_plays(evaluator):
+    """rank_many at 1-ply orders plays as bgrl.hints.rank_plays does; a play made that the
+    move filter cut is valued at 1-ply like the best one (as gnubg's analysis does)."""
+    from bgrl.search import MoveFilter, after_state_probs
+
+    rec = _game([3, 2, 5, 1, 4])
+    narrow = SearchRanker(evaluator, 1, (MoveFilter(1, 0.0),))  # only the 0-ply best goes to 1-ply
+    items = [(Position.from_id(t.position_id), t.dice) for t in rec.turns]
+    many = narrow.rank_many(items)
+    for (p, d), got in zip(items, many):
+        want = rank_plays(p, d, evaluator, ply=1, filters=(MoveFilter(1, 0.0),))
+        assert [r.play.notation for r in got] == [r.play.notation for r in want]
+        assert [r.ply for r in got] == [r.ply for r in want] and got[0].ply == 1 and got[-1].ply == 0
+    raw = [next(r.ply for r in got if r.play.notation == t.play) for got, t in zip(many, rec.turns)]
+    assert raw.count(0) >= 3  # the filter cut most of the plays made
+    rv = review_record(rec, narrow)
+    for t in rv.turns:
+        assert t.ply == 1
+        played = next(r for r in t.ranked if r.rank == t.rank)
+        assert played.ply == 1 and played.play.notation == t.play
+        direct = after_state_probs(evaluator, played.play.after_state[None], 1)[0]
+        assert t.equity == pytest.approx(float(equity(direct)), abs=1e-6)
+        assert t.equity_loss == pytest.approx(max(0.0, t.best_equity - t.equity))
+        assert [r.rank for r in t.ranked] == list(range(1, len(t.ranked) + 1))
+        deep = [r.equity for r in t.ranked if r.ply == 1]
+        assert deep == sorted(deep, reverse=True) and t.ranked[0].ply == 1
+
+
 def test_review_of_mat_uses_one_evaluator_call(evaluator):
     from bgrl.matfile import read_mat
 
     games = read_mat(DATA / "gnubg_money_nocube.mat")
     ranker = NetRanker(evaluator, "default")
     rvs = review_records([g.record for g in games], ranker, [g.notes for g in games])
-    assert ranker.evaluator_calls == 1
+    assert ranker.search_calls == 1
     assert [len(rv.turns) for rv in rvs] == [len(g.record.turns) for g in games]
     for rv in rvs:
         for t in rv.turns:
@@ -232,24 +260,30 @@ def test_cli_match_save_games_then_review(tmp_path, capsys):
     code, out, _ = run(["match", "default", "random", "--games", "2", "--seed", "1", "--save-games", str(d)], capsys)
     assert code == 0 and "2 game records written" in out
     f = d / "game-0001.jsonl"
-    code, out, err = run(["review", str(f)], capsys)
+    code, out, err = run(["review", str(f), "--level", "default"], capsys)
     assert code == 0, err
     assert "Game 1: default (White) vs random (Black)" in out and "error rate" in out
     assert "White (default)" in out and "supernatural" in out  # the network agrees with itself
-    code, out, _ = run(["review", str(f), "--json", "--top", "2"], capsys)
+    code, out, _ = run(["review", str(f), "--json", "--top", "2", "--level", "default"], capsys)
     obj = json.loads(out)
     assert code == 0 and obj["format"] == "bgrl-review-1" and obj["level"] == "default"
     assert set(obj) == {"format", "file", "level", "ranker", "games", "players"}
     g = obj["games"][0]
     assert set(g) == {"game", "white", "black", "result", "notes", "turns", "players"}
     t = next(t for t in g["turns"] if t["decision"])
-    assert set(t) >= {"turn", "player", "name", "position_id", "dice", "play", "legal_plays", "decision", "rank",
-                      "equity", "best_equity", "equity_loss", "mark", "alternatives"}
+    assert set(t) == {"turn", "player", "name", "position_id", "dice", "play", "legal_plays", "decision", "rank",
+                      "equity", "best_equity", "equity_loss", "mark", "ply", "alternatives"}
     assert 1 <= len(t["alternatives"]) <= 3 and any(a["played"] for a in t["alternatives"])
-    assert set(t["alternatives"][0]) >= {"rank", "play", "position_id", "equity", "equity_loss", "probabilities", "played"}
+    assert set(t["alternatives"][0]) == {"rank", "play", "position_id", "ply", "equity", "equity_loss", "probabilities",
+                                         "played"}
     assert obj["players"]["white"]["error_rate"] == 0.0
     assert set(obj["players"]["black"]) == {"player", "name", "turns", "decisions", "forced", "passes", "total_loss",
                                             "error_rate", "rating", "marks"}
+    # the default level is expert: its noise-free 1-ply search
+    code, out, _ = run(["review", str(f), "--json"], capsys)
+    obj = json.loads(out)
+    assert code == 0 and obj["level"] == "expert" and "1-ply" in obj["ranker"]
+    assert {t["ply"] for t in obj["games"][0]["turns"] if t["decision"]} == {1}
     # the same folder again: refused, nothing overwritten
     before = f.read_text()
     code, _, err = run(["match", "default", "random", "--games", "2", "--save-games", str(d)], capsys)
