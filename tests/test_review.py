@@ -330,3 +330,19 @@ def test_review_json_helper_totals():
     obj = review_json([rv, rv], source="x", level="scripted")
     assert obj["players"]["white"]["decisions"] == 2 * rv.players["white"].decisions
     assert obj["players"]["white"]["total_loss"] == pytest.approx(2 * rv.players["white"].total_loss)
+
+
+def test_cli_levels_match_then_review(tmp_path, capsys):
+    """Named levels end to end: a level's own plays, reviewed at that level, lose nothing;
+    a noisy level's do."""
+    d = tmp_path / "lv"
+    code, _, err = run(["match", "advanced", "casual", "--games", "2", "--seed", "4", "--save-games", str(d)], capsys)
+    assert code == 0, err
+    code, out, err = run(["review", str(d / "game-0002.jsonl"), "--level", "advanced", "--json"], capsys)
+    assert code == 0, err
+    obj = json.loads(out)
+    assert obj["level"] == "advanced" and "level advanced" in obj["ranker"]
+    g = obj["games"][0]
+    assert (g["white"], g["black"]) == ("casual", "advanced")
+    assert obj["players"]["black"]["error_rate"] == 0.0
+    assert obj["players"]["white"]["total_loss"] > 0  # gnubg-style noise 0.08 errs
