@@ -16,8 +16,11 @@ bound).
 
 The ranker is injected: any callable ``ranker(position, dice) -> list[RankedPlay]``
 returning every legal play best first (:func:`bgrl.hints.rank_plays` bound to an
-evaluator is one). A ranker that also has ``rank_many(items) -> list[list[RankedPlay]]``
-(like :class:`NetRanker`) ranks all decisions of a review at once, in one evaluator call.
+evaluator is one, a level agent's ``hint`` another). A ranker that also has
+``rank_many(items) -> list[list[RankedPlay]]`` ranks all decisions of a review at once
+(:class:`SearchRanker`: one search for all of them), and one with ``value_at(after_states,
+plies)`` lets a play made that a move filter left at a shallower ply be valued at the
+best play's ply, so the two are compared at the same depth (as gnubg's analysis does).
 """
 
 from __future__ import annotations
