@@ -136,6 +136,7 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
     text = text.lstrip("\ufeff")
     match_length = 0
     has_header = False
+    extra_match = None
     raw_games: list[dict] = []
     cur: dict | None = None
     for n, line in enumerate(text.splitlines(), start=1):
@@ -147,6 +148,9 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
             match_length = int(m.group(1))
             has_header = True
             continue
+        if m:  # a second match in the same file (some programs append them): read the first only
+            extra_match = n
+            break
         m = _GAME_RE.match(line)
         if m:
             cur = {"number": int(m.group(1)), "line": n, "names": None, "actions": []}
@@ -186,7 +190,11 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
     if not raw_games:
         raise MatError(f"{source}: no game found; expected a Jellyfish .mat file (' 0 point match', 'Game 1', "
                        "the players' names, then numbered rows like ' 1) 52: 13/8 24/22   63: 8/5 11/5')")
-    return [_replay(g, match_length, bad) for g in raw_games]
+    games = [_replay(g, match_length, bad) for g in raw_games]
+    if extra_match is not None:
+        games[-1].notes.append(f"line {extra_match}: another match follows; only the first match of the file is "
+                               "read (as GNU Backgammon does)")
+    return games
 
 
 def _replay(g: dict, match_length: int, bad) -> MatGame:

@@ -105,6 +105,12 @@ def test_match_file_is_reviewed_as_money():
     assert g.match_length == 7 and "reviewed as cubeless money play" in g.notes[0]
 
 
+def test_second_match_in_one_file_is_ignored():
+    text = (DATA / "handwritten.mat").read_text()
+    games = parse_mat(text + "\n 5 point match\n\n Game 1\n x : 0     y : 0\n  1) 31: 8/5 6/5\n")
+    assert len(games) == 2 and "only the first match" in games[-1].notes[-1]
+
+
 def _one(body: str) -> str:
     return " 0 point match\n\n Game 1\n alice : 0                      bob : 0\n" + body
 
