@@ -8,6 +8,10 @@ the tests replay against. The IDs are written to ``gnubg_mat_positions.json``:
 ("to play DD" lines; cube decisions are not checker plays).
 
 Usage: python scripts/gnubg_mat_fixtures.py [--gnubg /usr/games/gnubg] [--out tests/data]
+
+``--check FILE.mat ...`` instead imports each file into GNU Backgammon (``import mat``) and
+reports whether its positions, turn by turn, are those bgrl reads from the file (used for
+``tests/data/handwritten.mat`` and files written by ``bgrl.matfile.write_mat``).
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ def commands(seed: int, cube: bool, games: int, mat: Path, txt: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-MOVE_RE = re.compile(r"^Move number \d+:\s+(\S+) to play ([1-6][1-6])\s*$")
+MOVE_RE = re.compile(r"^Move number \d+:\s+(.+?) to play ([1-6][1-6])\s*$")
 PID_RE = re.compile(r"Position ID: (\S+)")
 
 
@@ -58,11 +62,35 @@ def positions(txt: Path) -> list[list[str]]:
     return out
 
 
+def check(gnubg: str, files: list[str]) -> int:
+    """Import each .mat into gnubg and compare its positions with bgrl's reading."""
+    from bgrl.matfile import read_mat
+
+    bad = 0
+    for name in files:
+        games = read_mat(name)
+        with tempfile.TemporaryDirectory() as tmp:
+            txt = Path(tmp) / "x.txt"
+            cmds = f"import mat {Path(name).resolve()}\nexport match text {txt}\nquit\ny\n"
+            subprocess.run([gnubg, "-t", "-q"], input=cmds, text=True, check=True, capture_output=True, timeout=600)
+            files_out = [txt] + [Path(tmp) / f"x_{k:03d}.txt" for k in range(2, len(games) + 1)]
+            for g, f in zip(games, files_out):
+                theirs = [pid for _, _, pid in positions(f)]
+                ours = [t.position_id for t in g.record.turns]
+                ok = ours == theirs
+                bad += not ok
+                print(f"{name} game {g.number}: {len(ours)} turns, gnubg {len(theirs)}: {'same positions' if ok else 'DIFFERENT'}")
+    return 1 if bad else 0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gnubg", default="/usr/games/gnubg")
     ap.add_argument("--out", default="tests/data")
+    ap.add_argument("--check", nargs="+", metavar="FILE.mat", help="compare gnubg's import of these files with bgrl's")
     args = ap.parse_args()
+    if args.check:
+        raise SystemExit(check(args.gnubg, args.check))
     out = Path(args.out)
     table = {}
     with tempfile.TemporaryDirectory() as tmp:

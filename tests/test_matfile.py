@@ -152,3 +152,17 @@ def test_mat_text_layout():
     lines = text.splitlines()
     assert lines[0] == " 0 point match" and lines[2] == " Game 1"
     assert lines[4] == "  1)" + " " * 29 + "21: 24/23 13/11"  # right column at 33, as gnubg writes it
+
+
+def test_exported_match_game_fixture():
+    """A game saved by `bgrl match --save-games` and written by write_mat (GNU Backgammon 1.07
+    imports this file with the same positions: scripts/gnubg_mat_fixtures.py --check)."""
+    from bgrl.record import read_record
+
+    rec = read_record(DATA / "bgrl_match_game.jsonl")
+    (g,) = read_mat(DATA / "bgrl_match_game.mat")
+    assert [(t.player, t.position_id, sorted(t.dice), t.play) for t in g.record.turns] == \
+           [(t.player, t.position_id, sorted(t.dice), t.play) for t in rec.turns]
+    assert g.record.result == rec.result and (g.record.white, g.record.black) == (rec.white, rec.black)
+    assert sum(t.play is None for t in rec.turns) == 16  # dances survive the round trip
+    assert (DATA / "bgrl_match_game.mat").read_text() == mat_text(rec)
