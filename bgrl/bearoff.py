@@ -1,0 +1,385 @@
+"""Exact one-sided bear-off database and two-sided no-contact bear-off probabilities.
+
+One side's *bear-off position* is the number of its checkers on each of its home points
+1..6 (its own numbering), at most 15 in all: ``C(21, 6) = 54,264`` positions, the empty
+one (all borne off) included.  For each, the database holds two distributions of a
+whole number of rolls (turns of that side alone, no opponent):
+
+``off``   ``P(n)``: probability that bearing off *all* checkers takes exactly ``n`` rolls.
+``first`` ``P(n)``: probability that the *first* checker is borne off on roll ``n``
+          (``P(0) = 1`` for a position with fewer than 15 checkers: one is already off).
+
+Play criterion (the same as GNU Backgammon's one-sided database, gnubg ``makebearoff``):
+every roll is played to minimise the *expected* number of rolls, for ``off`` the
+expected rolls to bear off all checkers, for ``first`` the expected rolls to bear off
+the first one (two separate policies).  Exact ties (within 1e-12 rolls) go to the
+after-state with the lowest database index.  Computed by dynamic programming in
+increasing pip count (every play lowers the pip count), the 21 rolls of every position
+of one pip count in one batched call of :func:`bgrl.movegen.generate`.
+
+Two-sided probabilities (:func:`exact_probs`).  When both sides have all their remaining
+checkers in their home boards (no checker on a bar, so no contact is possible) the
+game is decided by the two independent roll counts.  With ``A`` on roll needing
+``a`` rolls and ``B`` needing ``b`` rolls, ``A`` wins iff ``a <= b`` (A rolls first):
+
+* ``P(win) = sum_n P_A(n) P_B(b >= n)``;
+* ``A`` wins a gammon when ``B`` still has 15 checkers and ``B``'s first checker needs at
+  least ``n`` rolls: ``sum_n P_A(n) P_Bfirst(>= n)``; ``A`` loses a gammon when it has
+  15 checkers and ``sum_m P_B(m) P_Afirst(> m)``;
+* no backgammon: the loser's checkers all lie in its own home board, never in the
+  winner's home board or on the bar.
+
+These are exact for the two roll-count distributions above.  A player who knows the
+other side's position can do very slightly better than minimising expected rolls (e.g.
+maximise the chance to finish within the rolls it has), and a side with 15 checkers
+cannot follow both policies at once; GNU Backgammon's one-sided database makes the same
+approximation (its two-sided database, for small positions, does not).
+
+Storage: the database ships as package data ``bgrl/data/bearoff.npz`` (found with
+:mod:`importlib.resources`); ``scripts/build_bearoff.py`` rebuilds it.  When the file is
+missing the database is built in memory on first use (about 10 s) and a warning says so.
+
+This module imports numpy only.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .board import BOARD_SIZE, NUM_CHECKERS
+
+__all__ = [
+    "N_POINTS",
+    "N_POSITIONS",
+    "DB_FILENAME",
+    "BearoffDB",
+    "positions",
+    "position_index",
+    "build",
+    "save",
+    "load",
+    "database",
+    "one_sided",
+    "is_bearoff",
+    "exact_probs",
+]
+
+N_POINTS = 6
+N_POSITIONS = 54264  # C(21, 6): up to 15 checkers on 6 points
+DB_FILENAME = "bearoff.npz"
+_FORMAT = "bgrl-bearoff/1"
+_MAX_ROLLS = 40  # working width of the distributions while building (trimmed after)
+_TIE_TOL = 1e-12
+
+
+def _enumerate() -> np.ndarray:
+    """All bear-off positions, int8 (N_POSITIONS, 6), sorted by :func:`_keys`."""
+    grids = np.stack(np.meshgrid(*([np.arange(NUM_CHECKERS + 1)] * N_POINTS), indexing="ij"), -1).reshape(-1, N_POINTS)
+    grids = grids[grids.sum(1) <= NUM_CHECKERS].astype(np.int8)
+    order = np.argsort(_keys(grids), kind="stable")
+    out = grids[order]
+    assert out.shape[0] == N_POSITIONS
+    return out
+
+
+def _keys(counts: np.ndarray) -> np.ndarray:
+    """int64 key of counts (..., 6): base-16 digits, point 1 lowest."""
+    return (counts.astype(np.int64) << (4 * np.arange(N_POINTS, dtype=np.int64))).sum(-1)
+
+
+_POSITIONS = _enumerate()
+_POSITIONS.setflags(write=False)
+_KEYS = _keys(_POSITIONS)
+
+
+def positions() -> np.ndarray:
+    """Every one-sided bear-off position in database order.
+
+    Returns int8 (54264, 6), read-only: column ``i`` is the checkers on point ``i + 1``
+    (the side's own numbering).  Row 0 is the empty position (all borne off).
+    """
+    return _POSITIONS
+
+
+def position_index(counts) -> np.ndarray:
+    """Database index of one-sided positions.
+
+    counts : int array (..., 6), checkers on points 1..6, each >= 0, sum <= 15.
+    Returns int64 (...). Raises ValueError for anything that is not a bear-off position.
+    """
+    c = np.asarray(counts)
+    if c.shape[-1:] != (N_POINTS,) or c.dtype.kind not in "iu":
+        raise ValueError(f"counts must be integers of shape (..., 6), got {c.dtype} {c.shape}")
+    if c.size and (c.min() < 0 or c.sum(-1).max() > NUM_CHECKERS):
+        raise ValueError("counts must be >= 0 with at most 15 checkers in all")
+    return np.searchsorted(_KEYS, _keys(c))
+
+
+@dataclass(frozen=True)
+class BearoffDB:
+    """The one-sided database (see the module docstring).
+
+    off : float64 (54264, L_off); ``off[i, n]`` = P(bearing off all checkers of position
+        ``i`` takes exactly ``n`` rolls); rows sum to 1.
+    first : float64 (54264, L_first); ``first[i, n]`` = P(first checker off on roll ``n``).
+    Derived, cumulative from the right: ``off_ge[i, n] = P(rolls >= n)`` and
+    ``first_ge`` likewise, width + 1 columns (last column 0).
+    """
+
+    off: np.ndarray
+    first: np.ndarray
+
+    def __post_init__(self):
+        for name in ("off", "first"):
+            a = getattr(self, name)
+            if a.ndim != 2 or a.shape[0] != N_POSITIONS:
+                raise ValueError(f"bear-off table {name!r} must have shape (54264, L), got {a.shape}")
+            ge = np.zeros((a.shape[0], a.shape[1] + 1))
+            ge[:, :-1] = np.cumsum(a[:, ::-1], axis=1)[:, ::-1]
+            ge.setflags(write=False)
+            object.__setattr__(self, name + "_ge", ge)
+
+    def mean_rolls(self) -> np.ndarray:
+        """Expected rolls to bear off all checkers, float64 (54264,)."""
+        return self.off @ np.arange(self.off.shape[1])
+
+
+_ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], dtype=np.int8)  # 21 rolls
+_ROLL_W = np.where(_ROLLS[:, 0] == _ROLLS[:, 1], 1.0 / 36.0, 2.0 / 36.0)
+
+
+def _group_argmin(values: np.ndarray, tiebreak: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Row index of the minimum of ``values`` in each group ``offsets[g]:offsets[g+1]``;
+    values within _TIE_TOL of the minimum tie, broken by the lowest ``tiebreak``."""
+    starts = offsets[:-1]
+    gmin = np.minimum.reduceat(values, starts)
+    parent = np.repeat(np.arange(starts.shape[0]), np.diff(offsets))
+    cand = values <= gmin[parent] + _TIE_TOL
+    rows = np.flatnonzero(cand)
+    order = np.lexsort((tiebreak[rows], parent[rows]))
+    rows = rows[order]
+    first = np.unique(parent[rows], return_index=True)[1]
+    return rows[first]
+
+
+def build(progress=None) -> BearoffDB:
+    """Compute the database by dynamic programming (module docstring). About 10 s.
+
+    progress : optional callable ``progress(pips_done, 90)`` called after each pip count.
+    """
+    from .movegen import generate
+
+    pos = _POSITIONS
+    n_chk = pos.sum(1, dtype=np.int64)
+    pips = pos.astype(np.int64) @ np.arange(1, N_POINTS + 1)
+    L = _MAX_ROLLS
+    off = np.zeros((N_POSITIONS, L))
+    first = np.zeros((N_POSITIONS, L))
+    off[0, 0] = 1.0
+    first[n_chk < NUM_CHECKERS, 0] = 1.0
+    e_off = np.zeros(N_POSITIONS)
+    e_first = np.zeros(N_POSITIONS)
+    ramp = np.arange(L, dtype=np.float64)
+    max_pips = int(pips.max())
+    for pip in range(1, max_pips + 1):
+        sel = np.flatnonzero(pips == pip)
+        k = sel.shape[0]
+        boards = np.zeros((k * len(_ROLLS), BOARD_SIZE), dtype=np.int8)
+        boards[:, 1 : N_POINTS + 1] = np.repeat(pos[sel], len(_ROLLS), axis=0)
+        dice = np.tile(_ROLLS, (k, 1))
+        aft = generate(boards, dice, validate=False)
+        if (aft.boards[:, N_POINTS + 1 :] != 0).any() or (aft.boards[:, 0] != 0).any():
+            raise AssertionError("a bear-off play left the home board")
+        idx = position_index(aft.boards[:, 1 : N_POINTS + 1])
+        if (pips[idx] >= pip).any():
+            raise AssertionError("a bear-off play did not lower the pip count")
+        for table, mean, rows in ((off, e_off, sel), (first, e_first, sel[n_chk[sel] == NUM_CHECKERS])):
+            if rows.shape[0] == 0:
+                continue
+            if rows is sel:
+                offsets = aft.offsets
+                sub_idx = idx
+            else:  # only the 15-checker positions' groups
+                keep = np.flatnonzero(n_chk[sel] == NUM_CHECKERS)
+                grp = (keep[:, None] * len(_ROLLS) + np.arange(len(_ROLLS))).ravel()
+                lo, hi = aft.offsets[grp], aft.offsets[grp + 1]
+                sizes = hi - lo
+                offsets = np.concatenate(([0], np.cumsum(sizes)))
+                take = np.repeat(lo - offsets[:-1], sizes) + np.arange(offsets[-1])
+                sub_idx = idx[take]
+            best = _group_argmin(mean[sub_idx], sub_idx, offsets)
+            chosen = sub_idx[best].reshape(rows.shape[0], len(_ROLLS))
+            mix = np.einsum("r,krl->kl", _ROLL_W, table[chosen])
+            if (mix[:, -1] != 0).any():
+                raise AssertionError("bear-off distribution wider than the working width")
+            table[rows, 1:] = mix[:, :-1]
+            table[rows, 0] = 0.0
+            mean[rows] = table[rows] @ ramp
+        if progress is not None:
+            progress(pip, max_pips)
+    return BearoffDB(off=_trim(off), first=_trim(first))
+
+
+def _trim(a: np.ndarray) -> np.ndarray:
+    nz = np.flatnonzero(a.any(axis=0))
+    return np.ascontiguousarray(a[:, : nz[-1] + 1])
+
+
+def save(db: BearoffDB, path) -> Path:
+    """Write ``db`` to ``path`` (npz, atomically): float32 distributions stored sparsely
+    (for each row its first nonzero roll count and its values up to the last nonzero).
+
+    Returns the path. Rows are renormalised to sum 1 on loading.
+    """
+    path = Path(path)
+    arrays = {"format": np.array(_FORMAT)}
+    for name in ("off", "first"):
+        a = getattr(db, name)
+        nz = a > 0
+        start = np.argmax(nz, axis=1)
+        stop = a.shape[1] - np.argmax(nz[:, ::-1], axis=1)
+        length = stop - start
+        cols = np.repeat(start, length) + (np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length))
+        rows = np.repeat(np.arange(a.shape[0]), length)
+        arrays[f"{name}_start"] = start.astype(np.uint8)
+        arrays[f"{name}_len"] = length.astype(np.uint8)
+        arrays[f"{name}_values"] = a[rows, cols].astype(np.float32)
+        arrays[f"{name}_width"] = np.array(a.shape[1])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load(path) -> BearoffDB:
+    """Read a database written by :func:`save`. Raises ValueError if the file is not one."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "format" not in z.files or str(z["format"]) != _FORMAT:
+                raise ValueError(f"{path} is not a bgrl bear-off database ({_FORMAT})")
+            tables = {}
+            for name in ("off", "first"):
+                start = z[f"{name}_start"].astype(np.int64)
+                length = z[f"{name}_len"].astype(np.int64)
+                values = z[f"{name}_values"].astype(np.float64)
+                width = int(z[f"{name}_width"])
+                if start.shape != (N_POSITIONS,) or length.sum() != values.shape[0] or (start + length).max() > width:
+                    raise ValueError(f"{path}: bear-off table {name!r} is malformed")
+                a = np.zeros((N_POSITIONS, width))
+                rows = np.repeat(np.arange(N_POSITIONS), length)
+                cols = np.repeat(start, length) + (np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length))
+                a[rows, cols] = values
+                a /= a.sum(1, keepdims=True)
+                tables[name] = a
+    except (OSError, KeyError, EOFError) as exc:
+        raise ValueError(f"cannot read bear-off database {path}: {exc}") from None
+    return BearoffDB(**tables)
+
+
+_DB: BearoffDB | None = None
+
+
+def shipped_db_path() -> Path:
+    """Where the shipped database file lies (package data ``bgrl.data``)."""
+    from .resources import shipped_path
+
+    return shipped_path(DB_FILENAME, package="bgrl.data")
+
+
+def database() -> BearoffDB:
+    """The database, loaded once per process from the shipped file; built in memory
+    (about 10 s, with a warning) when the file is missing."""
+    global _DB
+    if _DB is None:
+        p = shipped_db_path()
+        if p.is_file():
+            _DB = load(p)
+        else:
+            warnings.warn(f"bear-off database {p} not found; building it in memory (run scripts/build_bearoff.py)", stacklevel=2)
+            _DB = build()
+    return _DB
+
+
+def one_sided(counts) -> np.ndarray:
+    """Roll-count distributions of one-sided positions: counts int (N, 6) -> float64 (N, L),
+    ``[i, n]`` = P(position i needs exactly n rolls to bear off all its checkers)."""
+    return database().off[position_index(counts)]
+
+
+def is_bearoff(boards) -> np.ndarray:
+    """Whether both sides have all their remaining checkers in their home boards.
+
+    boards : int (N, 26) from the side on roll (:mod:`bgrl.board` layout) -> bool (N,).
+    True also when one side has borne off everything (the game is over), but False
+    when no checker at all is left on the board.
+    """
+    b = np.asarray(boards)
+    mover_home = (b[:, N_POINTS + 1 :] <= 0).all(axis=1)  # none on 7..24 nor the bar
+    opp_home = (b[:, : BOARD_SIZE - 1 - N_POINTS] >= 0).all(axis=1)  # none on its bar nor 7..24 (ours 1..18)
+    anything = (b != 0).any(axis=1)
+    return mover_home & opp_home & anything
+
+
+def exact_probs(boards) -> tuple[np.ndarray, np.ndarray]:
+    """Exact outcome probabilities of no-contact bear-offs (module docstring).
+
+    Parameters
+    ----------
+    boards : int array (N, 26), positions from the side on roll (:mod:`bgrl.board`).
+
+    Returns
+    -------
+    known : bool (N,)
+        True where both sides have all remaining checkers on their home points (bars
+        empty) — :func:`is_bearoff`.
+    probs : float64 (N, 5)
+        For ``known`` rows, the probabilities of the side on roll in
+        :data:`bgrl.model.OUTPUTS` order (win, win_gammon, win_backgammon, lose_gammon,
+        lose_backgammon); backgammons are 0.  Other rows are NaN.
+
+    Raises ValueError if ``boards`` is not an integer array of shape (N, 26).
+    """
+    b = np.asarray(boards)
+    if b.ndim != 2 or b.shape[1] != BOARD_SIZE or b.dtype.kind not in "iu":
+        raise ValueError(f"boards must be an integer array of shape (N, 26), got {b.dtype} {b.shape}")
+    known = is_bearoff(b)
+    probs = np.full((b.shape[0], 5), np.nan)
+    if not known.any():
+        return known, probs
+    k = b[known].astype(np.int64)
+    mover = np.maximum(k[:, 1 : N_POINTS + 1], 0)
+    opp = np.maximum(-k[:, BOARD_SIZE - 2 : BOARD_SIZE - 2 - N_POINTS : -1], 0)  # its points 1..6 = our 24..19
+    mover_full = mover.sum(1) == NUM_CHECKERS
+    opp_full = opp.sum(1) == NUM_CHECKERS
+    db = database()
+    ia, ib = position_index(mover), position_index(opp)
+    pa, pb = db.off[ia], db.off[ib]
+    L = pa.shape[1]
+    ge_b = db.off_ge[ib][:, :L]  # P(b >= n), n = 0..L-1
+    out = np.zeros((k.shape[0], 5))
+    out[:, 0] = (pa * ge_b).sum(1)
+    Lf = db.first.shape[1]
+    first_ge_b = np.zeros((k.shape[0], L))
+    w = min(L, Lf + 1)
+    first_ge_b[:, :w] = db.first_ge[ib][:, :w]
+    out[:, 1] = np.where(opp_full, (pa * first_ge_b).sum(1), 0.0)
+    first_gt_a = np.zeros((k.shape[0], L))  # P(first_a > m) = P(first_a >= m + 1)
+    w = min(L, Lf)
+    first_gt_a[:, :w] = db.first_ge[ia][:, 1 : w + 1]
+    out[:, 3] = np.where(mover_full, (pb * first_gt_a).sum(1), 0.0)
+    np.clip(out, 0.0, 1.0, out=out)
+    probs[known] = out
+    return known, probs
+
