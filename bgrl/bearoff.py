@@ -266,25 +266,34 @@ def save(db: BearoffDB, path) -> Path:
 def load(path) -> BearoffDB:
     """Read a database written by :func:`save`. Raises ValueError if the file is not one."""
     try:
-        with np.load(path, allow_pickle=False) as z:
-            if "format" not in z.files or str(z["format"]) != _FORMAT:
-                raise ValueError(f"{path} is not a bgrl bear-off database ({_FORMAT})")
-            tables = {}
-            for name in ("off", "first"):
+        z = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"cannot read bear-off database {path}: {exc}") from None
+    if not hasattr(z, "files"):
+        raise ValueError(f"{path} is not a bgrl bear-off database ({_FORMAT})")
+    with z:
+        if "format" not in z.files or str(z["format"]) != _FORMAT:
+            raise ValueError(f"{path} is not a bgrl bear-off database ({_FORMAT})")
+        tables = {}
+        for name in ("off", "first"):
+            try:
                 start = z[f"{name}_start"].astype(np.int64)
                 length = z[f"{name}_len"].astype(np.int64)
                 values = z[f"{name}_values"].astype(np.float64)
                 width = int(z[f"{name}_width"])
-                if start.shape != (N_POSITIONS,) or length.sum() != values.shape[0] or (start + length).max() > width:
-                    raise ValueError(f"{path}: bear-off table {name!r} is malformed")
-                a = np.zeros((N_POSITIONS, width))
-                rows = np.repeat(np.arange(N_POSITIONS), length)
-                cols = np.repeat(start, length) + (np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length))
-                a[rows, cols] = values
-                a /= a.sum(1, keepdims=True)
-                tables[name] = a
-    except (OSError, KeyError, EOFError) as exc:
-        raise ValueError(f"cannot read bear-off database {path}: {exc}") from None
+            except (KeyError, ValueError, OSError, EOFError) as exc:
+                raise ValueError(f"{path}: bear-off table {name!r} is unreadable: {exc}") from None
+            if start.shape != (N_POSITIONS,) or length.shape != (N_POSITIONS,) or length.sum() != values.shape[0] \
+                    or (start + length).max() > width or values.min() < 0:
+                raise ValueError(f"{path}: bear-off table {name!r} is malformed")
+            a = np.zeros((N_POSITIONS, width))
+            rows = np.repeat(np.arange(N_POSITIONS), length)
+            cols = np.repeat(start, length) + (np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length))
+            a[rows, cols] = values
+            total = a.sum(1, keepdims=True)
+            if not np.allclose(total, 1.0, atol=1e-5):
+                raise ValueError(f"{path}: bear-off table {name!r} has rows that do not sum to 1")
+            tables[name] = a / total
     return BearoffDB(**tables)
 
 
