@@ -117,7 +117,12 @@ def is_one_checker(boards) -> np.ndarray:
     """bool (N,): each side has exactly one checker on the board (bars included).
     boards : int (N, 26) from the side on roll."""
     b = np.asarray(boards)
-    return (np.maximum(b, 0).sum(axis=1) == 1) & (np.minimum(b, 0).sum(axis=1) == -1)
+    bt = np.ascontiguousarray(b.T)  # reductions over the short axis are slow in numpy
+    one = (bt.max(axis=0) == 1) & (bt.min(axis=0) == -1)  # cheap filter first
+    if one.any():
+        c = b[one]
+        one[one] = ((c > 0).sum(axis=1) == 1) & ((c < 0).sum(axis=1) == 1)
+    return one
 
 
 def exact_probs(boards) -> tuple[np.ndarray, np.ndarray]:
