@@ -9,7 +9,8 @@ whole number of rolls (turns of that side alone, no opponent):
 ``first`` ``P(n)``: probability that the *first* checker is borne off on roll ``n``
           (``P(0) = 1`` for a position with fewer than 15 checkers: one is already off).
 
-Play criterion (the same as GNU Backgammon's one-sided database, gnubg ``makebearoff``):
+Play criterion (GNU Backgammon's one-sided database uses the same one; this table agrees
+with gnubg-nn's ``bearoff_probabilities`` to its 16-bit rounding except at near-ties):
 every roll is played to minimise the *expected* number of rolls, for ``off`` the
 expected rolls to bear off all checkers, for ``first`` the expected rolls to bear off
 the first one (two separate policies).  Exact ties (within 1e-12 rolls) go to the
@@ -46,7 +47,8 @@ checkers in their home boards (no checker on a bar, so no contact is possible):
 
 Storage: the database ships as package data ``bgrl/data/bearoff.npz`` (found with
 :mod:`importlib.resources`); ``scripts/build_bearoff.py`` rebuilds it.  When the file is
-missing the database is built in memory on first use (10-20 s) and a warning says so.
+missing the database is built in memory on first use (about 7 s of CPU) and a warning
+says so.
 
 This module imports numpy only.
 """
@@ -194,7 +196,7 @@ def _group_argmin(values: np.ndarray, tiebreak: np.ndarray, offsets: np.ndarray)
 
 
 def build(progress=None) -> BearoffDB:
-    """Compute the database by dynamic programming (module docstring). About 10 s.
+    """Compute the database by dynamic programming (module docstring). About 7 s of CPU.
 
     progress : optional callable ``progress(pips_done, 90)`` called after each pip count.
     """
@@ -385,7 +387,7 @@ def shipped_db_path() -> Path:
 
 def database() -> BearoffDB:
     """The database, loaded once per process from the shipped file; built in memory
-    (about 10 s, with a warning) when the file is missing."""
+    (about 7 s of CPU, with a warning) when the file is missing."""
     global _DB
     if _DB is None:
         p = shipped_db_path()
