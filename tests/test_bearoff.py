@@ -152,6 +152,22 @@ def test_rebuild_equals_shipped_file():
     assert np.abs(built.two_sided - shipped.two_sided).max() < 1e-7
 
 
+@pytest.mark.slow
+def test_missing_file_is_built_in_memory_with_a_warning(monkeypatch, tmp_path):
+    monkeypatch.setattr(bearoff, "shipped_db_path", lambda: tmp_path / "missing.npz")
+    monkeypatch.setattr(bearoff, "_DB", None)
+    with pytest.warns(UserWarning, match="not found; building it in memory"):
+        db = bearoff.database()
+    shipped = bearoff.load(_shipped())
+    assert np.abs(db.off - shipped.off).max() < 1e-7 and np.abs(db.two_sided - shipped.two_sided).max() < 1e-7
+
+
+def _shipped():
+    from bgrl.resources import shipped_path
+
+    return shipped_path(bearoff.DB_FILENAME, package="bgrl.data")
+
+
 # ------------------------------------------------------------------ two-sided probabilities
 
 
