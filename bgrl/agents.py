@@ -118,8 +118,8 @@ class NetAgent(Agent):
 def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
     """Build an agent from a spec.
 
-    spec : ``"random"``, ``"pubeval"``, a checkpoint path, or None / ``"default"`` for the
-        shipped network (checkpoints/default.pt).
+    spec : ``"random"``, ``"pubeval"``, a checkpoint path, a run folder (its ``final.pt``,
+        else ``latest.pt``), or None / ``"default"`` for the shipped network.
 
     Raises
     ------
@@ -133,7 +133,9 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
         return RandomAgent()
     if s == "pubeval":
         return PubevalAgent()
-    p = Path(s)
+    from .resources import resolve_checkpoint
+
+    p = resolve_checkpoint(s)  # a run folder means its final.pt, else latest.pt
     if p.suffix == ".pt" or p.exists():
         from .checkpoint import load_network
         from .evaluator import NetEvaluator

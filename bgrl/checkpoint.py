@@ -49,6 +49,11 @@ def save_checkpoint(path, net: TDNet, meta: dict, trainer: dict | None = None) -
         payload["trainer"] = trainer
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp creates the file 0600; give it the mode any other file of the run gets
+        # (0666 less the umask), as open() would
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
             torch.save(payload, fh)
             fh.flush()
@@ -61,6 +66,40 @@ def save_checkpoint(path, net: TDNet, meta: dict, trainer: dict | None = None) -
     return path
 
 
+def _unreadable(path: Path, exc: Exception) -> str:
+    """One sentence saying why ``path`` could not be read as a checkpoint: empty, truncated
+    or damaged archive, text file, objects bgrl never unpickles, or other bytes."""
+    import pickle
+    import zipfile
+
+    tail = f"expected a bgrl checkpoint ({FORMAT}) written by `bgrl train`"
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as err:
+        return f"cannot read checkpoint {path}: {err.strerror or err}"
+    if size == 0:
+        return f"checkpoint {path} is empty (0 bytes); {tail}"
+    objects = isinstance(exc, pickle.UnpicklingError) and "weights_only" in str(exc)
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"\x80"):  # torch zip archive, or a bare pickle
+        if objects:
+            return f"checkpoint {path} holds objects other than tensors and plain data, which bgrl never unpickles; {tail}"
+        if head.startswith(b"\x80"):
+            return f"checkpoint {path} is a damaged or old-style torch file ({size:,} bytes); {tail}"
+        if not zipfile.is_zipfile(path):
+            return f"checkpoint {path} is truncated or damaged: its archive is incomplete ({size:,} bytes); {tail}"
+        return f"checkpoint {path} is damaged: its archive cannot be read ({size:,} bytes); {tail}"
+    try:
+        head.decode("utf-8")
+        is_text = b"\x00" not in head
+    except UnicodeDecodeError as err:
+        is_text = err.start >= len(head) - 3 and b"\x00" not in head  # a character cut at the 4 KiB edge
+    if is_text:
+        return f"{path} is a text file, not a checkpoint; {tail}"
+    return f"{path} is not a checkpoint: its {size:,} bytes are not a torch archive; {tail}"
+
+
 def load_checkpoint(path) -> dict:
     """Read and validate a checkpoint; returns the payload dict.
 
@@ -70,19 +109,14 @@ def load_checkpoint(path) -> dict:
         if the file is missing, unreadable, not made by bgrl, or inconsistent.
     """
     path = Path(path)
+    if path.is_dir():
+        raise CheckpointError(f"{path} is a folder without final.pt or latest.pt; expected a checkpoint file or a run folder")
     if not path.is_file():
         raise CheckpointError(f"checkpoint not found: {path} (expected a .pt file written by `bgrl train`)")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for corrupt/hostile files
-        import pickle
-
-        if isinstance(exc, pickle.UnpicklingError) and "weights_only" in str(exc):
-            why = "it holds objects other than tensors and plain data, which bgrl never unpickles"
-        else:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            why = f"{type(exc).__name__}: {first[:200]}"
-        raise CheckpointError(f"cannot read checkpoint {path}: expected a bgrl checkpoint ({FORMAT}); {why}") from None
+        raise CheckpointError(_unreadable(path, exc)) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
         raise CheckpointError(f"{path} is not a bgrl checkpoint: expected format {FORMAT!r}, got {got!r}")
