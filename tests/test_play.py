@@ -13,7 +13,7 @@ from bgrl.board import START_BOARD, flip
 from bgrl.cli import main
 from bgrl.hints import RankedPlay
 from bgrl.model import Probabilities
-from bgrl.play import TerminalGame, draw_decision, hint_table, read_command, resign_decision
+from bgrl.play import TerminalGame, draw_decision, read_command, resign_decision
 from bgrl.record import read_record
 from bgrl.render import render
 
