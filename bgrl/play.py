@@ -392,7 +392,7 @@ class TerminalGame:
     def _illegal(self, text: str, exc: IllegalPlayError, ranked) -> None:
         self.say(f"  Illegal play {_clip(text)!r}: {exc.reason}.")
         top = 8
-        self.say(f"  Legal plays, best first ({getattr(self.ranker, 'name', 'engine')} equity):")
+        self.say(f"  Legal plays, best first, with equities from {getattr(self.ranker, 'name', 'the hint engine')}:")
         for r in ranked[:top]:
             self.say(f"    {r.play.shown(self.compact):<22} {r.equity:+.3f}")
         if len(ranked) > top:
