@@ -217,6 +217,19 @@ def _train(args) -> int:
 
 
 # ----------------------------------------------------------------------------- play
+class _AgentHintRanker:
+    """Hints from an agent that ranks plays itself (``agent.hint(position, dice)``, as the
+    named levels do), so hints come at the opponent's level and ply."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.name = f"level {getattr(agent, 'name', 'opponent')} (the opponent's)"
+        self.ply = getattr(getattr(agent, "level", None), "ply", 0)
+
+    def __call__(self, position, dice):
+        return self.agent.hint(position, dice)
+
+
 def _play_ranker(args):
     """The hint engine of ``bgrl play``: --checkpoint, else the opponent's network, else the
     shipped one (0-ply). The lead wires named levels here (bgrl.levels) once they land."""
@@ -224,6 +237,8 @@ def _play_ranker(args):
 
     def load(agent):
         evaluator = getattr(agent, "evaluator", None)
+        if args.checkpoint is None and callable(getattr(agent, "hint", None)):  # a level agent (bgrl.levels)
+            return _AgentHintRanker(agent)
         if args.checkpoint is not None or evaluator is None:
             evaluator, path = _evaluator_for(args.checkpoint)
             return NetworkRanker(evaluator, f"network {path.name}")

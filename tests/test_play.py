@@ -516,3 +516,24 @@ def test_xgid_through_moves_cli(capsys):
     assert obj["position_id"] == "4HPwATDgc/ABMA" and obj["dice"] == [3, 1] and len(obj["plays"]) == 16
     assert main(["moves", XG_EXAMPLE, "66", "--json"]) == 0  # DICE given overrides the XGID's
     assert json.loads(capsys.readouterr().out)["dice"] == [6, 6]
+
+
+def test_play_hints_come_from_an_agent_that_ranks_itself():
+    # a level agent (bgrl.levels) has hint(position, dice): the game's hints use it
+    from types import SimpleNamespace
+
+    from bgrl.cli import _play_ranker
+
+    calls = []
+
+    class LevelLike(FirstPlayAgent):
+        name = "expert"
+        level = SimpleNamespace(ply=1)
+
+        def hint(self, position, dice):
+            calls.append(dice)
+            return FixedRanker()(position, dice)
+
+    ranker = _play_ranker(SimpleNamespace(checkpoint=None))(LevelLike())
+    assert ranker.name.startswith("level expert") and ranker.ply == 1
+    assert len(ranker(Position.start(), (3, 1))) == 16 and calls == [(3, 1)]
