@@ -375,7 +375,10 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except (CLIError, ValueError, TypeError, CheckpointError) as exc:
-        print(f"bgrl: error: {exc}", file=sys.stderr)
+        msg = " ".join(str(exc).split("\n"))
+        if len(msg) > 600:  # whatever input an error echoes, keep it readable
+            msg = msg[:400] + " ... " + msg[-150:]
+        print(f"bgrl: error: {msg}", file=sys.stderr)
         return 2
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):  # e.g. `bgrl moves ... | head -1`
@@ -383,7 +386,8 @@ def main(argv=None) -> int:
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
-        print(f"bgrl: error: {exc}", file=sys.stderr)
+        name = f": {_clip(exc.filename)!r}" if getattr(exc, "filename", None) else ""
+        print(f"bgrl: error: {exc.strerror or exc}{name}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -316,10 +316,18 @@ def test_errors_name_the_flag(argv, flag, capsys):
     assert err.startswith("bgrl: error: ") and flag in err and err.count("\n") == 1
 
 
-def test_long_input_echo_is_cut(capsys):
-    assert main(["moves", "Z" * 5000, "31"]) == 2
+@pytest.mark.parametrize("argv", [
+    ["moves", "Z" * 5000, "31"],
+    ["moves", "4HPwATDgc/ABMA", "7" * 5000],
+    ["hint", "4HPwATDgc/ABMA", "31", "--checkpoint", "a" * 3000],
+    ["hint", "4HPwATDgc/ABMA", "31", "--checkpoint", "/tmp/" + "b" * 200 + ".pt"],
+    ["play", "--position", "XGID=" + "c" * 3000],
+    ["play", "--opponent", "d" * 3000],
+])
+def test_long_input_echo_is_cut(argv, capsys):
+    assert main(argv) == 2
     err = capsys.readouterr().err
-    assert len(err) < 200 and "..." in err
+    assert len(err) < 260 and "..." in err and err.count("\n") == 1
 
 
 # ------------------------------------------------------------------ items 16, 17, 20: options and details
