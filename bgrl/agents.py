@@ -120,8 +120,9 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
 
     spec : ``"random"``, ``"pubeval"``, a level name (``"beginner"``, ``"casual"``,
         ``"intermediate"``, ``"advanced"``, ``"expert"``, ``"world-class"``; see
-        :mod:`bgrl.levels`), a checkpoint path, or None / ``"default"`` for the shipped
-        network (checkpoints/default.pt) at 0-ply.
+        :mod:`bgrl.levels`), a checkpoint path, a run folder (its ``final.pt``, else
+        ``latest.pt``), or None / ``"default"`` for the shipped network
+        (checkpoints/default.pt) at 0-ply.
     seed : int, the noise seed of a level agent (same seed -> same plays).
 
     A level agent also has ``hint(position, dice)``.
@@ -142,7 +143,9 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
 
     if s in LEVELS:
         return load_level(s, seed=seed)
-    p = Path(s)
+    from .resources import resolve_checkpoint
+
+    p = resolve_checkpoint(s)  # a run folder means its final.pt, else latest.pt
     if p.suffix == ".pt" or p.exists():
         from .checkpoint import load_network
         from .evaluator import NetEvaluator

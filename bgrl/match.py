@@ -50,14 +50,22 @@ class MatchResult:
         return asdict(self)
 
     def summary(self) -> str:
+        """Plain-text report; every figure says whose it is (agent A's)."""
         lo, hi = self.ppg - self.ci95, self.ppg + self.ci95
-        ci = f"95% CI {lo:+.3f} .. {hi:+.3f}" if self.ci95 == self.ci95 else "no interval from one pair of games"
+        ci = f"95% CI {lo:+.3f} .. {hi:+.3f}" if self.ci95 == self.ci95 else "no interval from a single pair or game"
+        pairs, odd = divmod(self.games, 2)
+        if pairs == 0:
+            how = "1 unpaired game"
+        else:
+            how = f"{pairs} pair{'s' if pairs > 1 else ''} of games with shared dice and colours swapped"
+            if odd:
+                how += ", plus 1 unpaired game"
         return (
-            f"{self.a} vs {self.b}: {self.games} games (seed {self.seed}, paired dice, colours alternate)\n"
+            f"{self.a} vs {self.b}: {self.games} game{'s' if self.games > 1 else ''} (seed {self.seed}; {how})\n"
             f"  points per game for {self.a}: {self.ppg:+.3f}  ({ci})\n"
-            f"  win rate {100 * self.win_rate:.1f}%  | {self.a} wins gammon {100 * self.gammon_rate:.1f}%, "
-            f"backgammon {100 * self.backgammon_rate:.1f}%  | loses gammon {100 * self.lose_gammon_rate:.1f}%, "
-            f"backgammon {100 * self.lose_backgammon_rate:.1f}%\n"
+            f"  {self.a} wins {100 * self.win_rate:.1f}% of games  | {self.a} wins a gammon {100 * self.gammon_rate:.1f}%, "
+            f"a backgammon {100 * self.backgammon_rate:.1f}%  | {self.a} loses a gammon {100 * self.lose_gammon_rate:.1f}%, "
+            f"a backgammon {100 * self.lose_backgammon_rate:.1f}%\n"
             f"  {self.games / max(self.seconds, 1e-9):.1f} games/s"
         )
 
