@@ -124,7 +124,7 @@ class BackgammonAECEnv(AECEnv):
             self._count += 1
             after = generate(self._board[None], dice[None], validate=False)
             if after.dice_used[0]:
-                self._dice = (int(dice[0]), int(dice[1]))
+                self._dice = (int(max(dice)), int(min(dice)))  # high die first, as the Gymnasium envs
                 self._after = after.group(0).copy()
                 return
             self._board = flip(self._board)

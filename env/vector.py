@@ -154,7 +154,7 @@ class BackgammonVectorEnv(VectorEnv):
     ## Info
 
     The keys of the single envs, batched: ``action_mask`` int8 ``(N, MAX_PLAYS)``; ``dice`` int8
-    ``(N, 2)`` (0, 0 at the end of a game); ``board`` int8 ``(N, 26)``; ``after_states`` an
+    ``(N, 2)`` (high die first; 0, 0 at the end of a game); ``board`` int8 ``(N, 26)``; ``after_states`` an
     :class:`AfterStateGroups` (item ``i``: int8 ``(k_i, 26)``; ``.boards``/``.offsets`` flat);
     ``legal_plays`` a :class:`LegalPlayGroups` (item ``i``: list of notations, computed when
     read); against an opponent ``agent_color`` (str ``(N,)``); self-play ``to_move`` (str
@@ -384,7 +384,9 @@ class BackgammonVectorEnv(VectorEnv):
                 rows = settle[after.parent]
                 chunks.append((after.boards[rows], pending[after.parent[rows]]))
             gs = pending[settle]
-            self._dice[gs] = dice[settle]
+            ds = dice[settle]
+            self._dice[gs, 0] = ds.max(axis=1)  # shown high die first, as the single envs
+            self._dice[gs, 1] = ds.min(axis=1)
             self._dice_used[gs] = after.dice_used[settle]
             nxt = []
             if not playable.all():  # passes: the other side rolls next
