@@ -240,13 +240,13 @@ def test_opponent_form_random_and_wrappers():
 def test_level_opponents_in_batch_match_single_envs(level):
     # levels (bgrl.levels, through load_agent) are called once per round for the whole batch;
     # their noise is reproducible per position, so game i is still the single env's game
-    n, seed = 3, 40
+    n, seed = 2, 40
     venv = make_vec(AGENT, n, opponent=level)
     singles = [BackgammonEnv(opponent=venv.opponent, notation=False) for _ in range(n)]
     vobs, vinfo = venv.reset(seed=seed)
     sout = [e.reset(seed=seed + i) for i, e in enumerate(singles)]
     done = np.zeros(n, dtype=bool)
-    for t in range(40):
+    for t in range(20):
         for i, (obs, info) in enumerate(sout):
             np.testing.assert_array_equal(vobs[i], obs, err_msg=f"step {t} game {i}")
         actions = np.zeros(n, dtype=np.int64)
