@@ -255,6 +255,7 @@ class TDLambda:
         if kernel and not _kernels.AVAILABLE:
             raise ValueError("the compiled trainer kernel needs numba: pip install -e '.[fast]'")
         self.use_kernel = _kernels.AVAILABLE if kernel is None else bool(kernel)
+        self.learn = True  # False: play only (benchmarks), the weights do not change
         self.after = AfterStateNet(net, encoder, exact)
         self.timings = dict.fromkeys(TIMING_PARTS, 0.0)
         self.positions_evaluated = 0
@@ -380,6 +381,8 @@ class TDLambda:
 
         # Record this step's states (one history row per game that learns here).
         rows = G if learn is None else learn.shape[0]
+        if not self.learn:
+            rows, learn = 0, np.zeros(0, dtype=np.int64)
         self._make_room(rows)
         n0, n1 = self._n, self._n + rows
         if learn is None:
@@ -431,7 +434,8 @@ class TDLambda:
         tm["other"] += c7 - c6
 
         # w += alpha * sum over history rows (module docstring).
-        self._update(delta)
+        if self.learn:
+            self._update(delta)
         c8 = clock()
         tm["trace update"] += c8 - c7
 
@@ -450,7 +454,8 @@ class TDLambda:
             self._alive[:n] &= ~over[self._owner[:n]]
         self.boards = np.ascontiguousarray(nxt)
         self.t = t + 1
-        self.after.refresh()
+        if self.learn:
+            self.after.refresh()
         tm["other"] += clock() - c8
         return {"finished": res, "lengths": lengths, "delta": td_err}
 

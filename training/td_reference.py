@@ -79,6 +79,7 @@ class DenseTraceTDLambda:
         self.plies = np.zeros(g, dtype=np.int64)
         self.fresh = np.ones(g, dtype=bool)  # trace is empty (new game)
         self.second = np.zeros(g, dtype=bool)  # the second player (Black) is on roll
+        self.positions_evaluated = 0
 
     def _grads(self, x: torch.Tensor):
         """Forward pass with closed-form per-game Jacobians of the 5 outputs."""
@@ -133,6 +134,7 @@ class DenseTraceTDLambda:
         dice = self.rng.integers(1, 7, size=(G, 2)).astype(np.int8)
         aft = generate(boards, dice, validate=False)
         probs = self.evaluator(aft.boards)  # mover's frame
+        self.positions_evaluated += aft.boards.shape[0]
         best = group_argmax(equity(probs), aft.offsets)
         chosen = aft.boards[best]
         res = game_results(chosen)
