@@ -234,7 +234,7 @@ class TDLambda:
     kernel : use the compiled update (:mod:`bgrl.training._kernels`, needs numba) when
         available (None = when installed); False = torch matrix products.
 
-    ``timings`` accumulates CPU seconds per part (:data:`TIMING_PARTS`); :meth:`state_dict`
+    ``timings`` accumulates seconds per part (:data:`TIMING_PARTS`); :meth:`state_dict`
     and :meth:`load_state_dict` save and restore everything a step depends on (games in
     flight, their histories, the dice generator), so a resumed run continues bit for bit.
     """
@@ -354,7 +354,7 @@ class TDLambda:
         of points won by the side that moved last, each in 1..3), ``lengths`` (their plies),
         ``delta`` (mean squared TD error this step).
         """
-        clock = time.process_time  # CPU seconds: the shares stay right on a loaded machine
+        clock = time.perf_counter  # process_time is a system call: far too slow per part
         tm = self.timings
         G, t = self.G, self.t
         net = self.net
