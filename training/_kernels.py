@@ -34,11 +34,14 @@ if AVAILABLE:
         """Non-zero units of each row of X (N, I) into cols int16 (N, NNZ_MAX), vals
         float32 (N, NNZ_MAX) and nnz int16 (N,)."""
         n, I = X.shape
+        width = cols.shape[1]
         for r in range(n):
             q = 0
             for i in range(I):
                 v = X[r, i]
                 if v != 0.0:
+                    if q >= width:
+                        raise ValueError("more non-zero inputs than the sparse row holds")
                     cols[r, q] = i
                     vals[r, q] = v
                     q += 1

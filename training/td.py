@@ -114,11 +114,14 @@ class AfterStateNet:
         self.net = net
         self.encoder = encoder
         self.race = encoder == "td198r"
+        self.tabled = encoder in _ROWS  # other encoders: dense encode + matrix product
         self.exact = exact
         self.refresh()
 
     @torch.no_grad()
     def refresh(self):
+        if not self.tabled:
+            return
         W1 = self.net.fc1.weight  # (H, I)
         H = W1.shape[0]
         tab = torch.empty(_ROWS[self.encoder], H)
@@ -150,14 +153,15 @@ class AfterStateNet:
         on_m = mc.sum(axis=1, dtype=np.int64) + bar_m
         on_o = oc.sum(axis=1, dtype=np.int64) + bar_o
         width = 55 if self.race else 52
-        idx = np.empty((m, width), dtype=np.int64)
-        idx[:, :24] = mc
-        idx[:, 24:48] = oc
-        idx[:, :48] += _SLOT_BASE
-        idx[:, 48] = _R_BAR_M + bar_m
-        idx[:, 49] = _R_OFF_M + 15 - on_m
-        idx[:, 50] = _R_BAR_O + bar_o
-        idx[:, 51] = _R_OFF_O + 15 - on_o
+        idx = np.empty((m, width if self.tabled else 0), dtype=np.int64)
+        if self.tabled:
+            idx[:, :24] = mc
+            idx[:, 24:48] = oc
+            idx[:, :48] += _SLOT_BASE
+            idx[:, 48] = _R_BAR_M + bar_m
+            idx[:, 49] = _R_OFF_M + 15 - on_m
+            idx[:, 50] = _R_BAR_O + bar_o
+            idx[:, 51] = _R_OFF_O + 15 - on_o
         # race (bgrl.rules.is_race): bars empty and every checker of the player on a lower
         # point (its numbering) than every checker of the opponent
         pos_pts = a[:, 1:25] > 0
@@ -175,8 +179,12 @@ class AfterStateNet:
     @torch.no_grad()
     def probs(self, a: np.ndarray, idx: np.ndarray, aux: dict) -> np.ndarray:
         net = self.net
-        pre = F.embedding_bag(torch.from_numpy(idx), self.table, mode="sum")
-        h = torch.sigmoid(pre.add_(self.bias))
+        if self.tabled:
+            pre = F.embedding_bag(torch.from_numpy(idx), self.table, mode="sum").add_(self.bias)
+        else:
+            x = torch.from_numpy(encode(-a[:, ::-1], self.encoder))
+            pre = torch.addmm(net.fc1.bias, x, net.fc1.weight.T)
+        h = torch.sigmoid(pre)
         y = torch.sigmoid(torch.addmm(net.fc2.bias, h, net.fc2.weight.T)).numpy().astype(np.float64)
         # flip_probs: the side on roll's probabilities -> the player's
         out = np.empty_like(y)
@@ -279,8 +287,9 @@ class TDLambda:
         self._k = np.zeros(cap, dtype=np.int64)
         self._owner = np.zeros(cap, dtype=np.int64)
         self._alive = np.zeros(cap, dtype=bool)
-        self._cols = np.zeros((cap, _kernels.NNZ_MAX), dtype=np.int16)
-        self._vals = np.zeros((cap, _kernels.NNZ_MAX), dtype=np.float32)
+        width = _kernels.NNZ_MAX if self.encoder in _ROWS else I  # td198/td198r: at most 39 non-zero units
+        self._cols = np.zeros((cap, width), dtype=np.int16)
+        self._vals = np.zeros((cap, width), dtype=np.float32)
         self._nnz = np.zeros(cap, dtype=np.int16)
         self._R = ring
         self._ring = torch.zeros(ring, 5, H)
