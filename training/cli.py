@@ -26,13 +26,12 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
         "With --resume, only --games, --alpha, --alpha-final, --lambda, --parallel, --benchmark-every and the "
         "--eval/--checkpoint settings may change; they override the run's config. Unchanged, a resumed run continues "
         "bit for bit.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     t.add_argument("--config", metavar="FILE", default=None,
-                   help="TOML or JSON file of settings (keys: the flag names, e.g. alpha-final = 0.02, or run_dir); flags override it")
+                   help="TOML or JSON file of settings (keys: the flag names, e.g. alpha-final = 0.02, or run_dir); flags override it (default: none)")
     t.add_argument("--games", type=int, default=None, help=f"total games to play (default {c.games}; with --resume: the new total)")
     t.add_argument("--run-dir", default=None, help="run folder (default runs/td-YYYYmmdd-HHMMSS)")
-    t.add_argument("--resume", metavar="RUN_DIR", default=None, help="continue the run in RUN_DIR from its latest.pt")
+    t.add_argument("--resume", metavar="RUN_DIR", default=None, help="continue the run in RUN_DIR from its latest.pt (default: start a new run)")
     t.add_argument("--init-from", metavar="CHECKPOINT", default=None,
                    help="start a new run from this network's weights ('default' = the shipped one, or a .pt file or run folder); "
                    "default: random weights")
@@ -51,7 +50,7 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
                    help="games between error-rate benchmark runs (needs bgrl.benchmark; default 0 = never)")
     t.add_argument("--no-bearoff", dest="bearoff", action="store_const", const=False, default=None,
                    help="value bear-offs with the network instead of the exact database (default: exact)")
-    t.add_argument("--no-progress", action="store_true", help="no tqdm bar")
+    t.add_argument("--no-progress", action="store_true", help="no tqdm bar (default: a bar)")
     t.set_defaults(func=cmd_train)
     return t
 
