@@ -484,7 +484,6 @@ def train(
         if old_handler is not None:
             signal.signal(signal.SIGINT, old_handler)
     log_training()  # a short segment still logs its training figures
-    bar.close()
     save(latest)
     final = run_dir / "final.pt"
     save(final)
@@ -494,6 +493,7 @@ def train(
             final_eval = {k: latest_eval[k] for k in ("random", "pubeval")}
         else:
             final_eval = evaluate("final")
+    bar.close()
     writer.flush()
     writer.close()
     seg = st["train_seconds"] - seconds_at_start
