@@ -9,7 +9,7 @@ Two rates are printed: per wall-clock second and per CPU second of this process 
 CPU-second rate is what one otherwise idle core would reach; on a loaded machine the
 wall-clock rate is lower). The load average is printed before and after.
 
-    python scripts/bench_train.py                      # 512 games in lockstep vs the dense trainer at 32
+    python scripts/bench_train.py                  # 128 and 512 games in lockstep vs the dense trainer at 32
     python scripts/bench_train.py --parallel 256 --rounds 5 --seconds 4
 """
 
@@ -45,13 +45,12 @@ def _configs(args):
         td.learn = learn
         return td
 
-    out = [
-        (f"dense traces (before), {args.old_parallel} games, learning", lambda: make("dense", args.old_parallel)),
-        (f"fast, {args.parallel} games, learning", lambda: make("fast", args.parallel)),
-        (f"fast, {args.parallel} games, play only", lambda: make("fast", args.parallel, learn=False)),
-    ]
-    if args.torch_fallback or not _kernels.AVAILABLE:
-        out.append((f"fast without numba, {args.parallel} games, learning", lambda: make("fast", args.parallel, kernel=False)))
+    out = [(f"dense traces (before), {args.old_parallel} games, learning", lambda: make("dense", args.old_parallel))]
+    for G in args.parallel:
+        out.append((f"fast, {G} games, learning", lambda G=G: make("fast", G)))
+        out.append((f"fast, {G} games, play only", lambda G=G: make("fast", G, learn=False)))
+        if args.torch_fallback or not _kernels.AVAILABLE:
+            out.append((f"fast without numba, {G} games, learning", lambda G=G: make("fast", G, kernel=False)))
     return out
 
 
@@ -69,7 +68,8 @@ def _exact():
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--parallel", type=int, default=512, help="games in lockstep for the fast trainer (default 512)")
+    p.add_argument("--parallel", type=int, nargs="+", default=[128, 512],
+                   help="games in lockstep for the fast trainer, one configuration each (default 128 512)")
     p.add_argument("--old-parallel", type=int, default=32, help="games in lockstep for the dense trainer (default 32, its old default)")
     p.add_argument("--checkpoint", default="default", help="network to play with (default: the shipped one)")
     p.add_argument("--alpha", type=float, default=1e-3, help="step size summed over the games (default 1e-3; speed does not depend on it)")
@@ -121,8 +121,8 @@ def main(argv=None) -> int:
             "plies_per_s": c["plies"] / c["wall"],
             "after_states_per_s": c["evals"] / c["wall"],
             "after_states_per_cpu_s": c["evals"] / c["cpu"],
-            "vs_dense_wall": (c["games"] / c["wall"]) / (base["games"] / base["wall"]),
-            "vs_dense_cpu": (c["games"] / c["cpu"]) / (base["games"] / base["cpu"]),
+            "vs_dense_wall": (c["games"] / c["wall"]) / (base["games"] / base["wall"]) if base["games"] else float("nan"),
+            "vs_dense_cpu": (c["games"] / c["cpu"]) / (base["games"] / base["cpu"]) if base["games"] else float("nan"),
             "cpu_share_of_wall": c["cpu"] / c["wall"],
             "parts": {k: v / tot for k, v in c["parts"].items()} if tot else {},
             "games": c["games"],
@@ -141,17 +141,17 @@ def main(argv=None) -> int:
     print(f"load average (1, 5, 15 min) before {info['load_average_before']}, after {info['load_average_after']}; "
           f"{args.rounds} rounds of {args.seconds:g} s per configuration, in turns")
     print()
-    hdr = f"{'configuration':46} {'games/s':>8} {'games/cpu-s':>11} {'after-states/s':>14} {'/cpu-s':>9} {'x dense':>8} {'x dense cpu':>11}"
+    hdr = f"{'configuration':42} {'games/s':>8} {'games/cpu-s':>11} {'after-states/s':>14} {'/cpu-s':>9} {'x dense':>8} {'x dense cpu':>11}"
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
-        print(f"{r['config']:46} {r['games_per_s']:8.1f} {r['games_per_cpu_s']:11.1f} {r['after_states_per_s']:14,.0f} "
+        print(f"{r['config']:42} {r['games_per_s']:8.1f} {r['games_per_cpu_s']:11.1f} {r['after_states_per_s']:14,.0f} "
               f"{r['after_states_per_cpu_s']:9,.0f} {r['vs_dense_wall']:7.2f}x {r['vs_dense_cpu']:10.2f}x")
     print()
-    print("share of the fast trainer's CPU time per part (td.timings):")
+    print("share of the fast trainer's step time per part (td.timings, wall clock):")
     for r in rows:
         if r["parts"]:
-            print(f"  {r['config']:46} " + "  ".join(f"{k} {100 * v:4.1f}%" for k, v in r["parts"].items()))
+            print(f"  {r['config']:42} " + "  ".join(f"{k} {100 * v:4.1f}%" for k, v in r["parts"].items()))
     print()
     print("games/s: per wall-clock second; games/cpu-s: per CPU second of this process (what an idle core gives).")
     return 0
