@@ -9,7 +9,7 @@ Two rates are printed: per wall-clock second and per CPU second of this process 
 CPU-second rate is what one otherwise idle core would reach; on a loaded machine the
 wall-clock rate is lower). The load average is printed before and after.
 
-    python scripts/bench_train.py                  # 128 and 512 games in lockstep vs the dense trainer at 32
+    python scripts/bench_train.py                  # 32, 128 and 512 games in lockstep vs the dense trainer at 32
     python scripts/bench_train.py --parallel 256 --rounds 5 --seconds 4
 """
 
@@ -68,8 +68,8 @@ def _exact():
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--parallel", type=int, nargs="+", default=[128, 512],
-                   help="games in lockstep for the fast trainer, one configuration each (default 128 512)")
+    p.add_argument("--parallel", type=int, nargs="+", default=[32, 128, 512],
+                   help="games in lockstep for the fast trainer, one configuration each (default 32 128 512)")
     p.add_argument("--old-parallel", type=int, default=32, help="games in lockstep for the dense trainer (default 32, its old default)")
     p.add_argument("--checkpoint", default="default", help="network to play with (default: the shipped one)")
     p.add_argument("--alpha", type=float, default=1e-3, help="step size summed over the games (default 1e-3; speed does not depend on it)")
