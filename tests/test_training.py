@@ -415,3 +415,33 @@ def test_benchmark_hook_is_called_and_logged(tmp_path):
     train(_tiny(games=40, benchmark_every=15), tmp_path / "r", progress=False, log=out.append, benchmark=hook)
     assert len(calls) == 2 and calls[0] >= 15
     assert any("[benchmark" in line and "all" in line for line in out)
+
+
+def test_ctrl_c_saves_a_state_that_resumes_bit_for_bit(tmp_path):
+    """Ctrl-C (SIGINT) mid-run: the step finishes, latest.pt is saved, KeyboardInterrupt is
+    raised; resuming gives exactly the weights of the run that was never interrupted."""
+    import signal
+
+    quiet = dict(progress=False, log=lambda *_: None)
+    full = train(_tiny(games=30, benchmark_every=13), tmp_path / "full", benchmark=lambda ev, g: {}, **quiet)
+
+    def interrupt(ev, games):
+        signal.raise_signal(signal.SIGINT)
+        return {}
+
+    with pytest.raises(KeyboardInterrupt):
+        train(_tiny(games=30, benchmark_every=13), tmp_path / "cut", benchmark=interrupt, **quiet)
+    assert 13 <= load_checkpoint(tmp_path / "cut" / "latest.pt")["meta"]["games"] < 30
+    resumed = train(None, tmp_path / "cut", resume=True, benchmark=lambda ev, g: {}, **quiet)
+    a, b = load_checkpoint(full), load_checkpoint(resumed)
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+
+
+def test_benchmark_flag_without_the_module_is_a_clean_error(tmp_path, monkeypatch, capsys):
+    import bgrl.training.cli as tcli
+    from bgrl.cli import main
+
+    monkeypatch.setattr(tcli, "_benchmark_hook", lambda: None)
+    assert main(["train", "--run-dir", str(tmp_path / "r"), "--benchmark-every", "5"]) == 2
+    assert "--benchmark-every" in capsys.readouterr().err
