@@ -190,7 +190,7 @@ class _BackgammonBase(gym.Env):
         raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
 
     def _set_turn(self, dice: np.ndarray, after: AfterStates) -> None:
-        self._dice = (int(dice[0]), int(dice[1]))
+        self._dice = (int(max(dice)), int(min(dice)))  # shown high die first everywhere
         self._after = after.group(0).copy()
         self._dice_used = int(after.dice_used[0])
         if self._after.shape[0] > MAX_PLAYS:  # pragma: no cover - MAX_PLAYS is the proven maximum

@@ -44,7 +44,7 @@ def test_lambda_zero_update_is_semi_gradient_td0():
 
     dice = rng_copy.integers(1, 7, size=(1, 2)).astype(np.int8)
     aft = generate(board, dice)
-    probs = NetEvaluator(ref, td_enc)(aft.boards)
+    probs = NetEvaluator(ref, td_enc, exact=False)(aft.boards)
     target = torch.tensor(probs[group_argmax(equity(probs), aft.offsets)][0], dtype=torch.float32)
     ref.train()
     y = ref(torch.from_numpy(encode(board, td_enc)))[0]
@@ -138,7 +138,7 @@ def test_traces_match_naive_backward_view():
                 rows.append([gr.clone() for gr in grads])
             jac.append(rows)
         aft = generate(boards, dice)
-        probs = NetEvaluator(ref, enc)(aft.boards)
+        probs = NetEvaluator(ref, enc, exact=False)(aft.boards)
         best = group_argmax(equity(probs), aft.offsets)
         chosen = aft.boards[best]
         res = game_results(chosen)
@@ -237,10 +237,14 @@ def test_after_state_tables_equal_net_evaluator():
     for enc in ("td198r", "td198"):
         torch.manual_seed(3)
         net = TDNet(num_features(enc), 10)
-        fast, ref = AfterStateNet(net, enc), NetEvaluator(net, enc)
+        from bgrl.exact import exact_probs
+
+        pairs = ((AfterStateNet(net, enc), NetEvaluator(net, enc, exact=False)),
+                 (AfterStateNet(net, enc, exact=exact_probs), NetEvaluator(net, enc)))
         for boards, dice in (random_game_positions(rng, 600), synthetic_positions(rng, 600)):
             after = generate(boards, dice).boards
-            assert np.allclose(fast(after), ref(after), atol=2e-6)
+            for fast, ref in pairs:
+                assert np.allclose(fast(after), ref(after), atol=2e-6)
 
 
 def test_group_argmax_padded_matches_sort():

@@ -76,8 +76,9 @@ class TrainConfig:
     """Start from this checkpoint's weights (fine-tuning) instead of random weights; its
     encoder and hidden size then replace ``encoder`` and ``hidden``."""
     bearoff: bool = True
-    """Value exact no-contact bear-offs with the bear-off database (bgrl.bearoff), in play
-    and as TD targets, instead of the network."""
+    """Value positions whose exact value is known (bgrl.exact: no-contact bear-offs from the
+    bear-off database, one checker a side) exactly, in play and as TD targets, instead of
+    by the network."""
     benchmark_every: int = 0
     """Call the benchmark hook (e.g. the error-rate benchmark) every this many games (0 = never)."""
 
@@ -310,7 +311,7 @@ def train(
     (run_dir / "config.json").write_text(json.dumps(asdict(config), indent=2))
     exact = None
     if config.bearoff:
-        from bgrl.bearoff import exact_probs as exact
+        from bgrl.exact import exact_probs as exact
     learner = TDLambda(net, config.encoder, config.parallel, config.alpha, config.lam, rng, exact=exact)
     if td_state is not None:
         try:
@@ -345,7 +346,7 @@ def train(
             "train_seconds": round(st["train_seconds"], 1),
             "config": asdict(config),
             "algorithm": "TD(lambda) self-play, accumulating eligibility traces, greedy 0-ply play"
-                         + (", exact bear-off values" if config.bearoff else ""),
+                         + (", exact values where known (bgrl.exact)" if config.bearoff else ""),
         }
 
     def save(path: Path):

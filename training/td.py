@@ -41,8 +41,8 @@ count, a bar or borne-off count, a pip count, the race flag), so the first layer
 of table rows (``torch.nn.functional.embedding_bag``), the tables being rebuilt from W1
 once per step.
 
-Exact bear-offs: with ``exact`` (e.g. :func:`bgrl.bearoff.exact_probs`), a position
-that is an exact no-contact bear-off is valued exactly, never by the network: such
+Exact values: with ``exact`` (:func:`bgrl.exact.exact_probs`: no-contact bear-offs and
+one checker a side), a position with a known exact value is never valued by the network: such
 after-states get their exact probabilities (so plays and TD targets there are exact),
 and such current positions use the exact value in delta and add no gradient (V does
 not depend on the weights there).
@@ -104,7 +104,9 @@ class AfterStateNet:
     Call :meth:`refresh` after the weights change; ``__call__(after_states int8 (M, 26))``
     returns float64 (M, 5) probabilities of the side that has just played.
     ``exact``: optional ``f(boards) -> (known bool (N,), probs float (N, 5))`` for
-    positions from the side on roll (:func:`bgrl.bearoff.exact_probs`).
+    positions from the side on roll (:func:`bgrl.exact.exact_probs`); None matches
+    ``NetEvaluator(net, encoder, exact=False)``, :func:`bgrl.exact.exact_probs` matches
+    ``NetEvaluator(net, encoder)``.
     """
 
     def __init__(self, net: TDNet, encoder: str, exact: Callable | None = None):
@@ -197,6 +199,13 @@ class AfterStateNet:
             deep = (a[over, 0] < 0) | aux["neg"][over, :6].any(axis=1)
             res = np.where(opp_off, 1, np.where(deep, 3, 2))
             out[over] = terminal_probs(res)
+        if self.exact is not None:  # as NetEvaluator: exact values where known, then the bounds
+            known, ex = self.exact(-a[:, ::-1])
+            known &= ~over
+            if known.any():
+                e = ex[known]
+                out[known, 0] = 1.0 - e[:, 0]
+                out[known, 1:] = e[:, [3, 4, 1, 2]]
         # bound_probs (bgrl.evaluator): unreachable outcomes are zeroed
         out[on_o < 15, 1:3] = 0.0
         out[on_p < 15, 3:5] = 0.0
@@ -209,14 +218,6 @@ class AfterStateNet:
         np.minimum(out[:, 2], out[:, 1], out=out[:, 2])
         np.minimum(out[:, 3], 1.0 - out[:, 0], out=out[:, 3])
         np.minimum(out[:, 4], out[:, 3], out=out[:, 4])
-        if self.exact is not None:
-            live = ~over
-            known, ex = self.exact(-a[:, ::-1])
-            known &= live
-            if known.any():
-                e = ex[known]
-                out[known, 0] = 1.0 - e[:, 0]
-                out[known, 1:] = e[:, [3, 4, 1, 2]]
         return out
 
     def __call__(self, after_states: np.ndarray) -> np.ndarray:
@@ -238,7 +239,7 @@ class TDLambda:
     lam : float in [0, 1], trace decay lambda
     rng : numpy Generator for the dice (the only randomness)
     exact : optional callable ``boards -> (known, probs)`` valuing exact positions from the
-        side on roll (:func:`bgrl.bearoff.exact_probs`); None = the network everywhere.
+        side on roll (:func:`bgrl.exact.exact_probs`); None = the network everywhere.
     kernel : use the compiled update (:mod:`bgrl.training._kernels`, needs numba) when
         available (None = when installed); False = torch matrix products.
 

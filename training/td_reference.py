@@ -67,7 +67,7 @@ class DenseTraceTDLambda:
         self.alpha = alpha
         self.lam = lam
         self.rng = rng
-        self.evaluator = NetEvaluator(net, encoder)
+        self.evaluator = NetEvaluator(net, encoder, exact=False)  # the network everywhere
         g, o, h, i = n_games, 5, net.hidden, net.n_inputs
         self.eW1 = torch.zeros(g, o, h, i)
         self.eb1 = torch.zeros(g, o, h)
