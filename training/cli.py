@@ -49,7 +49,7 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
     t.add_argument("--benchmark-every", type=int, default=None,
                    help="games between error-rate benchmark runs (needs bgrl.benchmark; default 0 = never)")
     t.add_argument("--no-bearoff", dest="bearoff", action="store_const", const=False, default=None,
-                   help="value bear-offs with the network instead of the exact database (default: exact)")
+                   help="value bear-offs and one-checker positions with the network instead of exactly (bgrl.exact) (default: exact)")
     t.add_argument("--no-progress", action="store_true", help="no tqdm bar (default: a bar)")
     t.set_defaults(func=cmd_train)
     return t
