@@ -8,7 +8,7 @@ exact in the same sense as the fallback: the same sums, in a fixed row order (so
 is reproducible bit for bit), rounded differently only by float32 association.
 
 ``AVAILABLE`` is False when numba is not installed; :mod:`bgrl.training.td` then uses
-torch. Install with ``pip install -e ".[fast]"``.
+torch (numba is a dependency of bgrl; the fallback serves platforms without it).
 """
 
 from __future__ import annotations

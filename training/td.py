@@ -262,19 +262,17 @@ class TDLambda:
         self.rng = rng
         self.exact = exact
         if kernel and not _kernels.AVAILABLE:
-            raise ValueError("the compiled trainer kernel needs numba: pip install -e '.[fast]'")
+            raise ValueError("the compiled trainer kernel needs numba (a bgrl dependency): pip install numba")
         self.use_kernel = _kernels.AVAILABLE if kernel is None else bool(kernel)
         self.learn = True  # False: play only (benchmarks), the weights do not change
         self.after = AfterStateNet(net, encoder, exact)
         self.timings = dict.fromkeys(TIMING_PARTS, 0.0)
         self.positions_evaluated = 0
-        H, I = net.hidden, net.n_inputs
         self.boards = np.repeat(START_BOARD[None], n_games, axis=0)
         self.plies = np.zeros(n_games, dtype=np.int64)
         self.t = 0  # global step count
         self._alloc(max(64 * n_games, 1024), 256)
         self._lam_pow = np.array([1.0])
-        _ = H, I
 
     # ------------------------------------------------------------------ history storage
     def _alloc(self, cap: int, ring: int):
