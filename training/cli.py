@@ -51,6 +51,14 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
     t.add_argument("--no-bearoff", dest="bearoff", action="store_const", const=False, default=None,
                    help="value bear-offs and one-checker positions with the network instead of exactly (bgrl.exact) (default: exact)")
     t.add_argument("--no-progress", action="store_true", help="no tqdm bar (default: a bar)")
+    t.add_argument("--backend", choices=("local", "local-rounds", "ray"), default="local",
+                   help="local: online TD(lambda) in this process (default); local-rounds / ray: synchronous rounds of "
+                   "--parallel games with frozen weights, deterministic, played here or on Ray actors (bgrl[ray])")
+    t.add_argument("--address", default=None,
+                   help="with --backend ray: the cluster to join, 'auto' or HOST:PORT (default: start Ray on this machine)")
+    t.add_argument("--actors", type=int, default=None, help="with --backend ray: number of actors, one CPU each (default 2)")
+    t.add_argument("--task-games", type=int, default=None,
+                   help="with a rounds backend: games per task (played in lockstep by one actor); fixed for a run (default 8)")
     t.set_defaults(func=cmd_train)
     return t
 
@@ -72,7 +80,7 @@ def _benchmark_hook():
 
 
 def cmd_train(args) -> int:
-    from bgrl.training.loop import TrainConfig, load_config_file, train
+    from bgrl.training.loop import load_config_file
 
     file_cfg = load_config_file(args.config) if args.config else {}
     flags = {dest: getattr(args, dest) for dest in _TUNABLE}
@@ -88,6 +96,30 @@ def cmd_train(args) -> int:
         if benchmark is None:
             raise ValueError("--benchmark-every needs the error-rate benchmark (bgrl.benchmark), which this installation lacks")
     progress = not args.no_progress
+    backend = getattr(args, "backend", "local")
+    make_learner, close = None, None
+    if backend == "local":
+        for flag, v in (("--address", args.address), ("--actors", args.actors), ("--task-games", args.task_games)):
+            if v is not None:
+                raise ValueError(f"{flag} needs --backend ray" + (" or local-rounds" if flag == "--task-games" else ""))
+    else:
+        if backend != "ray" and (args.address is not None or args.actors is not None):
+            raise ValueError("--address and --actors need --backend ray")
+        from bgrl.training.rounds import rounds_learner_factory
+
+        make_learner, close = rounds_learner_factory(backend, task_games=8 if args.task_games is None else args.task_games,
+                                                     actors=2 if args.actors is None else args.actors, address=args.address)
+    try:
+        _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner)
+    finally:
+        if close is not None:
+            close()
+    return 0
+
+
+def _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner):
+    from bgrl.training.loop import TrainConfig, train
+
     if args.resume:
         fixed = [f for f in ("hidden", "seed", "init_from", "bearoff", "encoder") if flags.get(f) is not None]
         if fixed:
@@ -97,11 +129,11 @@ def cmd_train(args) -> int:
             raise ValueError("--run-dir and --resume exclude each other: --resume names the run folder")
         if args.init_from is None and "init_from" in given:
             given.pop("init_from")  # a config file shared with the first segment
-        train(None, Path(args.resume), resume=True, progress=progress, overrides=given, benchmark=benchmark)
-        return 0
+        train(None, Path(args.resume), resume=True, progress=progress, overrides=given, benchmark=benchmark,
+              make_learner=make_learner)
+        return
     if args.init_from is not None and args.hidden is not None:
         raise ValueError("--hidden and --init-from exclude each other: the network's size comes from the checkpoint")
     run_dir = Path(args.run_dir or run_dir_cfg or Path("runs") / datetime.now().strftime("td-%Y%m%d-%H%M%S"))
     cfg = TrainConfig(**given)
-    train(cfg, run_dir, progress=progress, benchmark=benchmark)
-    return 0
+    train(cfg, run_dir, progress=progress, benchmark=benchmark, make_learner=make_learner)

@@ -192,6 +192,7 @@ def train(
     overrides: dict | None = None,
     benchmark: Callable | None = None,
     stop_after_checkpoints: int | None = None,
+    make_learner: Callable | None = None,
 ) -> Path:
     """Run (or resume) self-play training in ``run_dir``; returns the final checkpoint.
 
@@ -211,6 +212,10 @@ def train(
     ``benchmark/`` and shown in the progress bar. ``stop_after_checkpoints``: stop (raise
     nothing, return None) right after writing that many ``latest.pt`` in this call, as
     if the process had been killed there (for tests).
+
+    ``make_learner``: optional ``f(net, config, exact) -> learner`` replacing the online
+    :class:`TDLambda` (the synchronous-rounds backends, :mod:`bgrl.training.rounds`); a run
+    keeps its trainer kind across resumes.
 
     Raises ValueError (bad settings or run folder; the message names the flag) and
     CheckpointError (a missing or corrupt checkpoint).
@@ -285,7 +290,7 @@ def train(
         loop_state = {**loop_state, "games": played, "plies": int(meta.get("plies", 0)),
                       "train_seconds": float(meta.get("train_seconds", 0.0))}
         td_state = trainer_state.get("td") if isinstance(trainer_state.get("td"), dict) else None
-        if td_state is not None and config.parallel != old.parallel:
+        if td_state is not None and config.parallel != old.parallel and td_state.get("algorithm") != "rounds":
             log(f"--parallel changed from {old.parallel} to {config.parallel}: the games in flight restart")
             td_state = None
         log(f"resuming {run_dir} at {played} games (target {config.games})")
@@ -312,7 +317,14 @@ def train(
     exact = None
     if config.bearoff:
         from bgrl.exact import exact_probs as exact
-    learner = TDLambda(net, config.encoder, config.parallel, config.alpha, config.lam, rng, exact=exact)
+    rounds_run = isinstance(td_state, dict) and td_state.get("algorithm") == "rounds"
+    if resume and rounds_run != (make_learner is not None):
+        raise ValueError(f"{run_dir} was trained with " + ("a rounds backend (--backend local-rounds or ray); resume it with one"
+                         if rounds_run else "the online trainer (--backend local); resume it with --backend local"))
+    if make_learner is not None:
+        learner = make_learner(net, config, exact)
+    else:
+        learner = TDLambda(net, config.encoder, config.parallel, config.alpha, config.lam, rng, exact=exact)
     if td_state is not None:
         try:
             learner.load_state_dict(td_state)
@@ -431,7 +443,7 @@ def train(
             else:
                 learner.alpha = config.alpha
             out = learner.step()
-            st["plies"] += config.parallel
+            st["plies"] += out.get("plies", config.parallel)
             deltas.append(out["delta"])
             n = len(out["finished"])
             if n:

@@ -1,0 +1,136 @@
+"""Ray actors for the synchronous-rounds trainer (``bgrl train --backend ray``).
+
+Needs the optional extra ``bgrl[ray]`` (Ray core, https://docs.ray.io). Each actor is a
+:class:`bgrl.training.rounds.TaskWorker` declared with ``num_cpus=1`` and one torch
+thread; the learner puts each round's weights into the object store once (a dict of
+numpy arrays: plain data, no code) and hands out the round's tasks (fixed runs of game
+ids, :func:`bgrl.training.rounds.split_round`) to idle actors. Results are applied in
+task order, so the weights do not depend on the number of actors or on which actor
+played which task.
+
+Faults: an actor that dies (its process killed, its node lost) is restarted by Ray
+(``max_restarts=-1``) and every task it had not returned is played again from the
+games' seeds; a task's result is applied once, when it arrives, so nothing is lost or
+counted twice. A killed learner is resumed from its last checkpoint (``--resume``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+__all__ = ["RayRunner", "ray_available", "RAY_MISSING"]
+
+RAY_MISSING = "--backend ray needs Ray: pip install 'bgrl[ray]' (or pip install 'ray>=2.40,<3')"
+
+
+def ray_available() -> bool:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _actor_class(ray):
+    from bgrl.training.rounds import TaskWorker
+
+    @ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)
+    class RoundActor:
+        def __init__(self, encoder, hidden, lam, seed, bearoff):
+            os.environ.setdefault("OMP_NUM_THREADS", "1")
+            self.worker = TaskWorker(encoder, hidden, lam, seed, bearoff)
+
+        def run(self, weights, round_id, first_game, n_games, lam):
+            return self.worker.run(weights, round_id, first_game, n_games, lam)
+
+        def pid(self):
+            return os.getpid()
+
+    return RoundActor
+
+
+class RayRunner:
+    """Plays each round's tasks on ``actors`` Ray actors.
+
+    ``address``: None starts a local Ray instance (``ray.init()`` with this machine's
+    CPUs); ``"auto"`` or ``"HOST:PORT"`` joins a running cluster (``ray start --head``).
+    ``init_kwargs`` are passed to ``ray.init`` when this runner starts Ray itself (tests
+    use ``num_cpus=2`` and a small object store). ``replayed_tasks`` counts tasks played
+    again after an actor died; ``after_submit`` (tests) is called with the runner once a
+    round's first tasks are in flight.
+    """
+
+    name = "ray"
+
+    def __init__(self, encoder: str, hidden: int, lam: float, seed: int, bearoff: bool, actors: int = 2,
+                 address: str | None = None, init_kwargs: dict | None = None, max_replays: int = 100):
+        try:
+            import ray
+        except ImportError:
+            raise ValueError(RAY_MISSING) from None
+        if actors < 1:
+            raise ValueError(f"--actors must be >= 1, got {actors}")
+        self.ray = ray
+        self._own = False
+        if not ray.is_initialized():
+            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+            kw = {"include_dashboard": False, "log_to_driver": True}
+            kw.update(init_kwargs or {})
+            if address is not None:
+                kw["address"] = address
+            ray.init(**kw)
+            self._own = True
+        cls = _actor_class(ray)
+        self.actors = [cls.remote(encoder, hidden, lam, seed, bearoff) for _ in range(actors)]
+        self.replayed_tasks = 0
+        self.max_replays = max_replays
+        self.after_submit = None
+
+    def run_round(self, weights: dict, round_id: int, tasks: list[tuple[int, int]], lam: float) -> list[dict]:
+        ray = self.ray
+        from ray.exceptions import RayActorError
+
+        wref = ray.put(weights)
+        results: list = [None] * len(tasks)
+        todo = list(range(len(tasks)))
+        todo.reverse()
+        inflight: dict = {}  # ObjectRef -> (task index, actor index)
+        idle = list(range(len(self.actors)))
+
+        def submit():
+            while idle and todo:
+                a, i = idle.pop(0), todo.pop()
+                g, n = tasks[i]
+                inflight[self.actors[a].run.remote(wref, round_id, g, n, lam)] = (i, a)
+
+        submit()
+        if self.after_submit is not None:
+            self.after_submit(self)
+        while inflight:
+            done, _ = ray.wait(list(inflight), num_returns=1)
+            ref = done[0]
+            i, a = inflight.pop(ref)
+            try:
+                results[i] = ray.get(ref)
+            except RayActorError:
+                # the actor died: Ray restarts it; play the task again from its seeds
+                self.replayed_tasks += 1
+                if self.replayed_tasks > self.max_replays:
+                    raise RuntimeError(f"Ray actors died {self.replayed_tasks} times; giving up") from None
+                todo.append(i)
+                time.sleep(0.05)
+            idle.append(a)
+            submit()
+        return results
+
+    def close(self):
+        for a in self.actors:
+            try:
+                self.ray.kill(a)
+            except Exception:  # already gone
+                pass
+        self.actors = []
+        if self._own:
+            self.ray.shutdown()
+            self._own = False
