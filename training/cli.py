@@ -107,7 +107,7 @@ def cmd_train(args) -> int:
             raise ValueError("--address and --actors need --backend ray")
         from bgrl.training.rounds import rounds_learner_factory
 
-        make_learner, close = rounds_learner_factory(backend, task_games=8 if args.task_games is None else args.task_games,
+        make_learner, close = rounds_learner_factory(backend, task_games=args.task_games,
                                                      actors=2 if args.actors is None else args.actors, address=args.address)
     try:
         _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner)

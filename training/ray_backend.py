@@ -47,6 +47,9 @@ def _actor_class(ray):
         def pid(self):
             return os.getpid()
 
+        def node(self):
+            return ray.get_runtime_context().get_node_id()
+
     return RoundActor
 
 
@@ -58,13 +61,14 @@ class RayRunner:
     ``init_kwargs`` are passed to ``ray.init`` when this runner starts Ray itself (tests
     use ``num_cpus=2`` and a small object store). ``replayed_tasks`` counts tasks played
     again after an actor died; ``after_submit`` (tests) is called with the runner once a
-    round's first tasks are in flight.
+    round's first tasks are in flight. ``handles``: use these actors (of another
+    RayRunner with the same settings) instead of starting new ones; ``close`` then leaves them.
     """
 
     name = "ray"
 
     def __init__(self, encoder: str, hidden: int, lam: float, seed: int, bearoff: bool, actors: int = 2,
-                 address: str | None = None, init_kwargs: dict | None = None, max_replays: int = 100):
+                 address: str | None = None, init_kwargs: dict | None = None, max_replays: int = 100, handles: list | None = None):
         try:
             import ray
         except ImportError:
@@ -81,9 +85,14 @@ class RayRunner:
                 kw["address"] = address
             ray.init(**kw)
             self._own = True
-        cls = _actor_class(ray)
-        self.actors = [cls.remote(encoder, hidden, lam, seed, bearoff) for _ in range(actors)]
+        self._own_actors = handles is None
+        if handles is not None:
+            self.actors = list(handles)
+        else:
+            cls = _actor_class(ray)
+            self.actors = [cls.remote(encoder, hidden, lam, seed, bearoff) for _ in range(actors)]
         self.replayed_tasks = 0
+        self._probe_failures = 0
         self.max_replays = max_replays
         self.after_submit = None
 
@@ -107,25 +116,39 @@ class RayRunner:
         submit()
         if self.after_submit is not None:
             self.after_submit(self)
-        while inflight:
-            done, _ = ray.wait(list(inflight), num_returns=1)
+        probes: dict = {}  # ObjectRef of a liveness probe -> actor index (an actor being restarted)
+        while inflight or probes:
+            done, _ = ray.wait(list(inflight) + list(probes), num_returns=1)
             ref = done[0]
+            if ref in probes:
+                a = probes.pop(ref)
+                try:
+                    ray.get(ref)
+                    idle.append(a)
+                except RayActorError:  # still restarting
+                    self._probe_failures += 1
+                    if self._probe_failures > self.max_replays * 50:
+                        raise RuntimeError("a Ray actor did not come back after dying; giving up") from None
+                    time.sleep(0.2)
+                    probes[self.actors[a].pid.remote()] = a
+                submit()
+                continue
             i, a = inflight.pop(ref)
             try:
                 results[i] = ray.get(ref)
+                idle.append(a)
             except RayActorError:
-                # the actor died: Ray restarts it; play the task again from its seeds
+                # the actor died: Ray restarts it; its task is played again from the games' seeds
                 self.replayed_tasks += 1
                 if self.replayed_tasks > self.max_replays:
                     raise RuntimeError(f"Ray actors died {self.replayed_tasks} times; giving up") from None
                 todo.append(i)
-                time.sleep(0.05)
-            idle.append(a)
+                probes[self.actors[a].pid.remote()] = a
             submit()
         return results
 
     def close(self):
-        for a in self.actors:
+        for a in self.actors if self._own_actors else []:
             try:
                 self.ray.kill(a)
             except Exception:  # already gone

@@ -48,7 +48,8 @@ __all__ = ["play_task", "TaskWorker", "RoundsTrainer", "LocalRunner", "split_rou
 _PERM = np.array([0, 3, 4, 1, 2])
 _SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0])
 _DICE_BLOCK = 128
-_MAX_PLIES = 20_000  # a guard only: self-play games end long before
+_MAX_PLIES = 20_000
+DEFAULT_TASK_GAMES = 8  # a guard only: self-play games end long before
 
 
 def weights_to_numpy(net: TDNet) -> dict[str, np.ndarray]:
@@ -184,6 +185,9 @@ class TaskWorker:
         if round_id is None or round_id != self._round:
             with torch.no_grad():
                 for k, v in self.net.state_dict().items():
+                    if k not in weights or tuple(np.shape(weights[k])) != tuple(v.shape):
+                        raise ValueError(f"weights {k!r}: expected shape {tuple(v.shape)}, got "
+                                         f"{tuple(np.shape(weights[k])) if k in weights else 'none'}")
                     v.copy_(torch.from_numpy(np.array(weights[k], dtype=np.float32)))
             self.after.refresh()
             self._round = round_id
@@ -217,11 +221,14 @@ class RoundsTrainer:
     ``runner`` plays a round's tasks and returns their dicts in task order
     (:class:`LocalRunner` or :class:`bgrl.training.ray_backend.RayRunner`).
     One :meth:`step` plays one round of ``round_games`` games and applies the update.
+    ``task_games`` None: :data:`DEFAULT_TASK_GAMES`, or on resume the run's own value.
     """
 
-    def __init__(self, net: TDNet, round_games: int, task_games: int, alpha: float, lam: float, seed: int, runner):
+    def __init__(self, net: TDNet, round_games: int, task_games: int | None, alpha: float, lam: float, seed: int, runner):
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lambda must lie in [0, 1], got {lam}")
+        self._task_given = task_games is not None
+        task_games = DEFAULT_TASK_GAMES if task_games is None else task_games
         if round_games < 1 or task_games < 1:
             raise ValueError(f"games per round and per task must be >= 1, got {round_games} and {task_games}")
         self.net = net
@@ -247,10 +254,10 @@ class RoundsTrainer:
             raise RuntimeError(f"the runner returned {len(outs)} results for {len(tasks)} tasks")
         net, a = self.net, self.alpha
         for o in outs:  # task order = game-id order
-            net.fc1.weight.add_(torch.from_numpy(np.asarray(o["W1"])), alpha=a)
-            net.fc1.bias.add_(torch.from_numpy(np.asarray(o["b1"])), alpha=a)
-            net.fc2.weight.add_(torch.from_numpy(np.asarray(o["W2"])), alpha=a)
-            net.fc2.bias.add_(torch.from_numpy(np.asarray(o["b2"])), alpha=a)
+            net.fc1.weight.add_(torch.from_numpy(np.require(o["W1"], requirements="W")), alpha=a)
+            net.fc1.bias.add_(torch.from_numpy(np.require(o["b1"], requirements="W")), alpha=a)
+            net.fc2.weight.add_(torch.from_numpy(np.require(o["W2"], requirements="W")), alpha=a)
+            net.fc2.bias.add_(torch.from_numpy(np.require(o["b2"], requirements="W")), alpha=a)
         plies = sum(int(o["plies"]) for o in outs)
         self.next_game += self.R
         self.rounds += 1
@@ -278,11 +285,13 @@ class RoundsTrainer:
             task = int(s["task_games"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"the rounds trainer state is malformed ({exc})") from None
-        if task != self.task_games:
+        if task != self.task_games and not self._task_given:
+            self.task_games = task  # the run's own value
+        elif task != self.task_games:
             raise ValueError(f"the run was trained with --task-games {task}; it cannot change on --resume (got {self.task_games})")
 
 
-def rounds_learner_factory(backend: str, task_games: int = 8, actors: int = 2, address: str | None = None,
+def rounds_learner_factory(backend: str, task_games: int | None = None, actors: int = 2, address: str | None = None,
                            ray_init: dict | None = None):
     """``make_learner`` for :func:`bgrl.training.loop.train`: ``backend`` ``"local-rounds"``
     (this process) or ``"ray"`` (:class:`bgrl.training.ray_backend.RayRunner`). Returns
@@ -290,7 +299,7 @@ def rounds_learner_factory(backend: str, task_games: int = 8, actors: int = 2, a
     Raises ValueError for a bad setting (or Ray missing)."""
     if backend not in ("local-rounds", "ray"):
         raise ValueError(f"--backend must be local, local-rounds or ray, got {backend!r}")
-    if not isinstance(task_games, int) or task_games < 1:
+    if task_games is not None and (not isinstance(task_games, int) or task_games < 1):
         raise ValueError(f"--task-games must be an integer >= 1, got {task_games!r}")
     if backend == "ray":
         from bgrl.training.ray_backend import ray_available, RAY_MISSING
