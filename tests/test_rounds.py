@@ -70,19 +70,23 @@ def test_task_update_equals_dense_autograd_reference(lam):
         assert float((got - r).abs().max()) <= 2e-4 * scale, name
 
 
-def test_task_is_sum_of_its_games_and_depends_only_on_ids():
+@pytest.mark.parametrize("lockstep", [None, 2])
+def test_task_is_sum_of_its_games_and_depends_only_on_ids(lockstep):
     net = _net()
     wt = weights_to_numpy(net)
     w = TaskWorker("td198", 12, 0.7, seed=1, bearoff=True)
-    both = w.run(wt, 0, 20, 3)
-    singles = [w.run(wt, 0, 20 + i, 1) for i in range(3)]
-    again = TaskWorker("td198", 12, 0.7, seed=1, bearoff=True).run(wt, 7, 20, 3)
+    both = w.run(wt, 0, 20, 5, lockstep=lockstep)  # lockstep 2: finished games' slots take the next games
+    singles = [w.run(wt, 0, 20 + i, 1) for i in range(5)]
+    again = TaskWorker("td198", 12, 0.7, seed=1, bearoff=True).run(wt, 7, 20, 5, lockstep=lockstep)
     for k in ("W1", "b1", "W2", "b2"):
         np.testing.assert_array_equal(both[k], again[k])  # bit for bit: a pure function
         np.testing.assert_allclose(both[k], sum(s[k] for s in singles), rtol=1e-4, atol=1e-6)
     assert list(both["lengths"]) == [int(s["lengths"][0]) for s in singles]
+    assert list(both["results"]) == [int(s["results"][0]) for s in singles]
     assert both["plies"] == sum(s["plies"] for s in singles)
-    other_seed = TaskWorker("td198", 12, 0.7, seed=2, bearoff=True).run(wt, 0, 20, 3)
+    if lockstep:
+        assert both["steps"] > max(both["lengths"])  # games ran one after another in the slots
+    other_seed = TaskWorker("td198", 12, 0.7, seed=2, bearoff=True).run(wt, 0, 20, 5, lockstep=lockstep)
     assert not np.array_equal(both["W1"], other_seed["W1"])
 
 
@@ -94,8 +98,8 @@ def test_split_round():
 class _ShuffledRunner(LocalRunner):
     """Plays the tasks in reverse order (as a pool of actors might finish them) and returns them in task order."""
 
-    def run_round(self, weights, round_id, tasks, lam):
-        outs = [self.worker.run(weights, round_id, g, n, lam) for g, n in reversed(tasks)]
+    def run_round(self, weights, round_id, tasks, lam, lockstep=None):
+        outs = [self.worker.run(weights, round_id, g, n, lam, lockstep) for g, n in reversed(tasks)]
         return outs[::-1]
 
 

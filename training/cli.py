@@ -58,7 +58,10 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
                    help="with --backend ray: the cluster to join, 'auto' or HOST:PORT (default: start Ray on this machine)")
     t.add_argument("--actors", type=int, default=None, help="with --backend ray: number of actors, one CPU each (default 2)")
     t.add_argument("--task-games", type=int, default=None,
-                   help="with a rounds backend: games per task (played in lockstep by one actor); fixed for a run (default 8)")
+                   help="with a rounds backend: games per task (one actor plays a task); fixed for a run (default 32); "
+                   "make --parallel (the games of a round) a multiple of actors x task games")
+    t.add_argument("--lockstep", type=int, default=None,
+                   help="with a rounds backend: games played at once within a task; fixed for a run (default 16)")
     t.set_defaults(func=cmd_train)
     return t
 
@@ -99,16 +102,18 @@ def cmd_train(args) -> int:
     backend = getattr(args, "backend", "local")
     make_learner, close = None, None
     if backend == "local":
-        for flag, v in (("--address", args.address), ("--actors", args.actors), ("--task-games", args.task_games)):
+        for flag, v in (("--address", args.address), ("--actors", args.actors), ("--task-games", args.task_games),
+                        ("--lockstep", args.lockstep)):
             if v is not None:
-                raise ValueError(f"{flag} needs --backend ray" + (" or local-rounds" if flag == "--task-games" else ""))
+                raise ValueError(f"{flag} needs --backend ray" + (" or local-rounds" if flag in ("--task-games", "--lockstep") else ""))
     else:
         if backend != "ray" and (args.address is not None or args.actors is not None):
             raise ValueError("--address and --actors need --backend ray")
         from bgrl.training.rounds import rounds_learner_factory
 
         make_learner, close = rounds_learner_factory(backend, task_games=args.task_games,
-                                                     actors=2 if args.actors is None else args.actors, address=args.address)
+                                                     actors=2 if args.actors is None else args.actors, address=args.address,
+                                                     lockstep=args.lockstep)
     try:
         _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner)
     finally:

@@ -41,11 +41,14 @@ def _actor_class(ray):
             os.environ.setdefault("OMP_NUM_THREADS", "1")
             self.worker = TaskWorker(encoder, hidden, lam, seed, bearoff)
 
-        def run(self, weights, round_id, first_game, n_games, lam):
-            return self.worker.run(weights, round_id, first_game, n_games, lam)
+        def run(self, weights, round_id, first_game, n_games, lam, lockstep=None):
+            return self.worker.run(weights, round_id, first_game, n_games, lam, lockstep)
 
         def pid(self):
             return os.getpid()
+
+        def cpu_seconds(self):
+            return time.process_time()
 
         def node(self):
             return ray.get_runtime_context().get_node_id()
@@ -96,7 +99,8 @@ class RayRunner:
         self.max_replays = max_replays
         self.after_submit = None
 
-    def run_round(self, weights: dict, round_id: int, tasks: list[tuple[int, int]], lam: float) -> list[dict]:
+    def run_round(self, weights: dict, round_id: int, tasks: list[tuple[int, int]], lam: float,
+                  lockstep: int | None = None) -> list[dict]:
         ray = self.ray
         from ray.exceptions import RayActorError
 
@@ -111,7 +115,7 @@ class RayRunner:
             while idle and todo:
                 a, i = idle.pop(0), todo.pop()
                 g, n = tasks[i]
-                inflight[self.actors[a].run.remote(wref, round_id, g, n, lam)] = (i, a)
+                inflight[self.actors[a].run.remote(wref, round_id, g, n, lam, lockstep)] = (i, a)
 
         submit()
         if self.after_submit is not None:

@@ -49,7 +49,8 @@ _PERM = np.array([0, 3, 4, 1, 2])
 _SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0])
 _DICE_BLOCK = 128
 _MAX_PLIES = 20_000
-DEFAULT_TASK_GAMES = 8  # a guard only: self-play games end long before
+DEFAULT_TASK_GAMES = 32
+DEFAULT_LOCKSTEP = 16  # a guard only: self-play games end long before
 
 
 def weights_to_numpy(net: TDNet) -> dict[str, np.ndarray]:
@@ -70,9 +71,11 @@ def split_round(first_game: int, round_games: int, task_games: int) -> list[tupl
 
 @torch.no_grad()
 def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | None, seed: int, first_game: int,
-              n_games: int, lam: float) -> dict:
+              n_games: int, lam: float, lockstep: int | None = None) -> dict:
     """Play games ``first_game .. first_game+n_games-1`` to the end with ``net``'s frozen
     weights and return their summed TD(lambda) update (not yet scaled by alpha).
+    ``lockstep`` games are played at once (None: all); a finished game's slot takes the
+    next game of the task, in id order.
 
     ``after`` must be an :class:`AfterStateNet` of ``net`` refreshed after the weights
     were last set. Returns a dict of numpy arrays: ``W1`` float32 (hidden, inputs),
@@ -88,10 +91,12 @@ def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | 
     W1, b1 = net.fc1.weight, net.fc1.bias
     W2, b2 = net.fc2.weight, net.fc2.bias
     n = n_games
+    width = n if lockstep is None else max(1, min(int(lockstep), n))
     rngs = [np.random.default_rng([seed, first_game + i]) for i in range(n)]
     dice_blocks = [r.integers(1, 7, size=(_DICE_BLOCK, 2)).astype(np.int8) for r in rngs]
-    boards = np.repeat(START_BOARD[None], n, axis=0)
-    active = np.arange(n)
+    boards = np.repeat(START_BOARD[None], width, axis=0)
+    active = np.arange(width)  # task-local game index of each lockstep slot
+    waiting = width  # next game to start
     plies = np.zeros(n, dtype=np.int64)
     results = np.zeros(n, dtype=np.int8)
     steps = []  # per ply: (active ids, delta (m, 5) float64, learn rows index into active, x, h, gy)
@@ -132,9 +137,19 @@ def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | 
             results[active[over]] = game_results(chosen[over])
         if int(plies.max()) > _MAX_PLIES:
             raise RuntimeError(f"a self-play game exceeded {_MAX_PLIES} plies")
-        keep = ~over
-        active = active[keep]
-        boards = np.ascontiguousarray(-chosen[keep][:, ::-1])
+        nxt = -chosen[:, ::-1]
+        if over.any():  # a finished game's slot takes the task's next game, if any
+            slots = np.flatnonzero(over)
+            start = slots[: max(0, min(slots.size, n - waiting))]
+            active = active.copy()
+            active[start] = np.arange(waiting, waiting + start.size)
+            nxt[start] = START_BOARD
+            waiting += start.size
+            keep = np.ones(active.size, dtype=bool)
+            keep[slots[start.size:]] = False
+            active = active[keep]
+            nxt = nxt[keep]
+        boards = np.ascontiguousarray(nxt)
 
     # Backward pass: C_k = delta_k + lambda * P(C_{k+1}) within each game.
     carry = np.zeros((n, 5))
@@ -158,6 +173,7 @@ def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | 
         "lengths": plies,
         "delta_sq": delta_sq,
         "plies": int(plies.sum()),
+        "steps": len(steps),
     }
 
 
@@ -192,10 +208,11 @@ class TaskWorker:
             self.after.refresh()
             self._round = round_id
 
-    def run(self, weights: dict, round_id, first_game: int, n_games: int, lam: float | None = None) -> dict:
+    def run(self, weights: dict, round_id, first_game: int, n_games: int, lam: float | None = None,
+            lockstep: int | None = None) -> dict:
         self.set_weights(weights, round_id)
         return play_task(self.net, self.after, self.encoder, self.exact, self.seed, first_game, n_games,
-                         self.lam if lam is None else lam)
+                         self.lam if lam is None else lam, lockstep)
 
 
 class LocalRunner:
@@ -206,8 +223,9 @@ class LocalRunner:
     def __init__(self, encoder: str, hidden: int, lam: float, seed: int, bearoff: bool):
         self.worker = TaskWorker(encoder, hidden, lam, seed, bearoff)
 
-    def run_round(self, weights: dict, round_id: int, tasks: list[tuple[int, int]], lam: float) -> list[dict]:
-        return [self.worker.run(weights, round_id, g, n, lam) for g, n in tasks]
+    def run_round(self, weights: dict, round_id: int, tasks: list[tuple[int, int]], lam: float,
+                  lockstep: int | None = None) -> list[dict]:
+        return [self.worker.run(weights, round_id, g, n, lam, lockstep) for g, n in tasks]
 
     def close(self):
         pass
@@ -221,10 +239,13 @@ class RoundsTrainer:
     ``runner`` plays a round's tasks and returns their dicts in task order
     (:class:`LocalRunner` or :class:`bgrl.training.ray_backend.RayRunner`).
     One :meth:`step` plays one round of ``round_games`` games and applies the update.
-    ``task_games`` None: :data:`DEFAULT_TASK_GAMES`, or on resume the run's own value.
+    ``task_games`` (games per task) and ``lockstep`` (games played at once within a task)
+    None: :data:`DEFAULT_TASK_GAMES` / :data:`DEFAULT_LOCKSTEP`, or on resume the run's own
+    values (they fix the floats, so they cannot change within a run).
     """
 
-    def __init__(self, net: TDNet, round_games: int, task_games: int | None, alpha: float, lam: float, seed: int, runner):
+    def __init__(self, net: TDNet, round_games: int, task_games: int | None, alpha: float, lam: float, seed: int, runner,
+                 lockstep: int | None = None):
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lambda must lie in [0, 1], got {lam}")
         self._task_given = task_games is not None
@@ -234,6 +255,10 @@ class RoundsTrainer:
         self.net = net
         self.R = round_games
         self.task_games = task_games
+        self._lock_given = lockstep is not None
+        self.lockstep = DEFAULT_LOCKSTEP if lockstep is None else int(lockstep)
+        if self.lockstep < 1:
+            raise ValueError(f"--lockstep must be >= 1, got {lockstep}")
         self.alpha = alpha
         self.lam = lam
         self.seed = seed
@@ -249,7 +274,7 @@ class RoundsTrainer:
         ``plies``."""
         tasks = split_round(self.next_game, self.R, self.task_games)
         weights = weights_to_numpy(self.net)
-        outs = self.runner.run_round(weights, self.rounds, tasks, self.lam)
+        outs = self.runner.run_round(weights, self.rounds, tasks, self.lam, self.lockstep)
         if len(outs) != len(tasks):
             raise RuntimeError(f"the runner returned {len(outs)} results for {len(tasks)} tasks")
         net, a = self.net, self.alpha
@@ -263,7 +288,7 @@ class RoundsTrainer:
         self.rounds += 1
         self.positions_evaluated += plies
         d = sum(float(o["delta_sq"]) for o in outs)
-        n_steps = sum(int(np.max(o["lengths"])) for o in outs)
+        n_steps = sum(int(o["steps"]) for o in outs)
         return {
             "finished": np.concatenate([np.asarray(o["results"]) for o in outs]),
             "lengths": np.concatenate([np.asarray(o["lengths"]) for o in outs]),
@@ -273,7 +298,7 @@ class RoundsTrainer:
 
     def state_dict(self) -> dict:
         return {"algorithm": "rounds", "version": 1, "next_game": self.next_game, "rounds": self.rounds,
-                "round_games": self.R, "task_games": self.task_games}
+                "round_games": self.R, "task_games": self.task_games, "lockstep": self.lockstep}
 
     def load_state_dict(self, s: dict):
         """Restore :meth:`state_dict`. Raises ValueError for a state of another algorithm."""
@@ -283,8 +308,13 @@ class RoundsTrainer:
             self.next_game = int(s["next_game"])
             self.rounds = int(s["rounds"])
             task = int(s["task_games"])
+            lock = int(s["lockstep"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"the rounds trainer state is malformed ({exc})") from None
+        if lock != self.lockstep and not self._lock_given:
+            self.lockstep = lock
+        elif lock != self.lockstep:
+            raise ValueError(f"the run was trained with --lockstep {lock}; it cannot change on --resume (got {self.lockstep})")
         if task != self.task_games and not self._task_given:
             self.task_games = task  # the run's own value
         elif task != self.task_games:
@@ -292,7 +322,7 @@ class RoundsTrainer:
 
 
 def rounds_learner_factory(backend: str, task_games: int | None = None, actors: int = 2, address: str | None = None,
-                           ray_init: dict | None = None):
+                           ray_init: dict | None = None, lockstep: int | None = None):
     """``make_learner`` for :func:`bgrl.training.loop.train`: ``backend`` ``"local-rounds"``
     (this process) or ``"ray"`` (:class:`bgrl.training.ray_backend.RayRunner`). Returns
     ``(make_learner, close)``; call ``close()`` when training ends (stops the actors).
@@ -301,6 +331,8 @@ def rounds_learner_factory(backend: str, task_games: int | None = None, actors: 
         raise ValueError(f"--backend must be local, local-rounds or ray, got {backend!r}")
     if task_games is not None and (not isinstance(task_games, int) or task_games < 1):
         raise ValueError(f"--task-games must be an integer >= 1, got {task_games!r}")
+    if lockstep is not None and (not isinstance(lockstep, int) or lockstep < 1):
+        raise ValueError(f"--lockstep must be an integer >= 1, got {lockstep!r}")
     if backend == "ray":
         from bgrl.training.ray_backend import ray_available, RAY_MISSING
 
@@ -319,7 +351,7 @@ def rounds_learner_factory(backend: str, task_games: int | None = None, actors: 
         else:
             runner = LocalRunner(config.encoder, net.hidden, config.lam, config.seed, config.bearoff)
         made.append(runner)
-        return RoundsTrainer(net, config.parallel, task_games, config.alpha, config.lam, config.seed, runner)
+        return RoundsTrainer(net, config.parallel, task_games, config.alpha, config.lam, config.seed, runner, lockstep)
 
     def close():
         for r in made:
