@@ -61,7 +61,7 @@ def _rounds(args, runner, actor_cpu=None):
     for _ in range(args.rounds):
         games += len(tr.step()["finished"])
     w, c = time.perf_counter() - w0, time.process_time() - c0
-    out = {"games": games, "wall": w, "cpu": c}
+    out = {"games": games, "wall": w, "cpu": c, "learner_cpu": c}
     if actor_cpu:
         per = [b - a for a, b in zip(a0, actor_cpu())]
         out["cpu"] = c + sum(per)
@@ -113,6 +113,10 @@ def main(argv=None):
         gw = o["games"] / o["wall"]
         print(f"{name:28} {o['games']:6d} {gw:8.1f} {gw / base_w:9.2f} {gw / base_r:9.2f} {o['games'] / o['cpu']:12.1f} "
               f"{o['projected']:10.1f} {o['projected'] / base_p:9.2f}")
+    for name, o in res.items():
+        if "actor_cpu" in o:
+            print(f"{name}: learner CPU {o['learner_cpu']:.2f} s, actors' CPU " + ", ".join(f"{v:.2f}" for v in o["actor_cpu"])
+                  + f" s, wall {o['wall']:.2f} s")
     print("games/s: wall clock; games/CPU-s: over the CPU time of learner + actors; projected: games over "
           "(busiest actor's CPU + learner's CPU), the rate with one idle core per actor")
 

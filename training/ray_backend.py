@@ -12,6 +12,11 @@ Faults: an actor that dies (its process killed, its node lost) is restarted by R
 (``max_restarts=-1``) and every task it had not returned is played again from the
 games' seeds; a task's result is applied once, when it arrives, so nothing is lost or
 counted twice. A killed learner is resumed from its last checkpoint (``--resume``).
+
+Mixed clusters: torch picks its CPU kernels (AVX2, AVX-512, ...) per machine, and they
+round differently, which breaks bit-for-bit determinism. When the learner runs with
+``ATEN_CPU_CAPABILITY`` set (e.g. ``avx2``), the actors get the same value through their
+``runtime_env``.
 """
 
 from __future__ import annotations
@@ -93,6 +98,9 @@ class RayRunner:
             self.actors = list(handles)
         else:
             cls = _actor_class(ray)
+            cap = os.environ.get("ATEN_CPU_CAPABILITY")
+            if cap:  # the same torch CPU kernels everywhere (mixed clusters): same floats
+                cls = cls.options(runtime_env={"env_vars": {"ATEN_CPU_CAPABILITY": cap}})
             self.actors = [cls.remote(encoder, hidden, lam, seed, bearoff) for _ in range(actors)]
         self.replayed_tasks = 0
         self._probe_failures = 0
