@@ -152,3 +152,18 @@ def test_local_rounds_train_resume_bit_for_bit(tmp_path):
         make, close = rounds_learner_factory("local-rounds", task_games=3)
         train(None, tmp_path / "cut", resume=True, progress=False, log=lambda *a: None, overrides={"games": 30},
               make_learner=make)
+
+
+def test_cli_rounds_flag_errors(monkeypatch, capsys, tmp_path):
+    from bgrl.cli import main
+    from bgrl.training import ray_backend
+
+    assert main(["train", "--backend", "local-rounds", "--lockstep", "0", "--run-dir", str(tmp_path / "x")]) == 2
+    assert "--lockstep must be an integer >= 1" in capsys.readouterr().err
+    assert main(["train", "--backend", "local-rounds", "--actors", "2", "--run-dir", str(tmp_path / "x")]) == 2
+    assert "need --backend ray" in capsys.readouterr().err
+    monkeypatch.setattr(ray_backend, "ray_available", lambda: False)
+    assert main(["train", "--backend", "ray", "--run-dir", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'bgrl[ray]'" in err and "Traceback" not in err
+    assert not (tmp_path / "x").exists()

@@ -91,7 +91,12 @@ class RayRunner:
             kw.update(init_kwargs or {})
             if address is not None:
                 kw["address"] = address
-            ray.init(**kw)
+            try:
+                ray.init(**kw)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = f"--address {address}" if address is not None else "a local Ray instance"
+                raise ValueError(f"{where}: cannot start or join Ray ({type(exc).__name__}: {exc}); expected a running "
+                                 "cluster (`ray start --head`) for --address") from None
             self._own = True
         self._own_actors = handles is None
         if handles is not None:
