@@ -119,7 +119,8 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
     """Build an agent from a spec.
 
     spec : ``"random"``, ``"pubeval"``, a checkpoint path, or None / ``"default"`` for the
-        shipped network (checkpoints/default.pt).
+        shipped network (checkpoints/default.pt); ``"gnubg"`` / ``"gnubg:N"`` for GNU
+        Backgammon at 0 / N plies (:mod:`bgrl.gnubg_agent`, needs the ``gnubg`` extra).
 
     Raises
     ------
@@ -133,6 +134,15 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
         return RandomAgent()
     if s == "pubeval":
         return PubevalAgent()
+    if s == "gnubg" or s.startswith("gnubg:"):
+        from .gnubg_agent import GnubgAgent, parse_gnubg_spec
+
+        plies = parse_gnubg_spec(s)
+        try:
+            return GnubgAgent(plies)
+        except ImportError:
+            raise ValueError(f"agent {s!r} needs GNU Backgammon's evaluator (PyPI gnubg-nn), an optional extra: "
+                             "pip install -e '.[gnubg]'") from None
     p = Path(s)
     if p.suffix == ".pt" or p.exists():
         from .checkpoint import load_network
@@ -140,4 +150,4 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
 
         net, meta = load_network(p)
         return NetAgent(NetEvaluator(net, meta["encoder"]), noise=noise, name=p.name, meta=meta)
-    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default' or a checkpoint path (.pt)")
+    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', 'gnubg', 'gnubg:N' or a checkpoint path (.pt)")
