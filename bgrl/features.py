@@ -102,6 +102,10 @@ def escapes(boards: np.ndarray) -> np.ndarray:
     """
     b = np.asarray(boards)
     (blocked,) = _bitboards(b, [b[:, 1:25] <= -2])
+    return _escapes(blocked)
+
+
+def _escapes(blocked) -> np.ndarray:
     # bits p - 12 .. p - 1 of the blocked bitboard, lowest first
     code = ((blocked << 12)[:, None] >> _P24[None, :]) & 0xFFF
     return _ESCAPE_BY_SHIFT[code]
@@ -116,9 +120,12 @@ def hit_chance(boards: np.ndarray) -> np.ndarray:
     b = np.asarray(boards)
     pts = b[:, 1:25]
     blot, opn, src = _bitboards(b, [pts == -1, pts > -2, pts > 0])
+    return _hit_chance(blot, opn, src, b[:, 25].astype(np.int64))
+
+
+def _hit_chance(blot, opn, src, bar) -> np.ndarray:
     opn = opn | np.int64(1) | (np.int64(1) << 25)  # off and the bar never block
     total = _hits_no_bar(src, blot, opn)
-    bar = b[:, 25].astype(np.int64)
     on_bar = np.flatnonzero(bar > 0)
     if on_bar.size:
         total[on_bar] = _hits_from_bar(src[on_bar], blot[on_bar], opn[on_bar], bar[on_bar])
@@ -176,32 +183,40 @@ def _hits_from_bar(src, blot, opn, bar) -> np.ndarray:
     return total
 
 
+_POP6 = np.array([bin(i).count("1") for i in range(64)])
+_OUTFIELD = np.maximum(np.arange(1, 25) - 6, 0).astype(np.float64)
+
+
+def _high_bit(x) -> np.ndarray:
+    """Index of the highest set bit of each int64 (0 where x == 0)."""
+    return np.where(x > 0, np.frexp(x.astype(np.float64))[1] - 1, 0)
+
+
 def side_features(boards: np.ndarray) -> np.ndarray:
     """The :data:`SIDE_FEATURES` of the mover of each board: float32 (N, 9)."""
     b = np.asarray(boards)
     n = b.shape[0]
-    pts = b[:, 1:25].astype(np.int64)
-    mine = np.maximum(pts, 0)
-    theirs = np.maximum(-pts, 0)
-    idx = np.arange(1, 25)
+    pts = b[:, 1:25]
+    blot, opn, src, made, theirs_any, blocked = _bitboards(b, [pts == -1, pts > -2, pts > 0, pts >= 2, pts < 0, pts <= -2])
     bar = b[:, 25].astype(np.int64)
-    out = np.zeros((n, len(SIDE_FEATURES)), dtype=np.float32)
-    out[:, 0] = hit_chance(b)
-    esc = escapes(b)
-    back = np.where(mine > 0, idx, 0).max(axis=1)
-    back = np.where(bar > 0, 25, back)
-    back_esc = np.where(back >= 25, esc[:, 23], esc[np.arange(n), np.minimum(np.maximum(back, 1), 24) - 1])
+    out = np.empty((n, len(SIDE_FEATURES)), dtype=np.float32)
+    out[:, 0] = _hit_chance(blot, opn, src, bar)
+    esc = _escapes(blocked)
+    back = np.where(bar > 0, 25, _high_bit(src))
+    back_esc = esc[np.arange(n), np.minimum(np.maximum(back, 1), 24) - 1]  # on the bar: as from the 24-point
     out[:, 1] = np.where(back > 0, back_esc, 36) / 36.0
     out[:, 2] = (36 - esc[:, 12:24].min(axis=1)) / 36.0
     out[:, 3] = back / 25.0
-    out[:, 4] = np.where(mine >= 2, idx, 0).max(axis=1) / 24.0
-    out[:, 5] = ((mine * np.maximum(idx - 6, 0)).sum(axis=1) + bar * 19) / 285.0
-    their_back = np.where(theirs > 0, idx, 25).min(axis=1)
-    their_back = np.where(b[:, 0] < 0, 0, their_back)  # on the bar: behind every point of ours
-    past = np.maximum(idx[None, :] - their_back[:, None] + 1, 0)
-    out[:, 6] = ((mine * past).sum(axis=1) + bar * np.maximum(25 - their_back + 1, 0)) / 375.0
-    out[:, 7] = ((theirs[:, 18:24] >= 2).sum(axis=1) / 6.0) ** 2
-    out[:, 8] = (mine[:, 0:6] >= 2).sum(axis=1) / 6.0
+    out[:, 4] = _high_bit(made) / 24.0
+    mine = np.maximum(pts, 0).astype(np.float64)
+    out[:, 5] = (mine @ _OUTFIELD + bar * 19) / 285.0
+    # the opponent's rearmost checker, in our numbering (0 = on the bar, 25 = none left)
+    their_back = np.where(theirs_any > 0, _high_bit(theirs_any & -theirs_any), 25)
+    their_back = np.where(b[:, 0] < 0, 0, their_back)
+    past = np.maximum(_P24[None, :] - their_back[:, None] + 1, 0)
+    out[:, 6] = (((mine * past) @ np.ones(24)) + bar * np.maximum(26 - their_back, 0)) / 375.0
+    out[:, 7] = (_POP6[(blocked >> 19) & 63] / 6.0) ** 2
+    out[:, 8] = _POP6[(made >> 1) & 63] / 6.0
     return out
 
 
