@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from .agents import group_argmax
-from .movegen import AfterStates
+from .movegen import AfterStates, generate
 from .rules import is_race
 
 __all__ = [
@@ -120,9 +120,15 @@ class Benchmark:
         return np.repeat(np.arange(self.decisions), self.counts)
 
     def after_states(self) -> AfterStates:
-        """The plays as a :class:`bgrl.movegen.AfterStates` batch (what agents' ``select`` takes)."""
-        n_used = np.full(self.decisions, 2, dtype=np.int8)  # informational only; not used by agents
-        return AfterStates(self.after_board, self.parent, n_used, self.offsets, self.board)
+        """The plays as a :class:`bgrl.movegen.AfterStates` batch (what agents' ``select`` takes).
+
+        Made by :func:`bgrl.movegen.generate` from the positions and dice (one call), so
+        every field is the generator's; ValueError if its plays differ from the stored ones.
+        """
+        aft = generate(self.board, self.dice)
+        if not (np.array_equal(aft.offsets, self.offsets) and np.array_equal(aft.boards, self.after_board)):
+            raise ValueError("benchmark file is malformed: expected its plays to be the generator's legal plays, in order")
+        return aft
 
     def best_equity(self) -> np.ndarray:
         """Best play's equity of each decision, float64 (D,)."""
