@@ -115,12 +115,18 @@ class NetAgent(Agent):
         return group_argmax(eq, after.offsets)
 
 
-def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
+def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0) -> Agent:
     """Build an agent from a spec.
 
-    spec : ``"random"``, ``"pubeval"``, a checkpoint path, or None / ``"default"`` for the
-        shipped network (checkpoints/default.pt); ``"gnubg"`` / ``"gnubg:N"`` for GNU
-        Backgammon at 0 / N plies (:mod:`bgrl.gnubg_agent`, needs the ``gnubg`` extra).
+    spec : ``"random"``, ``"pubeval"``, a level name (``"beginner"``, ``"casual"``,
+        ``"intermediate"``, ``"advanced"``, ``"expert"``, ``"world-class"``; see
+        :mod:`bgrl.levels`), a checkpoint path, a run folder (its ``final.pt``, else
+        ``latest.pt``), or None / ``"default"`` for the shipped network
+        (checkpoints/default.pt) at 0-ply; ``"gnubg"`` / ``"gnubg:N"`` for GNU Backgammon
+        at 0 / N plies (:mod:`bgrl.gnubg_agent`, needs the ``gnubg`` extra).
+    seed : int, the noise seed of a level agent (same seed -> same plays).
+
+    A level agent also has ``hint(position, dice)``.
 
     Raises
     ------
@@ -143,11 +149,18 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
         except ImportError:
             raise ValueError(f"agent {s!r} needs GNU Backgammon's evaluator (PyPI gnubg-nn), an optional extra: "
                              "pip install -e '.[gnubg]'") from None
-    p = Path(s)
+    from .levels import LEVELS, load_level
+
+    if s in LEVELS:
+        return load_level(s, seed=seed)
+    from .resources import resolve_checkpoint
+
+    p = resolve_checkpoint(s)  # a run folder means its final.pt, else latest.pt
     if p.suffix == ".pt" or p.exists():
         from .checkpoint import load_network
         from .evaluator import NetEvaluator
 
         net, meta = load_network(p)
         return NetAgent(NetEvaluator(net, meta["encoder"]), noise=noise, name=p.name, meta=meta)
-    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', 'gnubg', 'gnubg:N' or a checkpoint path (.pt)")
+    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', a level ({', '.join(LEVELS)}), "
+                     "'gnubg', 'gnubg:N' or a checkpoint path (.pt)")

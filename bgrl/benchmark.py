@@ -69,8 +69,11 @@ _FIELDS = ("position_id", "board", "dice", "phase", "offsets", "after_id", "afte
 
 
 def shipped_benchmark_path() -> Path:
-    """Path of the shipped benchmark file ``bgrl/data/benchmark.npz`` (package data)."""
-    return Path(__file__).resolve().parent / "data" / "benchmark.npz"
+    """Path of the shipped benchmark file ``bgrl/data/benchmark.npz`` (package data of
+    ``bgrl.data``, found with importlib.resources)."""
+    from .resources import shipped_path
+
+    return shipped_path("benchmark.npz", package="bgrl.data")
 
 
 def phase_of(boards: np.ndarray) -> np.ndarray:
