@@ -157,17 +157,21 @@ class GnubgAgent:
 
 
 _ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int8)  # 21 rolls, a >= b
+_CHUNK = 512
 
 
 def infer_dice(after, which: np.ndarray) -> np.ndarray:
     """A roll (int8 (len(which), 2)) under which position ``i`` has exactly the legal
-    after-states ``after.group(i)``, for each ``i`` in ``which``; one batched generator call.
+    after-states ``after.group(i)``, for each ``i`` in ``which``; batched generator calls of
+    at most 512 positions x 21 rolls.
 
     Raises RuntimeError if no roll matches (the after-states did not come from the generator).
     """
     from .movegen import generate
 
     which = np.asarray(which, dtype=np.int64)
+    if which.size > _CHUNK:  # bound the generator's memory: 21 rolls per position
+        return np.concatenate([infer_dice(after, which[j:j + _CHUNK]) for j in range(0, which.size, _CHUNK)])
     k = _ROLLS.shape[0]
     cand = generate(np.repeat(after.positions[which], k, axis=0), np.tile(_ROLLS, (which.size, 1)), validate=False)
     cnt = cand.counts

@@ -59,7 +59,10 @@ def _game_positions(n: int, seed: int):
     return np.stack(pos[:n]), np.stack(dice[:n])
 
 
-def test_infer_dice_recovers_a_roll_with_the_same_plays():
+def test_infer_dice_recovers_a_roll_with_the_same_plays(monkeypatch):
+    import bgrl.gnubg_agent as ga
+
+    monkeypatch.setattr(ga, "_CHUNK", 16)  # several generator calls
     pos, dice = _game_positions(60, seed=3)
     aft = generate(pos, dice)
     got = infer_dice(aft, np.arange(pos.shape[0]))
