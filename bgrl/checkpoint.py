@@ -7,7 +7,9 @@ float, bool, lists and dicts of those):
   meta          dict: encoder name, hidden units, package version, games trained,
                 training config, anything else (JSON-compatible)
   model         the network's state_dict (tensors)
-  trainer       optional trainer state (traces are not kept; RNG state as a list of ints)
+  trainer       optional trainer state of a run checkpoint: the dice generator's state
+                (JSON text), the games in flight with their history rows (tensors; see
+                bgrl.training.td.TDLambda.state_dict) and the loop's counters
 
 It is read with ``torch.load(weights_only=True)``, which refuses arbitrary pickled objects,
 and validated before use. Writes go to a temporary file in the same folder, are flushed

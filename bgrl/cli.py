@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime
-from pathlib import Path
 
 __all__ = ["main"]
 
@@ -186,45 +184,6 @@ def cmd_match(args) -> int:
     return 0
 
 
-# ----------------------------------------------------------------------------- train
-def _train(args) -> int:
-    from .training.loop import TrainConfig, train
-
-    tunable = {
-        "alpha": args.alpha,
-        "alpha_final": args.alpha_final,
-        "lam": args.lam,
-        "parallel": args.parallel,
-        "eval_every": args.eval_every,
-        "eval_games": args.eval_games,
-        "checkpoint_every": args.checkpoint_every,
-    }
-    if args.resume:
-        if args.hidden is not None or args.seed is not None or args.init_from is not None:
-            raise CLIError("--hidden, --seed and --init-from are fixed for a run; they cannot change on --resume")
-        if args.run_dir is not None:
-            raise CLIError("--run-dir and --resume exclude each other: --resume names the run folder")
-        if args.games is not None and args.games < 1:
-            raise CLIError(f"--games must be >= 1, got {args.games}")
-        tunable["games"] = args.games
-        train(None, Path(args.resume), resume=True, progress=not args.no_progress, overrides=tunable)
-        return 0
-    run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / datetime.now().strftime("td-%Y%m%d-%H%M%S")
-    given = {k: v for k, v in tunable.items() if v is not None}
-    if args.hidden is not None:
-        given["hidden"] = args.hidden
-    if args.seed is not None:
-        given["seed"] = args.seed
-    if args.init_from is not None:
-        if args.hidden is not None:
-            raise CLIError("--hidden and --init-from exclude each other: the network's size comes from the checkpoint")
-        given["init_from"] = args.init_from
-    cfg = TrainConfig(games=TrainConfig.games if args.games is None else args.games, **given)
-    print(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr)
-    train(cfg, run_dir, progress=not args.no_progress)
-    return 0
-
-
 # ----------------------------------------------------------------------------- play
 class _AgentHintRanker:
     """Hints from an agent that ranks plays itself (``agent.hint(position, dice)``, as the
@@ -361,31 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument("--json", action="store_true")
     bm.set_defaults(func=cmd_benchmark)
 
-    from .training.loop import TrainConfig
+    from .training.cli import add_train_parser
 
-    c = TrainConfig()
-    t = sub.add_parser(
-        "train",
-        help="TD(lambda) self-play training",
-        description="TD(lambda) self-play training. With --resume, only --games, --alpha, --alpha-final, "
-        "--lambda, --parallel and the --eval/--checkpoint settings may be given; they override the run's config.",
-    )
-    t.add_argument("--games", type=int, default=None, help=f"games to play (default {c.games}; with --resume: new target)")
-    t.add_argument("--run-dir", help="run folder (default runs/td-YYYYmmdd-HHMMSS)")
-    t.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
-    t.add_argument("--init-from", metavar="CHECKPOINT", default=None,
-                   help="start a new run from this network's weights ('default' = the shipped one, or a .pt file or run folder); default: random weights")
-    t.add_argument("--hidden", type=int, default=None, help=f"hidden units (default {c.hidden})")
-    t.add_argument("--alpha", type=float, default=None, help=f"TD step size (default {c.alpha})")
-    t.add_argument("--alpha-final", type=float, default=None, help="decay alpha linearly to this value (default: constant)")
-    t.add_argument("--lambda", dest="lam", type=float, default=None, help=f"trace decay lambda (default {c.lam})")
-    t.add_argument("--parallel", type=int, default=None, help=f"games played in lockstep (default {c.parallel})")
-    t.add_argument("--seed", type=int, default=None, help=f"seed of dice and initial weights (default {c.seed})")
-    t.add_argument("--eval-every", type=int, default=None, help=f"games between evaluations vs random and pubeval (default {c.eval_every}; 0 = never)")
-    t.add_argument("--eval-games", type=int, default=None, help=f"games per evaluation (default {c.eval_games})")
-    t.add_argument("--checkpoint-every", type=int, default=None, help=f"games between latest.pt writes (default {c.checkpoint_every})")
-    t.add_argument("--no-progress", action="store_true", help="no tqdm bar")
-    t.set_defaults(func=_train)
+    add_train_parser(sub)
     return p
 
 
