@@ -122,7 +122,8 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
         ``"intermediate"``, ``"advanced"``, ``"expert"``, ``"world-class"``; see
         :mod:`bgrl.levels`), a checkpoint path, a run folder (its ``final.pt``, else
         ``latest.pt``), or None / ``"default"`` for the shipped network
-        (checkpoints/default.pt) at 0-ply.
+        (checkpoints/default.pt) at 0-ply; ``"gnubg"`` / ``"gnubg:N"`` for GNU Backgammon
+        at 0 / N plies (:mod:`bgrl.gnubg_agent`, needs the ``gnubg`` extra).
     seed : int, the noise seed of a level agent (same seed -> same plays).
 
     A level agent also has ``hint(position, dice)``.
@@ -139,6 +140,15 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
         return RandomAgent()
     if s == "pubeval":
         return PubevalAgent()
+    if s == "gnubg" or s.startswith("gnubg:"):
+        from .gnubg_agent import GnubgAgent, parse_gnubg_spec
+
+        plies = parse_gnubg_spec(s)
+        try:
+            return GnubgAgent(plies)
+        except ImportError:
+            raise ValueError(f"agent {s!r} needs GNU Backgammon's evaluator (PyPI gnubg-nn), an optional extra: "
+                             "pip install -e '.[gnubg]'") from None
     from .levels import LEVELS, load_level
 
     if s in LEVELS:
@@ -152,4 +162,5 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
 
         net, meta = load_network(p)
         return NetAgent(NetEvaluator(net, meta["encoder"]), noise=noise, name=p.name, meta=meta)
-    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', a level ({', '.join(LEVELS)}) or a checkpoint path (.pt)")
+    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', a level ({', '.join(LEVELS)}), "
+                     "'gnubg', 'gnubg:N' or a checkpoint path (.pt)")

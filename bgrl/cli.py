@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | play | match | review | train``.
+"""Command-line interface: ``bgrl moves | hint | play | match | review | benchmark | train``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -299,8 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=cmd_play)
 
     ma = sub.add_parser("match", help="play N money games between two agents (paired dice)", formatter_class=_Formatter)
-    ma.add_argument("a", help="agent A: random, pubeval, a level name, default, a checkpoint file or a run folder")
-    ma.add_argument("b", help="agent B: random, pubeval, a level name, default, a checkpoint file or a run folder")
+    ma.add_argument("a", help="agent A: random, pubeval, a level name, default, gnubg, gnubg:N (N-ply; gnubg extra), a checkpoint file or a run folder")
+    ma.add_argument("b", help="agent B: random, pubeval, a level name, default, gnubg, gnubg:N (N-ply; gnubg extra), a checkpoint file or a run folder")
     ma.add_argument("--games", type=int, default=1000, help="games to play, >= 1; an odd count plays one unpaired "
                     "game (default: %(default)s)")
     ma.add_argument("--seed", type=int, default=0, help="seed of the dice, >= 0 (default: %(default)s)")
@@ -311,6 +311,14 @@ def build_parser() -> argparse.ArgumentParser:
     from .review_cli import add_review_parser
 
     add_review_parser(sub)
+
+    from .benchmark import cmd_benchmark
+
+    bm = sub.add_parser("benchmark", help="error rate (millipoints lost per decision, gnubg 2-ply) of agents")
+    bm.add_argument("agents", nargs="+", metavar="AGENT", help="any agent spec of match (random, pubeval, a level, default, gnubg, gnubg:N, a checkpoint)")
+    bm.add_argument("--file", default=None, help="benchmark file (default: the shipped bgrl/data/benchmark.npz)")
+    bm.add_argument("--json", action="store_true")
+    bm.set_defaults(func=cmd_benchmark)
 
     from .training.cli import add_train_parser
 
