@@ -123,7 +123,10 @@ def cmd_levels(args) -> int:
         print(json.dumps({"levels": rows, "measured": {k: v for k, v in measured.items() if k != "levels"}}))
         return 0
     print("Levels (bgrl.load_agent(name), bgrl match/play --level, bgrl hint --level); measured figures from")
-    print(f"checkpoints/levels.json ({measured.get('command', 'scripts/ladder.py')}, {measured.get('date', 'not measured yet')})")
+    runs = measured.get("runs") or [measured.get("command", "python scripts/ladder.py")]
+    print(f"checkpoints/levels.json ({measured.get('date', 'not measured yet')}; each match's command is stored there), written by:")
+    for r in runs:
+        print(f"  {r}")
     print()
     for r in rows:
         print(f"{r['name']:<13} {r['definition']}")

@@ -171,12 +171,14 @@ def main(argv=None) -> int:
     for name in LEVEL_NAMES:
         levels[name]["definition"] = LEVELS[name].as_dict()
     nets = sorted({LEVELS[n].network for n in LEVEL_NAMES})
+    cmd = "python scripts/ladder.py " + " ".join(argv if argv is not None else sys.argv[1:])
     from bgrl.resources import shipped_checkpoint
 
     out = {
         "format": "bgrl-levels-1",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "command": "python scripts/ladder.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": cmd,
+        "runs": [r for r in old.get("runs", []) if r != cmd] + [cmd],
         "machine": f"{platform.machine()}, python {platform.python_version()}, torch 1 thread per process",
         "networks": {n: hashlib.sha256(shipped_checkpoint(n).read_bytes()).hexdigest()[:16] for n in nets},
         "wall_seconds": round(time.time() - t0, 1),
