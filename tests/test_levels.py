@@ -115,10 +115,22 @@ def test_thread_safety_eight_threads(decisions):
             assert results[t][k] == sequential[(t + k) % len(work)]
 
 
-def test_measured_file_names_known_levels():
+def test_measured_figures_belong_to_the_table_and_are_monotone():
+    """checkpoints/levels.json must describe the current definitions (rerun scripts/ladder.py
+    after changing the table), and no level may measure weaker than the one below it."""
     m = measured_levels()
-    for name in m.get("levels", {}):
+    levels = m.get("levels", {})
+    for name, fig in levels.items():
         assert name in LEVELS
+        assert fig["definition"] == json.loads(json.dumps(LEVELS[name].as_dict())), f"{name}: figures measured for another definition"
+    vs_pub = [levels.get(n, {}).get("vs_pubeval") for n in LEVEL_NAMES]
+    known = [(n, r) for n, r in zip(LEVEL_NAMES, vs_pub) if r]
+    for (lo, a), (hi, b) in zip(known, known[1:]):  # no significant inversion against pubeval
+        assert b["ppg"] + b["ci95"] >= a["ppg"] - a["ci95"], f"{hi} measures weaker than {lo} against pubeval"
+    for name in LEVEL_NAMES:
+        step = levels.get(name, {}).get("vs_lower")
+        if step and step["games"] >= 1000:
+            assert step["ppg"] > 0, f"{name} does not beat the level below it"
 
 
 def run_cli(capsys, *argv):
