@@ -121,7 +121,8 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
     spec : ``"random"``, ``"pubeval"``, a level name (``"beginner"``, ``"casual"``,
         ``"intermediate"``, ``"advanced"``, ``"expert"``, ``"world-class"``; see
         :mod:`bgrl.levels`), a checkpoint path, or None / ``"default"`` for the shipped
-        network (checkpoints/default.pt) at 0-ply.
+        network (checkpoints/default.pt) at 0-ply; ``"gnubg"`` / ``"gnubg:N"`` for GNU
+        Backgammon at 0 / N plies (:mod:`bgrl.gnubg_agent`, needs the ``gnubg`` extra).
     seed : int, the noise seed of a level agent (same seed -> same plays).
 
     A level agent also has ``hint(position, dice)``.
@@ -142,6 +143,15 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
 
     if s in LEVELS:
         return load_level(s, seed=seed)
+    if s == "gnubg" or s.startswith("gnubg:"):
+        from .gnubg_agent import GnubgAgent, parse_gnubg_spec
+
+        plies = parse_gnubg_spec(s)
+        try:
+            return GnubgAgent(plies)
+        except ImportError:
+            raise ValueError(f"agent {s!r} needs GNU Backgammon's evaluator (PyPI gnubg-nn), an optional extra: "
+                             "pip install -e '.[gnubg]'") from None
     p = Path(s)
     if p.suffix == ".pt" or p.exists():
         from .checkpoint import load_network
@@ -149,4 +159,4 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
 
         net, meta = load_network(p)
         return NetAgent(NetEvaluator(net, meta["encoder"]), noise=noise, name=p.name, meta=meta)
-    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', a level ({', '.join(LEVELS)}) or a checkpoint path (.pt)")
+    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', a level ({', '.join(LEVELS)}), 'gnubg', 'gnubg:N' or a checkpoint path (.pt)")

@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | play | match | levels | train``.
+"""Command-line interface: ``bgrl moves | hint | play | match | levels | benchmark | train``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -353,8 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=cmd_play)
 
     ma = sub.add_parser("match", help="play N money games between two agents (paired dice)")
-    ma.add_argument("a", help="random, pubeval, default, a level name (bgrl levels) or a checkpoint path")
-    ma.add_argument("b", help="random, pubeval, default, a level name (bgrl levels) or a checkpoint path")
+    ma.add_argument("a", help="random, pubeval, default, a level name (bgrl levels), gnubg, gnubg:N (N-ply; gnubg extra) or a checkpoint path")
+    ma.add_argument("b", help="random, pubeval, default, a level name (bgrl levels), gnubg, gnubg:N (N-ply; gnubg extra) or a checkpoint path")
     ma.add_argument("--games", type=int, default=1000)
     ma.add_argument("--seed", type=int, default=0)
     ma.add_argument("--json", action="store_true")
@@ -363,6 +363,14 @@ def build_parser() -> argparse.ArgumentParser:
     lv = sub.add_parser("levels", help="the named levels: definition and measured strength")
     lv.add_argument("--json", action="store_true")
     lv.set_defaults(func=_levels)
+
+    from .benchmark import cmd_benchmark
+
+    bm = sub.add_parser("benchmark", help="error rate (millipoints lost per decision, gnubg 2-ply) of agents")
+    bm.add_argument("agents", nargs="+", metavar="AGENT", help="random, pubeval, default, gnubg, gnubg:N or a checkpoint path")
+    bm.add_argument("--file", default=None, help="benchmark file (default: the shipped bgrl/data/benchmark.npz)")
+    bm.add_argument("--json", action="store_true")
+    bm.set_defaults(func=cmd_benchmark)
 
     from .training.loop import TrainConfig
 

@@ -10,6 +10,10 @@ encoded from the side on roll, so the turn units are constant (1, 0).
 flag, mover pip count / 167, opponent pip count / 167, and (opponent - mover pips) / 50.
 They help a small network judge races (DESIGN.md, "Race and contact play differ").
 
+``td198g``: td198r plus 18 hand-made features in GNU Backgammon's spirit, 9 for the mover
+then 9 for the opponent (hitting shots, escapes, containment, back checker and anchor,
+timing, pips to break contact, dancing, home points; :mod:`bgrl.features`), at [202, 220).
+
 Layout of td198 (index ranges, all float32):
   [0, 96)    mover's points 1..24 in mover's numbering, 4 units each
   96         mover's bar / 2
@@ -33,7 +37,7 @@ _T = np.zeros((16, 4), dtype=np.float32)
 for _n in range(16):
     _T[_n] = [_n >= 1, _n >= 2, _n >= 3, max(_n - 3, 0) / 2.0]
 
-ENCODERS = {"td198": 198, "td198r": 202}
+ENCODERS = {"td198": 198, "td198r": 202, "td198g": 220}
 ENCODER = "td198r"
 
 
@@ -51,7 +55,7 @@ def encode(boards: np.ndarray, name: str = ENCODER) -> np.ndarray:
     Parameters
     ----------
     boards : ndarray, int8, shape (N, 26)
-    name : {"td198", "td198r"}
+    name : {"td198", "td198r", "td198g"}
 
     Returns
     -------
@@ -72,10 +76,14 @@ def encode(boards: np.ndarray, name: str = ENCODER) -> np.ndarray:
     out[:, 194] = -b[:, 0] / 2.0
     out[:, 195] = (15 - on_o) / 15.0
     out[:, 196] = 1.0
-    if name == "td198r":
+    if name in ("td198r", "td198g"):
         pm, po = pip_counts(b)
         out[:, 198] = is_race(b)
         out[:, 199] = pm / 167.0
         out[:, 200] = po / 167.0
         out[:, 201] = (po - pm) / 50.0
+    if name == "td198g":
+        from .features import both_sides
+
+        out[:, 202:220] = both_sides(b)
     return out

@@ -61,6 +61,7 @@ def test_wheel_ships_network_and_hint_runs_from_it(tmp_path):
     (wheel,) = wheel_dir.glob("bgrl-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "bgrl/checkpoints/default.pt" in names and "bgrl/py.typed" in names
+    assert "bgrl/data/benchmark.npz" in names  # the error-rate benchmark (bgrl.benchmark)
     r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
