@@ -86,6 +86,17 @@ def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None) -
     return "\n".join(lines)
 
 
+def gnubg_equivalent(error_rate) -> str:
+    """Which of gnubg's levels errs about as much (issue 7's figures), as a phrase."""
+    if not isinstance(error_rate, (int, float)):
+        return ""
+    worst = max(GNUBG_ERROR_RATES.values())
+    if error_rate > worst * 1.25:
+        return f"errs more than gnubg's beginner ({worst})"
+    name, val = min(GNUBG_ERROR_RATES.items(), key=lambda kv: abs(kv[1] - error_rate))
+    return f"errs about like gnubg's {name} ({val})"
+
+
 def _fmt_match(m: dict | None) -> str:
     if not m:
         return "not measured"
@@ -109,6 +120,7 @@ def levels_table(measured: dict | None = None) -> list[dict]:
             "lower": names[i - 1] if i > 0 else m.get("lower", "random"),
             "error_rate": m.get("error_rate"),
             "gnubg_error_rate": GNUBG_ERROR_RATES.get(name),
+            "gnubg_equivalent": gnubg_equivalent(m.get("error_rate")),
             "vs_gnubg": m.get("vs_gnubg"),
             "remark": m.get("remark", ""),
         })
@@ -134,8 +146,9 @@ def cmd_levels(args) -> int:
         er = r["error_rate"]
         gn = r["gnubg_error_rate"]
         er_text = f"{er:.1f}" if isinstance(er, (int, float)) else "not measured"
-        gn_text = f" (gnubg's {r['name']}: {gn})" if gn is not None else ""
-        print(f"{'':<13} error rate {er_text} millipoints/decision{gn_text}")
+        gn_text = f"; gnubg's {r['name']}: {gn}" if gn is not None else ""
+        eq = gnubg_equivalent(er)
+        print(f"{'':<13} error rate {er_text} millipoints/decision{gn_text}" + (f"; {eq}" if eq else ""))
         if r["vs_gnubg"]:
             print(f"{'':<13} vs gnubg 0-ply {_fmt_match(r['vs_gnubg'])}")
         if r["remark"]:

@@ -89,7 +89,7 @@ def run_match(m: dict) -> dict:
     return d
 
 
-def error_rates(names) -> dict:
+def error_rates(names, path=None) -> dict:
     """Each level's error rate on the shipped benchmark, or {} when it is not available."""
     try:
         from bgrl.benchmark import error_rate, load_benchmark
@@ -97,7 +97,7 @@ def error_rates(names) -> dict:
         print("error rates: bgrl.benchmark is not available; skipped", file=sys.stderr)
         return {}
     try:
-        bench = load_benchmark()
+        bench = load_benchmark(path)
     except (OSError, ValueError) as exc:
         print(f"error rates: no benchmark data ({exc}); skipped", file=sys.stderr)
         return {}
@@ -136,6 +136,7 @@ def main(argv=None) -> int:
     p.add_argument("--only", nargs="*", default=None, help="rerun only matches whose key contains one of these (e.g. expert/)")
     p.add_argument("--no-gnubg", dest="gnubg", action="store_false", help="skip world-class vs gnubg 0-ply")
     p.add_argument("--no-error-rates", dest="error_rates", action="store_false")
+    p.add_argument("--benchmark", default=None, help="error-rate benchmark file (default: the shipped one)")
     p.add_argument("--out", type=Path, default=OUT, help=f"figures file (default {OUT.relative_to(ROOT)})")
     args = p.parse_args(argv)
     if args.scale <= 0 or args.jobs < 1:
@@ -152,39 +153,52 @@ def main(argv=None) -> int:
 
     matches = plan(args)
     t0 = time.time()
-    if args.jobs == 1:
-        results = [run_match(m) for m in matches]
-    else:
-        order = sorted(range(len(matches)), key=lambda i: -matches[i]["games"] * (1 + 20 * LEVELS.get(matches[i]["a"]).ply))
-        with ProcessPoolExecutor(args.jobs) as ex:
-            futs = {i: ex.submit(run_match, matches[i]) for i in order}
-            results = [futs[i].result() for i in range(len(matches))]
-    old = measured_levels(args.out) if args.out.exists() else {}
-    levels = {n: dict(old.get("levels", {}).get(n, {})) for n in LEVEL_NAMES}
-    for m, r in zip(matches, results):
-        levels[m["level"]][m["kind"]] = r
-        if m["kind"] == "vs_lower":
-            levels[m["level"]]["lower"] = m["b"]
-    if args.error_rates:
-        for name, r in error_rates(LEVEL_NAMES).items():
-            levels[name]["error_rate"] = round(float(r["all"]), 2) if isinstance(r, dict) and "all" in r else r
-    for name in LEVEL_NAMES:
-        levels[name]["definition"] = LEVELS[name].as_dict()
-    nets = sorted({LEVELS[n].network for n in LEVEL_NAMES})
     cmd = "python scripts/ladder.py " + " ".join(argv if argv is not None else sys.argv[1:])
     from bgrl.resources import shipped_checkpoint
 
-    out = {
-        "format": "bgrl-levels-1",
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "command": cmd,
-        "runs": [r for r in old.get("runs", []) if r != cmd] + [cmd],
-        "machine": f"{platform.machine()}, python {platform.python_version()}, torch 1 thread per process",
-        "networks": {n: hashlib.sha256(shipped_checkpoint(n).read_bytes()).hexdigest()[:16] for n in nets},
-        "wall_seconds": round(time.time() - t0, 1),
-        "levels": levels,
-    }
-    write_atomic(args.out, out)
+    nets = sorted({LEVELS[n].network for n in LEVEL_NAMES})
+
+    def save(done: list[tuple[dict, dict]], rates: dict | None = None) -> None:
+        """Merge what is measured so far into the figures file (after every match)."""
+        old = measured_levels(args.out) if args.out.exists() else {}
+        levels = {n: dict(old.get("levels", {}).get(n, {})) for n in LEVEL_NAMES}
+        for m, r in done:
+            levels[m["level"]][m["kind"]] = r
+            if m["kind"] == "vs_lower":
+                levels[m["level"]]["lower"] = m["b"]
+        for name, r in (rates or {}).items():
+            levels[name]["error_rate"] = round(float(r["all"]), 2) if isinstance(r, dict) and "all" in r else r
+            if isinstance(r, dict):
+                levels[name]["error_rate_detail"] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()}
+        for name in LEVEL_NAMES:
+            levels[name]["definition"] = LEVELS[name].as_dict()
+        write_atomic(args.out, {
+            "format": "bgrl-levels-1",
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+            "command": cmd,
+            "runs": [r for r in old.get("runs", []) if r != cmd] + [cmd],
+            "machine": f"{platform.machine()}, python {platform.python_version()}, torch 1 thread per process",
+            "networks": {n: hashlib.sha256(shipped_checkpoint(n).read_bytes()).hexdigest()[:16] for n in nets},
+            "wall_seconds": round(time.time() - t0, 1),
+            "levels": levels,
+        })
+
+    done: list[tuple[dict, dict]] = []
+    if args.jobs == 1:
+        for m in matches:
+            done.append((m, run_match(m)))
+            save(done)
+    else:
+        from concurrent.futures import as_completed
+
+        order = sorted(range(len(matches)), key=lambda i: -matches[i]["games"] * (1 + 20 * LEVELS[matches[i]["a"]].ply))
+        with ProcessPoolExecutor(args.jobs) as ex:
+            futs = {ex.submit(run_match, matches[i]): matches[i] for i in order}
+            for f in as_completed(futs):
+                done.append((futs[f], f.result()))
+                save(done)
+    if args.error_rates:
+        save(done, error_rates(LEVEL_NAMES, args.benchmark))
     print(f"wrote {args.out}")
     return 0
 

@@ -190,3 +190,19 @@ def test_cli_play_level(capsys, monkeypatch):
     assert code == 0 and "advanced" in out
     code, out, err = run_cli(capsys, "play", "--level", "pro")
     assert code == 2 and "unknown level 'pro'" in err
+
+
+def test_ladder_script_writes_figures(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import ladder
+
+    out = tmp_path / "levels.json"
+    assert ladder.main(["--scale", "0.001", "--only", "beginner/random", "--no-gnubg", "--no-error-rates", "--out", str(out)]) == 0
+    d = json.loads(out.read_text())
+    r = d["levels"]["beginner"]["vs_lower"]
+    assert r["games"] == 10 and r["command"] == "bgrl match beginner random --games 10 --seed 1" and r["ppg"] > 0
+    assert d["levels"]["expert"]["definition"]["ply"] == LEVELS["expert"].ply
+    assert not list(tmp_path.glob("*.tmp"))
