@@ -120,9 +120,10 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
 
     spec : ``"random"``, ``"pubeval"``, a level name (``"beginner"``, ``"casual"``,
         ``"intermediate"``, ``"advanced"``, ``"expert"``, ``"world-class"``; see
-        :mod:`bgrl.levels`), a checkpoint path, or None / ``"default"`` for the shipped
-        network (checkpoints/default.pt) at 0-ply; ``"gnubg"`` / ``"gnubg:N"`` for GNU
-        Backgammon at 0 / N plies (:mod:`bgrl.gnubg_agent`, needs the ``gnubg`` extra).
+        :mod:`bgrl.levels`), a checkpoint path, a run folder (its ``final.pt``, else
+        ``latest.pt``), or None / ``"default"`` for the shipped network
+        (checkpoints/default.pt) at 0-ply; ``"gnubg"`` / ``"gnubg:N"`` for GNU Backgammon at
+        0 / N plies (:mod:`bgrl.gnubg_agent`, needs the ``gnubg`` extra).
     seed : int, the noise seed of a level agent (same seed -> same plays).
 
     A level agent also has ``hint(position, dice)``.
@@ -152,7 +153,9 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
         except ImportError:
             raise ValueError(f"agent {s!r} needs GNU Backgammon's evaluator (PyPI gnubg-nn), an optional extra: "
                              "pip install -e '.[gnubg]'") from None
-    p = Path(s)
+    from .resources import resolve_checkpoint
+
+    p = resolve_checkpoint(s)  # a run folder means its final.pt, else latest.pt
     if p.suffix == ".pt" or p.exists():
         from .checkpoint import load_network
         from .evaluator import NetEvaluator

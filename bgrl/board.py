@@ -194,6 +194,7 @@ def board_from_position_id(pid: str) -> np.ndarray:
     if not isinstance(pid, str):
         raise TypeError(f"Position ID must be a str, got {type(pid).__name__}")
     s = pid.strip()
+    pid = pid if len(pid) <= 40 else pid[:37] + "..."  # echoed in errors: keep it readable
     if len(s) != 14 or not set(s) <= _B64_CHARS:
         raise ValueError(
             f"Position ID must be 14 base64 characters (A-Z a-z 0-9 + /), e.g. {START_POSITION_ID!r}; got {pid!r}"

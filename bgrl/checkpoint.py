@@ -7,7 +7,9 @@ float, bool, lists and dicts of those):
   meta          dict: encoder name, hidden units, package version, games trained,
                 training config, anything else (JSON-compatible)
   model         the network's state_dict (tensors)
-  trainer       optional trainer state (traces are not kept; RNG state as a list of ints)
+  trainer       optional trainer state of a run checkpoint: the dice generator's state
+                (JSON text), the games in flight with their history rows (tensors; see
+                bgrl.training.td.TDLambda.state_dict) and the loop's counters
 
 It is read with ``torch.load(weights_only=True)``, which refuses arbitrary pickled objects,
 and validated before use. Writes go to a temporary file in the same folder, are flushed
@@ -36,6 +38,12 @@ class CheckpointError(ValueError):
     """A checkpoint file is missing, corrupt, or not a bgrl checkpoint."""
 
 
+def _p(path) -> str:
+    """A path as echoed in an error: long ones keep their last 80 characters."""
+    s = str(path)
+    return s if len(s) <= 80 else "..." + s[-77:]
+
+
 def save_checkpoint(path, net: TDNet, meta: dict, trainer: dict | None = None) -> Path:
     """Write ``net`` and ``meta`` to ``path`` atomically. Returns the path."""
     path = Path(path)
@@ -49,6 +57,11 @@ def save_checkpoint(path, net: TDNet, meta: dict, trainer: dict | None = None) -
         payload["trainer"] = trainer
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp creates the file 0600; give it the mode any other file of the run gets
+        # (0666 less the umask), as open() would
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
             torch.save(payload, fh)
             fh.flush()
@@ -61,6 +74,40 @@ def save_checkpoint(path, net: TDNet, meta: dict, trainer: dict | None = None) -
     return path
 
 
+def _unreadable(path: Path, exc: Exception) -> str:
+    """One sentence saying why ``path`` could not be read as a checkpoint: empty, truncated
+    or damaged archive, text file, objects bgrl never unpickles, or other bytes."""
+    import pickle
+    import zipfile
+
+    tail = f"expected a bgrl checkpoint ({FORMAT}) written by `bgrl train`"
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as err:
+        return f"cannot read checkpoint {_p(path)}: {err.strerror or err}"
+    if size == 0:
+        return f"checkpoint {_p(path)} is empty (0 bytes); {tail}"
+    objects = isinstance(exc, pickle.UnpicklingError) and "weights_only" in str(exc)
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"\x80"):  # torch zip archive, or a bare pickle
+        if objects:
+            return f"checkpoint {_p(path)} holds objects other than tensors and plain data, which bgrl never unpickles; {tail}"
+        if head.startswith(b"\x80"):
+            return f"checkpoint {_p(path)} is a damaged or old-style torch file ({size:,} bytes); {tail}"
+        if not zipfile.is_zipfile(path):
+            return f"checkpoint {_p(path)} is truncated or damaged: its archive is incomplete ({size:,} bytes); {tail}"
+        return f"checkpoint {_p(path)} is damaged: its archive cannot be read ({size:,} bytes); {tail}"
+    try:
+        head.decode("utf-8")
+        is_text = b"\x00" not in head
+    except UnicodeDecodeError as err:
+        is_text = err.start >= len(head) - 3 and b"\x00" not in head  # a character cut at the 4 KiB edge
+    if is_text:
+        return f"{_p(path)} is a text file, not a checkpoint; {tail}"
+    return f"{_p(path)} is not a checkpoint: its {size:,} bytes are not a torch archive; {tail}"
+
+
 def load_checkpoint(path) -> dict:
     """Read and validate a checkpoint; returns the payload dict.
 
@@ -70,41 +117,36 @@ def load_checkpoint(path) -> dict:
         if the file is missing, unreadable, not made by bgrl, or inconsistent.
     """
     path = Path(path)
+    if path.is_dir():
+        raise CheckpointError(f"{_p(path)} is a folder without final.pt or latest.pt; expected a checkpoint file or a run folder")
     if not path.is_file():
-        raise CheckpointError(f"checkpoint not found: {path} (expected a .pt file written by `bgrl train`)")
+        raise CheckpointError(f"checkpoint not found: {_p(path)} (expected a .pt file written by `bgrl train`)")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for corrupt/hostile files
-        import pickle
-
-        if isinstance(exc, pickle.UnpicklingError) and "weights_only" in str(exc):
-            why = "it holds objects other than tensors and plain data, which bgrl never unpickles"
-        else:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            why = f"{type(exc).__name__}: {first[:200]}"
-        raise CheckpointError(f"cannot read checkpoint {path}: expected a bgrl checkpoint ({FORMAT}); {why}") from None
+        raise CheckpointError(_unreadable(path, exc)) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
-        raise CheckpointError(f"{path} is not a bgrl checkpoint: expected format {FORMAT!r}, got {got!r}")
+        raise CheckpointError(f"{_p(path)} is not a bgrl checkpoint: expected format {FORMAT!r}, got {got!r}")
     meta = payload.get("meta")
     model = payload.get("model")
     if not isinstance(meta, dict) or not isinstance(model, dict):
-        raise CheckpointError(f"{path}: checkpoint lacks 'meta' or 'model'")
+        raise CheckpointError(f"{_p(path)}: checkpoint lacks 'meta' or 'model'")
     for key in ("encoder", "hidden", "n_inputs"):
         if key not in meta:
-            raise CheckpointError(f"{path}: checkpoint meta lacks {key!r}")
+            raise CheckpointError(f"{_p(path)}: checkpoint meta lacks {key!r}")
     if not isinstance(meta["encoder"], str):
-        raise CheckpointError(f"{path}: meta 'encoder' must be a string, got {type(meta['encoder']).__name__}")
+        raise CheckpointError(f"{_p(path)}: meta 'encoder' must be a string, got {type(meta['encoder']).__name__}")
     for key in ("hidden", "n_inputs"):
         v = meta[key]
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 4096:
-            raise CheckpointError(f"{path}: meta {key!r} must be an integer in 1..4096, got {v!r}")
+            raise CheckpointError(f"{_p(path)}: meta {key!r} must be an integer in 1..4096, got {v!r}")
     try:
         n_in = num_features(meta["encoder"])
     except ValueError as exc:
-        raise CheckpointError(f"{path}: {exc}") from None
+        raise CheckpointError(f"{_p(path)}: {exc}") from None
     if n_in != meta["n_inputs"]:
-        raise CheckpointError(f"{path}: encoder {meta['encoder']!r} has {n_in} inputs, meta says {meta['n_inputs']}")
+        raise CheckpointError(f"{_p(path)}: encoder {meta['encoder']!r} has {n_in} inputs, meta says {meta['n_inputs']}")
     return payload
 
 
@@ -114,14 +156,14 @@ def load_network(path) -> tuple[TDNet, dict]:
     meta = payload["meta"]
     for name, t in payload["model"].items():
         if not isinstance(t, torch.Tensor) or t.dtype not in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
-            raise CheckpointError(f"{path}: parameter {name} must be a real floating-point tensor")
+            raise CheckpointError(f"{_p(path)}: parameter {name} must be a real floating-point tensor")
     net = TDNet(int(meta["n_inputs"]), int(meta["hidden"]))
     try:
         net.load_state_dict(payload["model"])
     except (RuntimeError, KeyError, TypeError) as exc:
-        raise CheckpointError(f"{path}: weights do not fit a {meta['n_inputs']}-{meta['hidden']}-5 network: {exc}") from None
+        raise CheckpointError(f"{_p(path)}: weights do not fit a {meta['n_inputs']}-{meta['hidden']}-5 network: {exc}") from None
     for name, t in net.state_dict().items():
         if not torch.isfinite(t).all():
-            raise CheckpointError(f"{path}: parameter {name} holds NaN or infinite values")
+            raise CheckpointError(f"{_p(path)}: parameter {name} holds NaN or infinite values")
     net.eval()
     return net, meta

@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | play | match | levels | benchmark | train``.
+"""Command-line interface: ``bgrl moves | hint | play | match | review | levels | benchmark | train``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime
-from pathlib import Path
 
 __all__ = ["main"]
 
@@ -19,20 +17,62 @@ class CLIError(Exception):
     pass
 
 
-def _dice_arg(parts: list[str]) -> tuple[int, int]:
+def _clip(text: str, n: int = 60) -> str:
+    """Input cut to a readable length for echoing in an error."""
+    text = str(text)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _dice_arg(parts: list[str], from_position=None) -> tuple[int, int]:
+    """The roll from DICE (``53``, ``5-3``, ``5 3``), else the XGID's dice; high die first."""
     from .notation import parse_dice
 
     if not parts:
-        raise CLIError("missing DICE: write the roll like 53, 5-3 or '5 3'")
-    return parse_dice(" ".join(parts))
+        if from_position is not None:
+            return from_position
+        raise CLIError("missing DICE: write the roll like 53, 5-3 or '5 3' (or give an XGID with its dice)")
+    d = parse_dice(" ".join(parts))
+    return (max(d), min(d))
+
+
+def _position_and_dice(position: str, dice_parts: list[str]):
+    """The one way the CLI reads POSITION [DICE]: a Position ID or an XGID (bgrl.xgid)."""
+    from .xgid import read_position
+
+    pos, xdice = read_position(position)
+    return pos, _dice_arg(dice_parts, xdice)
+
+
+def _batch_lines(path: str, answer) -> int:
+    """Read lines 'POSITION [DICE]' from ``path`` ('-' = stdin); print ``answer(pos, dice)``
+    (a dict) or an error object per line as JSON lines. Returns 1 if a line failed, else 0."""
+    try:
+        src = sys.stdin if path == "-" else open(path, encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise CLIError(f"cannot read --batch file {_clip(path)!r}: {exc.strerror or exc}") from None
+    failures = 0
+    with src:
+        for n, line in enumerate(src, start=1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            parts = text.split(None, 1)
+            try:
+                pos, dice = _position_and_dice(parts[0], parts[1:])
+                obj = answer(pos, dice)
+            except (ValueError, TypeError, CLIError) as exc:
+                failures += 1
+                msg = str(exc)
+                obj = {"line": n, "input": _clip(text, 80), "error": msg if len(msg) <= 300 else msg[:297] + "..."}
+            print(json.dumps(obj), flush=False)
+    sys.stdout.flush()
+    return 1 if failures else 0
 
 
 # ----------------------------------------------------------------------------- moves
-def _moves_obj(pid: str, dice) -> dict:
-    from .board import Position
+def _moves_obj(pos, dice) -> dict:
     from .notation import legal_plays
 
-    pos = Position.from_id(pid)
     plays = legal_plays(pos, dice)
     return {
         "position_id": pos.position_id,
@@ -42,75 +82,63 @@ def _moves_obj(pid: str, dice) -> dict:
 
 
 def cmd_moves(args) -> int:
+    from .notation import legal_plays
+
     if args.batch is not None:
         if args.position is not None or args.dice:
             raise CLIError("give either POSITION DICE or --batch FILE, not both")
-        try:
-            src = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise CLIError(f"cannot read --batch file {args.batch!r}: {exc.strerror or exc}") from None
-        failures = 0
-        with src:
-            for n, line in enumerate(src, start=1):
-                text = line.strip()
-                if not text or text.startswith("#"):
-                    continue
-                parts = text.split(None, 1)
-                try:
-                    if len(parts) != 2:
-                        raise ValueError("expected 'POSITION DICE', e.g. '4HPwATDgc/ABMA 21'")
-                    obj = _moves_obj(parts[0], _dice_arg([parts[1]]))
-                except (ValueError, TypeError, CLIError) as exc:
-                    failures += 1
-                    shown = text if len(text) <= 80 else text[:77] + "..."
-                    msg = str(exc)
-                    obj = {"line": n, "input": shown, "error": msg if len(msg) <= 300 else msg[:297] + "..."}
-                print(json.dumps(obj), flush=False)
-        sys.stdout.flush()
-        return 1 if failures else 0
+        return _batch_lines(args.batch, _moves_obj)
     if args.position is None:
         raise CLIError("give POSITION DICE, or --batch FILE")
-    obj = _moves_obj(args.position, _dice_arg(args.dice))
+    pos, dice = _position_and_dice(args.position, args.dice)
     if args.json:
-        print(json.dumps(obj))
+        print(json.dumps(_moves_obj(pos, dice)))
         return 0
-    d = obj["dice"]
-    print(f"Position {obj['position_id']}, roll {d[0]}-{d[1]}: {len(obj['plays'])} legal play(s)")
-    if not obj["plays"]:
+    plays = legal_plays(pos, dice)
+    print(f"Position {pos.position_id}, roll {dice[0]}-{dice[1]}: {len(plays)} legal play(s)")
+    if not plays:
         print("  no die can be played: the turn passes")
-    width = max((len(p["play"]) for p in obj["plays"]), default=0)
-    for i, p in enumerate(obj["plays"], start=1):
-        print(f"  {i:3d}. {p['play']:<{width}}  {p['position_id']}")
+    names = [p.shown(args.notation == "compact") for p in plays]
+    width = max((len(n) for n in names), default=0)
+    for i, (p, name) in enumerate(zip(plays, names), start=1):
+        print(f"  {i:3d}. {name:<{width}}  {p.position_id}")
     return 0
 
 
 # ----------------------------------------------------------------------------- hint
 def _evaluator_for(checkpoint):
-    from .agents import DEFAULT_CHECKPOINT
     from .checkpoint import load_network
     from .evaluator import NetEvaluator
+    from .resources import resolve_checkpoint
 
     if checkpoint is not None and not str(checkpoint).strip():
-        raise CLIError("--checkpoint is empty: give the path of a .pt file")
-    path = Path(checkpoint) if checkpoint is not None else DEFAULT_CHECKPOINT
+        raise CLIError("--checkpoint is empty: give the path of a .pt file, a run folder or 'default'")
+    path = resolve_checkpoint("default" if checkpoint is None else checkpoint)
     net, meta = load_network(path)
     return NetEvaluator(net, meta["encoder"]), path
 
 
 def cmd_hint(args) -> int:
-    from .board import Position
     from .levels_cli import hint_agent, hint_json, hint_text
 
     if args.top is not None and args.top < 0:
         raise CLIError(f"--top must be >= 0 (0 = all plays), got {args.top}")
-    pos = Position.from_id(args.position)
-    dice = _dice_arg(args.dice)
     agent, ply, label = hint_agent(args.level, args.ply, args.checkpoint)
-    ranked = agent.hint(pos, dice, ply=ply)
+
+    def obj(pos, dice):
+        return hint_json(pos, dice, agent.hint(pos, dice, ply=ply), agent.level.name, ply, args.top)
+
+    if args.batch is not None:
+        if args.position is not None or args.dice:
+            raise CLIError("give either POSITION DICE or --batch FILE, not both")
+        return _batch_lines(args.batch, obj)
+    if args.position is None:
+        raise CLIError("give POSITION DICE, or --batch FILE")
+    pos, dice = _position_and_dice(args.position, args.dice)
     if args.json:
-        print(json.dumps(hint_json(pos, dice, ranked, agent.level.name, ply, args.top)))
-    else:
-        print(hint_text(pos, dice, ranked, label, ply, args.top))
+        print(json.dumps(obj(pos, dice)))
+        return 0
+    print(hint_text(pos, dice, agent.hint(pos, dice, ply=ply), label, ply, args.top))
     return 0
 
 
@@ -121,198 +149,73 @@ def cmd_match(args) -> int:
     from .agents import load_agent
     from .match import play_match
 
+    if args.games < 1:
+        raise CLIError(f"--games must be >= 1, got {args.games}")
     if args.seed < 0:
         raise CLIError(f"--seed must be >= 0, got {args.seed}")
     a, b = load_agent(args.a), load_agent(args.b)
+    recorder = None
+    if args.save_games is not None:  # game records: bgrl.match_records
+        from .match_records import MatchRecorder, prepare_games_dir
+
+        recorder = MatchRecorder(prepare_games_dir(args.save_games), args.games, (str(args.a), str(args.b)), args.seed)
     bar = tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty())
-    res = play_match(a, b, args.games, seed=args.seed, progress=bar.update, names=(str(args.a), str(args.b)))
+    res = play_match(a, b, args.games, seed=args.seed, progress=bar.update, names=(str(args.a), str(args.b)), recorder=recorder)
     bar.close()
     if args.json:
         d = res.as_dict()
         d["ci95"] = None if d["ci95"] != d["ci95"] else d["ci95"]  # NaN (one game) is not JSON
+        if recorder is not None:
+            d["games_dir"] = str(args.save_games)
         print(json.dumps(d))
     else:
         print(res.summary())
-    return 0
-
-
-# ----------------------------------------------------------------------------- train
-def _train(args) -> int:
-    from .training.loop import TrainConfig, train
-
-    tunable = {
-        "alpha": args.alpha,
-        "alpha_final": args.alpha_final,
-        "lam": args.lam,
-        "parallel": args.parallel,
-        "eval_every": args.eval_every,
-        "eval_games": args.eval_games,
-        "checkpoint_every": args.checkpoint_every,
-    }
-    if args.resume:
-        if args.hidden is not None or args.seed is not None or args.init_from is not None:
-            raise CLIError("--hidden, --seed and --init-from are fixed for a run; they cannot change on --resume")
-        if args.run_dir is not None:
-            raise CLIError("--run-dir and --resume exclude each other: --resume names the run folder")
-        if args.games is not None and args.games < 1:
-            raise CLIError(f"--games must be >= 1, got {args.games}")
-        tunable["games"] = args.games
-        train(None, Path(args.resume), resume=True, progress=not args.no_progress, overrides=tunable)
-        return 0
-    run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / datetime.now().strftime("td-%Y%m%d-%H%M%S")
-    given = {k: v for k, v in tunable.items() if v is not None}
-    if args.hidden is not None:
-        given["hidden"] = args.hidden
-    if args.seed is not None:
-        given["seed"] = args.seed
-    if args.init_from is not None:
-        if args.hidden is not None:
-            raise CLIError("--hidden and --init-from exclude each other: the network's size comes from the checkpoint")
-        given["init_from"] = args.init_from
-    cfg = TrainConfig(games=TrainConfig.games if args.games is None else args.games, **given)
-    print(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr)
-    train(cfg, run_dir, progress=not args.no_progress)
+        if recorder is not None:
+            print(f"  {len(recorder.written)} game records written to {args.save_games}/ (bgrl review FILE reviews one)")
     return 0
 
 
 # ----------------------------------------------------------------------------- play
-_PLAY_HELP = """Commands:
-  a play in your own numbering, e.g. 13/10 10/5, bar/22*, 6/off, 8/5(2)
-  hint              rank the legal plays with the engine
-  board             draw the board again
-  resign [single|gammon|backgammon]   give up the game at that value (default single)
-  draw              offer an agreed draw (the computer accepts when its equity is below 0)
-  help              this text
-  quit              leave without finishing"""
+class _AgentHintRanker:
+    """Hints from an agent that ranks plays itself (``agent.hint(position, dice)``, as the
+    named levels do), so hints come at the opponent's level and ply."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.name = f"level {getattr(agent, 'name', 'opponent')} (the opponent's)"
+        self.ply = getattr(getattr(agent, "level", None), "ply", 0)
+
+    def __call__(self, position, dice):
+        return self.agent.hint(position, dice)
+
+
+def _play_ranker(args):
+    """The hint engine of ``bgrl play``: --checkpoint, else the opponent's network, else the
+    shipped one (0-ply). The lead wires named levels here (bgrl.levels) once they land."""
+    from .play import NetworkRanker
+
+    def load(agent):
+        evaluator = getattr(agent, "evaluator", None)
+        if args.checkpoint is None and callable(getattr(agent, "hint", None)):  # a level agent (bgrl.levels)
+            return _AgentHintRanker(agent)
+        if args.checkpoint is not None or evaluator is None:
+            evaluator, path = _evaluator_for(args.checkpoint)
+            return NetworkRanker(evaluator, f"network {path.name}")
+        return NetworkRanker(evaluator, f"network {getattr(agent, 'name', 'opponent')} (the opponent's)")
+
+    return load
 
 
 def cmd_play(args) -> int:
-    import numpy as np
+    from .play import run_from_args
 
-    from .agents import load_agent
-    from .board import flip
-    from .game import BLACK, WHITE, Game, opening_roll
-    from .hints import rank_plays
-    from .model import equity
-    from .notation import IllegalPlayError, legal_plays, play_from_notation
-    from .render import render
-
-    human = args.color
-    computer = BLACK if human == WHITE else WHITE
     if args.level is not None:
         from .levels_cli import check_level
 
         if args.opponent != "default":
             raise CLIError("--level and --opponent exclude each other: --level LEVEL is --opponent LEVEL")
         args.opponent = check_level(args.level)
-    agent = load_agent(args.opponent)
-    evaluators = [getattr(agent, "evaluator", None)]
-    if args.checkpoint is not None:  # check it now, not at the first hint
-        evaluators[0] = _evaluator_for(args.checkpoint)[0]
-
-    def engine():
-        # hints and draw offers use the opponent's network, or the shipped one
-        if evaluators[0] is None:
-            evaluators[0] = _evaluator_for(args.checkpoint)[0]
-        return evaluators[0]
-    rng = np.random.default_rng(args.seed)
-    game = Game()
-    out = sys.stdout
-    first_dice = None
-    if args.opening_roll:
-        white_first, first_dice, throws = opening_roll(rng)
-        game.white_on_roll = white_first
-
-    def say(text=""):
-        print(text, file=out, flush=True)
-
-    say(f"You play {human} ({'O' if human == WHITE else 'X'}) against {getattr(agent, 'name', args.opponent)}. "
-        + ("An opening roll decides who moves first." if args.opening_roll else "White moves first."))
-    if human == BLACK:
-        say("As Black, type plays in your own numbering: your home board is points 1-6 (White's 24-19).")
-    say("Type 'help' for commands.")
-    if first_dice is not None:
-        for w, b in throws:
-            say(f"Opening roll: White {w}, Black {b}" + ("  (tie: roll again)" if w == b else ""))
-        say(f"{game.on_roll.capitalize()} moves first with {first_dice[0]}-{first_dice[1]}.")
-    while game.over is None:
-        if first_dice is not None:
-            dice, first_dice = first_dice, None
-        else:
-            dice = tuple(sorted((int(x) for x in rng.integers(1, 7, size=2)), reverse=True))
-        if game.on_roll == computer:
-            play = agent.choose_play(game.position, dice, rng)
-            say(f"\n{computer.capitalize()} rolls {dice[0]}-{dice[1]} and plays {play.notation if play else '(no legal play)'}")
-            game.apply(play.after_state if play else game.board, dice)
-            continue
-        say("")
-        say(render(game.board, game.white_on_roll, dice))
-        plays = legal_plays(game.position, dice)
-        if not plays:
-            say("You cannot play any die: the turn passes. (press Enter)")
-            if sys.stdin.readline() == "":
-                return 0
-            game.apply(game.board, dice)
-            continue
-        while True:
-            out.write(f"{human} to play {dice[0]}-{dice[1]}> ")
-            out.flush()
-            line = sys.stdin.readline()
-            if line == "":
-                say("\nend of input: leaving the game")
-                return 0
-            cmd = line.strip()
-            low = cmd.lower()
-            if not cmd:
-                continue
-            if low in ("quit", "exit", "q"):
-                say("game abandoned")
-                return 0
-            if low in ("help", "?"):
-                say(_PLAY_HELP)
-                continue
-            if low == "board":
-                say(render(game.board, game.white_on_roll, dice))
-                continue
-            if low == "hint":
-                for r in rank_plays(game.position, dice, engine())[:5]:
-                    say(f"  {r.rank}. {r.play.notation:<24} equity {r.equity:+.3f} ({0.0 - r.equity_loss + 0.0:+.3f})")
-                continue
-            if low.startswith("resign"):
-                parts = low.split()
-                value = parts[1] if len(parts) > 1 else "single"
-                try:
-                    game.resign(human, value)
-                except ValueError as exc:
-                    say(f"  {exc}")
-                    continue
-                break
-            if low == "draw":
-                # the human is on roll: the network values the position for the human
-                comp_eq = -float(equity(engine().position_probs(game.board[None]))[0])
-                if comp_eq < 0:
-                    game.agree_draw()
-                    say("The computer accepts the draw.")
-                    break
-                say(f"The computer declines the draw (its equity {comp_eq:+.3f}).")
-                continue
-            try:
-                play = play_from_notation(game.position, dice, cmd)
-            except IllegalPlayError as exc:
-                say(f"  illegal: {exc}")
-                continue
-            game.apply(play.after_state, dice)
-            break
-    res = game.over
-    if res.how == "draw":
-        say("Game drawn by agreement.")
-    else:
-        kind = {1: "single game", 2: "gammon", 3: "backgammon"}[res.points]
-        say(f"\n{res.winner.capitalize()} wins a {kind} ({res.points} point{'s' if res.points > 1 else ''}) by {res.how}.")
-        if res.how == "bear-off":
-            say(render(flip(game.board), res.winner != WHITE, None, show_ids=False))
-    say(f"Result for you: {res.points_for(human):+d}")
-    return 0
+    return run_from_args(args, _play_ranker(args))
 
 
 def _levels(args) -> int:
@@ -322,42 +225,94 @@ def _levels(args) -> int:
 
 
 # ----------------------------------------------------------------------------- parser
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="bgrl", description="Backgammon RL engine: legal plays, hints, games, matches, training.")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+class _Formatter(argparse.HelpFormatter):
+    """Help that shows every option's default: options whose help does not say it get
+    "(default: X)" appended."""
 
-    m = sub.add_parser("moves", help="list every legal play of a position and roll")
-    m.add_argument("position", nargs="?", help="gnubg Position ID, side on roll first (e.g. 4HPwATDgc/ABMA)")
-    m.add_argument("dice", nargs="*", help="the roll: 53, 5-3 or 5 3")
-    m.add_argument("--batch", metavar="FILE", help="read lines 'POSITION DICE' from FILE ('-' = stdin); one JSON object per line out")
-    m.add_argument("--json", action="store_true", help="print one JSON object")
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default is argparse.SUPPRESS or not action.option_strings:
+            return text
+        if action.default is None or action.default is False:
+            return text + " (default: off)" if action.nargs == 0 else text + " (default: none)"
+        return text + " (default: %(default)s)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    rules = "Rules: docs/rules.md in the repository."
+    p = argparse.ArgumentParser(prog="bgrl", description="Backgammon RL engine: legal plays, hints, games, matches, "
+                                f"training. {rules}", formatter_class=_Formatter)
+    p.add_argument("--version", action="version", version=f"bgrl {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    pos_help = ("gnubg Position ID as GNU Backgammon shows it for the side on roll (it encodes the opponent's "
+                "checkers first, then the side on roll's; e.g. 4HPwATDgc/ABMA), or an XGID "
+                "(XGID=...; money game, no cube; its side on roll and dice are used)")
+    dice_help = "the roll: 53, 5-3 or 5 3, shown high die first (default: the XGID's dice)"
+    notation_help = ("play notation for the text output: 'dice' = one checker move per die (13/11 11/10), "
+                     "'compact' = gnubg style (13/10, 6/5(2)); JSON always uses 'dice' (default: %(default)s)")
+
+    m = sub.add_parser("moves", help="list every legal play of a position and roll", formatter_class=_Formatter,
+                       description="List every legal play of a position and roll, in the generator's canonical order.")
+    m.add_argument("position", nargs="?", help=pos_help)
+    m.add_argument("dice", nargs="*", help=dice_help)
+    m.add_argument("--batch", metavar="FILE", help="read lines 'POSITION [DICE]' from FILE ('-' = stdin) and print "
+                   "one JSON object per line (default: off)")
+    m.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
+    m.add_argument("--notation", choices=["dice", "compact"], default="dice", help=notation_help)
     m.set_defaults(func=cmd_moves)
 
-    h = sub.add_parser("hint", help="rank all legal plays by equity (a level's n-ply search)")
-    h.add_argument("position", help="gnubg Position ID")
-    h.add_argument("dice", nargs="+", help="the roll: 53, 5-3 or 5 3")
-    h.add_argument("--level", default=None, help="rank with this level's noise-free search (default expert; see bgrl levels)")
+    h = sub.add_parser("hint", help="rank all legal plays by equity", formatter_class=_Formatter,
+                       description="Rank the legal plays of a position and roll by a level's noise-free n-ply search "
+                       "(default level expert), best first; plays cut by the move filter keep a shallower ply.")
+    h.add_argument("position", nargs="?", help=pos_help)
+    h.add_argument("dice", nargs="*", help=dice_help)
+    h.add_argument("--level", default=None, help="rank with this level's noise-free search (default: expert; see bgrl levels)")
     h.add_argument("--ply", type=int, default=None, help="search depth 0..3 in gnubg's convention (default: the level's)")
-    h.add_argument("--top", type=int, default=None, metavar="N", help="show the N best plays (default and 0: all)")
-    h.add_argument("--checkpoint", metavar="PATH", help="network checkpoint replacing the level's network")
-    h.add_argument("--json", action="store_true")
+    h.add_argument("--checkpoint", metavar="PATH", help="network replacing the level's: a .pt file, a run folder (its "
+                   "final.pt, else latest.pt) or 'default' (default: the level's network)")
+    h.add_argument("--top", type=int, default=None, metavar="N", help="show the N best plays, 0 = all "
+                   "(default: 10 in text, all in JSON)")
+    h.add_argument("--batch", metavar="FILE", help="read lines 'POSITION [DICE]' from FILE ('-' = stdin) and print "
+                   "one JSON object per line (default: off)")
+    h.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
+    h.add_argument("--notation", choices=["dice", "compact"], default="dice", help=notation_help)
     h.set_defaults(func=cmd_hint)
 
-    pl = sub.add_parser("play", help="play a game against the computer in the terminal")
-    pl.add_argument("--color", "--colour", choices=["white", "black"], default="white", help="your colour (White moves first)")
-    pl.add_argument("--opponent", default="default", help="random, pubeval, default, a level name or a checkpoint path")
-    pl.add_argument("--level", default=None, help="play against this level (see bgrl levels); same as --opponent LEVEL")
-    pl.add_argument("--seed", type=int, default=None, help="seed of the dice")
-    pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the higher moves first with both")
-    pl.add_argument("--checkpoint", metavar="PATH", help="network for hints and draw offers when the opponent has none (default: shipped)")
+    pl = sub.add_parser("play", help="play a game against the computer in the terminal", formatter_class=_Formatter,
+                        description="A money game (no cube) against the computer in the terminal. The board is drawn "
+                        f"and numbered from your side; type 'help' in the game for its commands. {rules}")
+    pl.add_argument("--color", "--colour", choices=["white", "black"], default="white",
+                    help="your colour; White moves first (default: %(default)s)")
+    pl.add_argument("--opponent", default="default", help="random, pubeval, a level name, default (the shipped network), a "
+                    "checkpoint file or a run folder (default: %(default)s)")
+    pl.add_argument("--level", default=None, help="play against this level (see bgrl levels); the same as --opponent LEVEL")
+    pl.add_argument("--seed", type=int, default=None, help="seed of the dice, >= 0 (default: a fresh random seed, "
+                    "written to the game record)")
+    pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the "
+                    "higher moves first with both (default: off)")
+    pl.add_argument("--checkpoint", metavar="PATH", help="network that gives the hints and judges your resignations "
+                    "and draw offers (default: the opponent's network, or the shipped one when the opponent has none)")
+    pl.add_argument("--position", metavar="ID", help="practise a position: start from this Position ID or XGID with "
+                    "you on roll (default: the start position)")
+    pl.add_argument("--dice", metavar="D", help="your first roll with --position, e.g. 31 (default: the XGID's dice, "
+                    "else a random roll)")
+    pl.add_argument("--notation", choices=["compact", "dice"], default="compact", help="how plays are shown: "
+                    "'compact' = gnubg style (24/13, 6/5(2)), 'dice' = one move per die (default: %(default)s)")
+    pl.add_argument("--save", metavar="DIR", help="folder for the game record, bgrl-game-1 JSON lines "
+                    "(default: $BGRL_GAMES_DIR, else ~/.bgrl/games)")
+    pl.add_argument("--no-save", action="store_true", help="do not save a game record (default: off)")
     pl.set_defaults(func=cmd_play)
 
-    ma = sub.add_parser("match", help="play N money games between two agents (paired dice)")
-    ma.add_argument("a", help="random, pubeval, default, a level name (bgrl levels), gnubg, gnubg:N (N-ply; gnubg extra) or a checkpoint path")
-    ma.add_argument("b", help="random, pubeval, default, a level name (bgrl levels), gnubg, gnubg:N (N-ply; gnubg extra) or a checkpoint path")
-    ma.add_argument("--games", type=int, default=1000)
-    ma.add_argument("--seed", type=int, default=0)
-    ma.add_argument("--json", action="store_true")
+    ma = sub.add_parser("match", help="play N money games between two agents (paired dice)", formatter_class=_Formatter)
+    ma.add_argument("a", help="agent A: random, pubeval, a level name, default, a checkpoint file, a run folder, gnubg or gnubg:N")
+    ma.add_argument("b", help="agent B: random, pubeval, a level name, default, a checkpoint file, a run folder, gnubg or gnubg:N")
+    ma.add_argument("--games", type=int, default=1000, help="games to play, >= 1; an odd count plays one unpaired "
+                    "game (default: %(default)s)")
+    ma.add_argument("--seed", type=int, default=0, help="seed of the dice, >= 0 (default: %(default)s)")
+    ma.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
+    ma.add_argument("--save-games", metavar="DIR", help="write one bgrl-game-1 record per game to DIR/game-NNNN.jsonl (default: none)")
     ma.set_defaults(func=cmd_match)
 
     lv = sub.add_parser("levels", help="the named levels: definition and measured strength")
@@ -372,31 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument("--json", action="store_true")
     bm.set_defaults(func=cmd_benchmark)
 
-    from .training.loop import TrainConfig
+    from .review_cli import add_review_parser
 
-    c = TrainConfig()
-    t = sub.add_parser(
-        "train",
-        help="TD(lambda) self-play training",
-        description="TD(lambda) self-play training. With --resume, only --games, --alpha, --alpha-final, "
-        "--lambda, --parallel and the --eval/--checkpoint settings may be given; they override the run's config.",
-    )
-    t.add_argument("--games", type=int, default=None, help=f"games to play (default {c.games}; with --resume: new target)")
-    t.add_argument("--run-dir", help="run folder (default runs/td-YYYYmmdd-HHMMSS)")
-    t.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
-    t.add_argument("--init-from", metavar="CHECKPOINT", default=None,
-                   help="start a new run from this network's weights ('default' = the shipped one, or a .pt file or run folder); default: random weights")
-    t.add_argument("--hidden", type=int, default=None, help=f"hidden units (default {c.hidden})")
-    t.add_argument("--alpha", type=float, default=None, help=f"TD step size (default {c.alpha})")
-    t.add_argument("--alpha-final", type=float, default=None, help="decay alpha linearly to this value (default: constant)")
-    t.add_argument("--lambda", dest="lam", type=float, default=None, help=f"trace decay lambda (default {c.lam})")
-    t.add_argument("--parallel", type=int, default=None, help=f"games played in lockstep (default {c.parallel})")
-    t.add_argument("--seed", type=int, default=None, help=f"seed of dice and initial weights (default {c.seed})")
-    t.add_argument("--eval-every", type=int, default=None, help=f"games between evaluations vs random and pubeval (default {c.eval_every}; 0 = never)")
-    t.add_argument("--eval-games", type=int, default=None, help=f"games per evaluation (default {c.eval_games})")
-    t.add_argument("--checkpoint-every", type=int, default=None, help=f"games between latest.pt writes (default {c.checkpoint_every})")
-    t.add_argument("--no-progress", action="store_true", help="no tqdm bar")
-    t.set_defaults(func=_train)
+    add_review_parser(sub)
+
+    from .training.cli import add_train_parser
+
+    add_train_parser(sub)
     return p
 
 
@@ -408,7 +345,10 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except (CLIError, ValueError, TypeError, CheckpointError) as exc:
-        print(f"bgrl: error: {exc}", file=sys.stderr)
+        msg = " ".join(str(exc).split("\n"))
+        if len(msg) > 600:  # whatever input an error echoes, keep it readable
+            msg = msg[:400] + " ... " + msg[-150:]
+        print(f"bgrl: error: {msg}", file=sys.stderr)
         return 2
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):  # e.g. `bgrl moves ... | head -1`
@@ -416,7 +356,8 @@ def main(argv=None) -> int:
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
-        print(f"bgrl: error: {exc}", file=sys.stderr)
+        name = f": {_clip(exc.filename)!r}" if getattr(exc, "filename", None) else ""
+        print(f"bgrl: error: {exc.strerror or exc}{name}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

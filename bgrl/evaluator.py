@@ -6,7 +6,9 @@ probabilities (bgrl.model.OUTPUTS order) of the side that has just played.
 
 After a play the opponent is on roll, so the network evaluates ``flip(after_state)`` (the
 opponent's view, as the network was trained) and the result is flipped back
-(:func:`bgrl.model.flip_probs`). Finished games get their exact outcome.
+(:func:`bgrl.model.flip_probs`). Finished games get their exact outcome, and positions
+with an exact value (:mod:`bgrl.exact`: no-contact bear-offs, one checker a side) get it
+instead of the network's estimate unless ``exact=False``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import torch
 
 from .board import flip
 from .encoding import encode
+from .exact import exact_probs
 from .model import TDNet, flip_probs, make_consistent
 from .rules import game_results, is_race
 
@@ -61,17 +64,30 @@ class NetEvaluator:
     ----------
     net : TDNet
     encoder : str, the encoding name the net was trained with.
+    exact : bool, use exact values where known (:func:`bgrl.exact.exact_probs`); default True.
     """
 
-    def __init__(self, net: TDNet, encoder: str):
+    def __init__(self, net: TDNet, encoder: str, exact: bool = True):
         self.net = net.eval()
         self.encoder = encoder
+        self.exact = exact
 
     def position_probs(self, boards: np.ndarray) -> np.ndarray:
-        """Probabilities (N, 5) of the side on roll for positions (N, 26) (not over)."""
+        """Probabilities (N, 5) of the side on roll for positions (N, 26) (not over):
+        exact where known (if ``self.exact``), the network elsewhere."""
+        boards = np.asarray(boards)
+        known = np.zeros(boards.shape[0], dtype=bool)
+        if self.exact:
+            known, out = exact_probs(boards)
+            if known.all():
+                return out
         with torch.inference_mode():
-            x = torch.from_numpy(encode(boards, self.encoder))
-            return self.net(x).numpy().astype(np.float64)
+            x = torch.from_numpy(encode(boards[~known], self.encoder))
+            net_out = self.net(x).numpy().astype(np.float64)
+        if not known.any():
+            return net_out
+        out[~known] = net_out
+        return out
 
     def __call__(self, after_states: np.ndarray) -> np.ndarray:
         a = np.asarray(after_states)

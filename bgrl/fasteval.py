@@ -40,8 +40,8 @@ class FastNetEvaluator(NetEvaluator):
     Read-only after construction: safe to call from several threads.
     """
 
-    def __init__(self, net: TDNet, encoder: str):
-        super().__init__(net, encoder)
+    def __init__(self, net: TDNet, encoder: str, exact: bool = True):  # noqa: D107
+        super().__init__(net, encoder, exact)
         if not supports(net, encoder):
             raise ValueError(f"FastNetEvaluator supports td198/td198r networks, got encoder {encoder!r} with {net.n_inputs} inputs")
         with torch.no_grad():
@@ -94,8 +94,22 @@ class FastNetEvaluator(NetEvaluator):
         return (1.0 / (1.0 + np.exp(-(h @ self._np_w2 + self._np_b2)))).astype(np.float64)
 
     def position_probs(self, boards: np.ndarray) -> np.ndarray:
-        """Probabilities (N, 5) of the side on roll for positions int8 (N, 26) (not over)."""
+        """Probabilities (N, 5) of the side on roll for positions int8 (N, 26) (not over):
+        exact where known (if ``self.exact``, as :class:`NetEvaluator`), the network elsewhere."""
         b = np.ascontiguousarray(boards, dtype=np.int8)
+        if self.exact:
+            from .exact import exact_probs
+
+            known, out = exact_probs(b)
+            if known.all():
+                return out
+            if known.any():
+                out[~known] = self._net_probs(b[~known])
+                return out
+        return self._net_probs(b)
+
+    def _net_probs(self, b: np.ndarray) -> np.ndarray:
+        """The network's probabilities (N, 5) for positions int8 (N, 26)."""
         if b.shape[0] <= SMALL_BATCH:
             return self._small(b)
         with torch.inference_mode():

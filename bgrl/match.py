@@ -50,19 +50,27 @@ class MatchResult:
         return asdict(self)
 
     def summary(self) -> str:
+        """Plain-text report; every figure says whose it is (agent A's)."""
         lo, hi = self.ppg - self.ci95, self.ppg + self.ci95
-        ci = f"95% CI {lo:+.3f} .. {hi:+.3f}" if self.ci95 == self.ci95 else "no interval from one pair of games"
+        ci = f"95% CI {lo:+.3f} .. {hi:+.3f}" if self.ci95 == self.ci95 else "no interval from a single pair or game"
+        pairs, odd = divmod(self.games, 2)
+        if pairs == 0:
+            how = "1 unpaired game"
+        else:
+            how = f"{pairs} pair{'s' if pairs > 1 else ''} of games with shared dice and colours swapped"
+            if odd:
+                how += ", plus 1 unpaired game"
         return (
-            f"{self.a} vs {self.b}: {self.games} games (seed {self.seed}, paired dice, colours alternate)\n"
+            f"{self.a} vs {self.b}: {self.games} game{'s' if self.games > 1 else ''} (seed {self.seed}; {how})\n"
             f"  points per game for {self.a}: {self.ppg:+.3f}  ({ci})\n"
-            f"  win rate {100 * self.win_rate:.1f}%  | {self.a} wins gammon {100 * self.gammon_rate:.1f}%, "
-            f"backgammon {100 * self.backgammon_rate:.1f}%  | loses gammon {100 * self.lose_gammon_rate:.1f}%, "
-            f"backgammon {100 * self.lose_backgammon_rate:.1f}%\n"
+            f"  {self.a} wins {100 * self.win_rate:.1f}% of games  | {self.a} wins a gammon {100 * self.gammon_rate:.1f}%, "
+            f"a backgammon {100 * self.backgammon_rate:.1f}%  | {self.a} loses a gammon {100 * self.lose_gammon_rate:.1f}%, "
+            f"a backgammon {100 * self.lose_backgammon_rate:.1f}%\n"
             f"  {self.games / max(self.seconds, 1e-9):.1f} games/s"
         )
 
 
-def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names=("A", "B")) -> MatchResult:
+def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names=("A", "B"), recorder=None) -> MatchResult:
     """Play ``games`` money games between two agents (see module docstring).
 
     Parameters
@@ -72,6 +80,8 @@ def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names
     seed : int, seeds the dice and the agents' own randomness
     progress : optional callable(n_finished) called as games end
     names : labels for the report
+    recorder : optional :class:`bgrl.match_records.MatchRecorder` (``plies`` is called
+        for every ply, ``finish`` as games end); None costs nothing
 
     Returns
     -------
@@ -108,6 +118,8 @@ def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names
             aft = generate(boards[idx], roll[pair[idx]], validate=False)
             k = agent.select(aft, rng_agents)
             new_boards[idx] = aft.boards[k]
+            if recorder is not None:
+                recorder.plies(idx, boards[idx], roll[pair[idx]], aft.boards[k], aft.dice_used, white_to_move)
         moved = new_boards[active]
         res = game_results(moved).astype(np.int64)
         over = res > 0
@@ -116,6 +128,8 @@ def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names
             sign = np.where(a_moves[over], 1, -1)
             points_a[ended] = sign * res[over]
             done[ended] = True
+            if recorder is not None:
+                recorder.finish(ended, res[over])
             n_done += ended.size
             if progress is not None:
                 progress(int(ended.size))

@@ -6,6 +6,14 @@ rule set of RULES.md.  The work is done with array operations over the whole bat
 "checker move" step is applied to every partial play of every position at once, for at
 most four steps, so the Python-level loop runs 4 times per call whatever the batch size.
 
+Speed (see the README, "Move generator"): beside each partial play two 32-bit masks are kept
+(the mover's occupied points and the points open for landing), so the legality of all 25
+sources for one die is a few integer operations per partial play; non-doubles and doubles are
+generated apart; the lower-die-first order of a non-double skips the second moves that the
+higher-die-first order already makes; the remaining duplicates are removed by one sort on a
+64-bit hash checked byte for byte; batches above 1,024 positions are cut into chunks of 1,024,
+which keeps the working set in the CPU cache.
+
 Rules enforced here (RULES.md, "A turn", "The bar", "Bearing off"):
 
 * a checker lands on an empty point, an own point, or a blot (hit -> opponent's bar),
@@ -33,24 +41,6 @@ __all__ = ["AfterStates", "generate", "single_steps", "validate_dice", "validate
 
 _SRC = np.arange(1, 26, dtype=np.int16)  # source indices 1..25 (25 = mover's bar)
 _HOME = np.arange(1, 7, dtype=np.int16)
-
-
-def _die_tables():
-    tab = np.zeros((7, 7, 2, 4), dtype=np.int8)  # [d1, d2, order, step] -> die (0 = none)
-    dbl = np.zeros((7, 7), dtype=bool)
-    for d1 in range(1, 7):
-        for d2 in range(1, 7):
-            hi, lo = max(d1, d2), min(d1, d2)
-            if hi == lo:
-                tab[d1, d2, 0] = hi
-                dbl[d1, d2] = True
-            else:
-                tab[d1, d2, 0, :2] = (hi, lo)
-                tab[d1, d2, 1, :2] = (lo, hi)
-    return tab, dbl
-
-
-_DIE_TAB, _DOUBLE = _die_tables()
 
 
 @dataclass(frozen=True)
@@ -202,18 +192,18 @@ _WIDTH = 32  # internal row width: 26 board bytes + 6 zero bytes = four uint64 w
 _MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 
 
-def _unique_rows_exact(states: np.ndarray, keys: np.ndarray):
-    """Distinct (key, board) pairs by sorting the raw bytes (slow, always exact)."""
+def _unique_exact(states: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Row indices of the distinct (key, board) pairs by sorting the raw bytes (slow, always exact)."""
     m = states.shape[0]
     buf = np.empty((m, 8 + _WIDTH), dtype=np.uint8)
     buf[:, :8] = keys.astype(">i8").view(np.uint8).reshape(m, 8)
     buf[:, 8:] = states.view(np.uint8)
     _, idx = np.unique(buf.view(f"V{8 + _WIDTH}").ravel(), return_index=True)
-    return states[idx], keys[idx]
+    return idx
 
 
-def _unique_rows(states: np.ndarray, keys: np.ndarray):
-    """Distinct (key, board) pairs, grouped by ascending key.
+def _unique_order(states: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Row indices of the distinct (key, board) pairs, grouped by ascending key.
 
     states int8 (M, 32) C-contiguous, keys int64 (M,) >= 0. Rows are sorted by
     (key, 64-bit multiplicative hash of the 32 bytes); equal sort keys are then checked
@@ -222,13 +212,16 @@ def _unique_rows(states: np.ndarray, keys: np.ndarray):
     """
     m = states.shape[0]
     if m <= 1:
-        return states, keys
+        return np.arange(m)
     words = states.view(np.uint64)  # (M, 4)
-    h = (words * _MULT).sum(axis=1, dtype=np.uint64)  # wraps modulo 2**64, as intended
+    # sum of word * multiplier, wrapping modulo 2**64 as intended (columns, not a slow axis-1 sum)
+    h = words[:, 0] * _MULT[0]
+    for j in range(1, 4):
+        h += words[:, j] * _MULT[j]
     h ^= h >> np.uint64(31)
     key_bits = max(int(keys.max()).bit_length(), 1)
     if key_bits > 40:
-        return _unique_rows_exact(states, keys)
+        return _unique_exact(states, keys)
     combined = (keys.astype(np.uint64) << np.uint64(64 - key_bits)) | (h >> np.uint64(key_bits))
     order = np.argsort(combined)
     c = combined[order]
@@ -236,11 +229,84 @@ def _unique_rows(states: np.ndarray, keys: np.ndarray):
     if same.any():
         a, b = order[1:][same], order[:-1][same]
         if not (words[a] == words[b]).all():
-            return _unique_rows_exact(states, keys)
-    keep = np.ones(m, dtype=bool)
-    keep[1:] = ~same
-    idx = order[keep]
-    return states[idx], keys[idx]
+            return _unique_exact(states, keys)
+        keep = np.ones(m, dtype=bool)
+        keep[1:] = ~same
+        return order[keep]
+    return order
+
+
+# ---------------------------------------------------------------------------- bit-mask steps
+# ``generate`` keeps, per partial play, two 32-bit masks beside the board: ``own`` (bit i: the
+# mover has a checker on index i, 1..25, 25 = bar) and ``open`` (bit p: point p, 1..24, holds at
+# most one opposing checker, so a checker may land there). ``open`` never changes during a play
+# (a hit blot becomes the mover's point, still open), so the legality of every source for one die
+# is a handful of integer operations per partial play instead of a pass over 25 points.
+_U1 = np.uint32(1)
+_BAR_BIT = np.uint32(1 << MOVER_BAR)
+_OUTSIDE_HOME = np.uint32(sum(1 << i for i in range(7, 26)))  # bar and points 7..24
+_POINTS_1_24 = np.uint32(sum(1 << i for i in range(1, 25)))
+# highest occupied home point from bits 1..6 of ``own`` ((own >> 1) & 63): its bit length
+_HIGHEST = np.array([v.bit_length() for v in range(64)], dtype=np.uint32)
+
+
+def _pack_bits(mask: np.ndarray) -> np.ndarray:
+    """bool (N, 26..32) -> uint32 (N,), bit i = mask[:, i] (little-endian bit order)."""
+    packed = np.packbits(mask, axis=1, bitorder="little")
+    out = np.zeros((mask.shape[0], 4), dtype=np.uint8)
+    out[:, : packed.shape[1]] = packed
+    return out.view("<u4").ravel()
+
+
+def _bit_step(boards, own, opn, die, max_src=None, exclude=None, masks=True):
+    """One checker move of ``die`` (int (N,), 1..6) from every legal source (<= ``max_src``
+    when given, not in the bit mask ``exclude`` when given).
+
+    boards int8 (N, _WIDTH), own/opn uint32 (N,) as above. Returns the children
+    ``(boards, own, opn, origin, src)`` (``own``/``opn`` None unless ``masks``) and the
+    legal-source masks ``legal`` (uint32 (N,)). Rules as :func:`single_steps` (RULES.md: the
+    bar first, no landing on 2+ opposing checkers, bearing off only with all checkers home, a
+    larger die only from the highest point).
+    """
+    d = die.astype(np.uint32)
+    cand = np.where((own & _BAR_BIT) != 0, own & _BAR_BIT, own)  # a bar checker must enter first
+    legal = (opn << d) & cand  # source s = p + d with p open (p >= 1)
+    home = (own & _OUTSIDE_HOME) == 0
+    if home.any():
+        high = _HIGHEST[(own >> _U1) & np.uint32(63)]
+        bear = (own & (_U1 << d)) | np.where(high < d, _U1 << high, np.uint32(0))
+        legal |= np.where(home, bear, np.uint32(0)) & ~_U1
+    if max_src is not None:
+        legal &= (np.uint32(2) << max_src.astype(np.uint32)) - _U1
+    if exclude is not None:
+        legal &= ~exclude
+    bits = np.unpackbits(legal.astype("<u4", copy=False).view(np.uint8), bitorder="little").view(bool)
+    flat = np.flatnonzero(bits)
+    origin, src = flat >> 5, flat & 31
+    dst = src - die[origin]
+    new = boards[origin]
+    m, width = new.shape
+    nflat = new.reshape(-1)
+    base = np.arange(0, m * width, width, dtype=np.intp)
+    at_src = base + src
+    nflat[at_src] -= 1
+    on = dst >= 1
+    tgt = (base + dst)[on]
+    hit_on = nflat[tgt] == -1
+    nflat[tgt] += 1
+    if hit_on.any():
+        th = tgt[hit_on]
+        nflat[th] = 1  # the blot goes to the opponent's bar
+        nflat[th - th % width + OPP_BAR] -= 1
+    if not masks:
+        return new, None, None, origin, src, legal
+    nown = own[origin]
+    nown &= ~((nflat[at_src] == 0).astype(np.uint32) << src.astype(np.uint32))
+    nown |= on.astype(np.uint32) << np.maximum(dst, 0).astype(np.uint32)
+    return new, nown, opn[origin], origin, src, legal
+
+
+_CHUNK = 1024  # positions per internal pass: keeps the working set in cache for big batches
 
 
 def generate(boards, dice, *, validate: bool = True) -> AfterStates:
@@ -270,65 +336,126 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
         b = np.ascontiguousarray(boards, dtype=np.int8)
         d = np.asarray(dice, dtype=np.int8)
     n_pos = b.shape[0]
+    if n_pos <= _CHUNK:
+        return _generate(b, d)
+    parts = [_generate(b[i : i + _CHUNK], d[i : i + _CHUNK]) for i in range(0, n_pos, _CHUNK)]
+    offsets = np.zeros(n_pos + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([p.counts for p in parts]), out=offsets[1:])
+    return AfterStates(
+        boards=np.concatenate([p.boards for p in parts]),
+        parent=np.concatenate([p.parent + i * _CHUNK for i, p in enumerate(parts)]),
+        dice_used=np.concatenate([p.dice_used for p in parts]),
+        offsets=offsets,
+        positions=b,
+    )
+
+
+def _generate(b: np.ndarray, d: np.ndarray) -> AfterStates:
+    """:func:`generate` for one chunk of checked int8 input: non-doubles and doubles are
+    generated apart, then every position's distinct after-states are put in canonical order
+    (by a 64-bit hash of the board, see :func:`_unique_order`)."""
+    n_pos = b.shape[0]
     wide = np.zeros((n_pos, _WIDTH), dtype=np.int8)
     wide[:, :BOARD_SIZE] = b
-    # Roots: two per position, root id = 2*position + order; order 0 plays the higher
-    # die first, order 1 the lower die first (for doubles order 1 is empty).
-    die_tab = _DIE_TAB[d[:, 0], d[:, 1]].reshape(2 * n_pos, 4)  # die of step k per root
-    dbl_root = _DOUBLE[d[:, 0], d[:, 1]].repeat(2)
-    dbl = dbl_root[0::2]
-
-    # Doubles: the four checker moves of one number can always be played from the
-    # highest source down (entering first, outfield before home, a bear-off never
-    # enables a higher checker), so each step may only move a checker from a point no
-    # higher than the previous step's source. Every multiset of moves is then generated
-    # once, and distinct multisets give distinct boards (the board change fixes how many
-    # checkers left each point), so doubles need no de-duplication at all. Non-doubles
-    # play both orders of the dice; only their two-dice results are de-duplicated, once,
-    # at the end.
-    frontier = wide.repeat(2, axis=0)
-    fkey = np.arange(2 * n_pos)
-    fmax = np.full(2 * n_pos, 25, dtype=np.int16)
-    levels: list[tuple[np.ndarray, np.ndarray]] = []
-    for k in range(4):
-        step_die = die_tab[fkey, k]
-        active = step_die > 0
-        if not active.all():
-            frontier, fkey, fmax, step_die = frontier[active], fkey[active], fmax[active], step_die[active]
-        if frontier.shape[0] == 0:
-            break
-        new, origin, src, _, _ = single_steps(frontier, step_die, fmax)
-        if new.shape[0] == 0:
-            break
-        nkey = fkey[origin]
-        # the source bound applies to doubles only (non-doubles keep 25)
-        fmax = np.where(dbl_root[nkey], src, np.int16(25))
-        levels.append((new, nkey))
-        frontier, fkey = new, nkey
-
-    # Maximum dice per position.
+    own = _pack_bits(wide[:, :BOARD_SIZE] > 0)
+    opn = _pack_bits(wide[:, :MOVER_BAR] >= -1) & _POINTS_1_24
+    dbl = d[:, 0] == d[:, 1]
     dice_used = np.zeros(n_pos, dtype=np.int8)
-    for lvl, (_, keys) in enumerate(levels, start=1):
-        dice_used[keys // 2] = lvl
-    out_states = []
-    out_parent = []
-    for lvl, (states, keys) in enumerate(levels, start=1):
-        par = keys // 2
-        keep = dice_used[par] == lvl
-        if lvl == 1:
-            # Only one die playable (non-double): the higher one if it can be played alone.
-            hi_ok = np.zeros(n_pos, dtype=bool)
-            hi_ok[par[(keys % 2) == 0]] = True
-            keep &= ((keys % 2) == 0) | ~hi_ok[par] | dbl[par]
-        out_states.append(states[keep])
-        out_parent.append(par[keep])
-    passes = np.nonzero(dice_used == 0)[0]
-    out_states.append(wide[passes])
-    out_parent.append(passes.astype(np.int64))
-    states = np.concatenate(out_states)
-    parent = np.concatenate(out_parent)
-    states, parent = _unique_rows(states, parent)
-    states = np.ascontiguousarray(states[:, :BOARD_SIZE])
+    parts = []
+    for part_is_double in (False, True):
+        sel = dbl if part_is_double else ~dbl
+        if not sel.any():
+            continue
+        idx = None if sel.all() else np.flatnonzero(sel)
+        pick = (lambda a: a) if idx is None else (lambda a: a[idx])
+        gen = _doubles if part_is_double else _non_doubles
+        states, par, used = gen(pick(wide), pick(own), pick(opn), pick(d).astype(np.int64))
+        if idx is None:
+            dice_used[:] = used
+        else:
+            dice_used[idx] = used
+            par = idx[par]
+        parts.append((states, par))
+    if len(parts) == 1:
+        states, parent = parts[0]
+    else:
+        states = np.concatenate([p[0] for p in parts])
+        parent = np.concatenate([p[1] for p in parts])
+    order = _unique_order(states, parent)
+    states = states[order, :BOARD_SIZE]  # one copy: distinct rows, grouped, 26 columns
+    parent = parent[order]
     offsets = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(np.bincount(parent, minlength=n_pos), out=offsets[1:])
     return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets, positions=b)
+
+
+def _non_doubles(wide, own, opn, d):
+    """All plays of non-double rolls: rows (M, _WIDTH) with duplicates, their position index
+    (M,), and the dice used per position (0, 1 or 2). Both orders of the dice are played
+    (root ``2 i`` the higher die first, ``2 i + 1`` the lower); the caller removes duplicates."""
+    n = wide.shape[0]
+    hi, lo = d.max(axis=1), d.min(axis=1)
+    first = np.empty(2 * n, dtype=np.int64)
+    first[0::2], first[1::2] = hi, lo
+    second = np.empty(2 * n, dtype=np.int64)
+    second[0::2], second[1::2] = lo, hi
+    roots = wide.repeat(2, axis=0)
+    s1, own1, opn1, key1, _, root_legal = _bit_step(roots, own.repeat(2), opn.repeat(2), first)
+    # Lower die first (odd keys), second move: a source that could have moved the higher die
+    # in the original position gives a play the higher-die-first order also makes (the same two
+    # checker moves, legal in that order too: the lower die's move was legal from the start, and
+    # the higher die's move, from a point that held a checker from the start, changes neither
+    # that source, nor the bar rule, nor the highest point), so it is skipped here instead of
+    # being removed as a duplicate later.
+    exclude = np.where(key1 & 1 == 1, root_legal[key1 ^ 1], np.uint32(0))
+    s2, _, _, org2, _, _ = _bit_step(s1, own1, opn1, second[key1], exclude=exclude, masks=False)
+    par1 = key1 >> 1
+    par2 = par1[org2]
+    used = np.zeros(n, dtype=np.int8)
+    used[par1] = 1
+    used[par2] = 2
+    # Only one die playable: the higher one if it can be played alone.
+    hi_ok = np.zeros(n, dtype=bool)
+    hi_ok[par1[(key1 & 1) == 0]] = True
+    keep1 = (used[par1] == 1) & (((key1 & 1) == 0) | ~hi_ok[par1])
+    passes = np.flatnonzero(used == 0)
+    states = np.concatenate([s2, s1[keep1], wide[passes]])
+    return states, np.concatenate([par2, par1[keep1], passes]), used
+
+
+def _doubles(wide, own, opn, d):
+    """All plays of doubles: rows (M, _WIDTH), position index (M,), dice used (0..4).
+
+    The four checker moves of one number can always be played from the highest source down
+    (entering first, outfield before home, a bear-off never enables a higher checker), so each
+    step may only move a checker from a point no higher than the previous step's source. Every
+    multiset of moves is then generated once, and distinct multisets give distinct boards (the
+    board change fixes how many checkers left each point): doubles have no duplicates."""
+    n = wide.shape[0]
+    die = d[:, 0]
+    frontier, fown, fopn, fpar = wide, own, opn, np.arange(n)
+    fmax = np.full(n, 25, dtype=np.int64)
+    levels = []
+    for k in range(4):
+        new, fown, fopn, origin, src, _ = _bit_step(frontier, fown, fopn, die[fpar], fmax, masks=k < 3)
+        if new.shape[0] == 0:
+            break
+        fpar = fpar[origin]
+        levels.append((new, fpar))
+        frontier, fmax = new, src
+    used = np.zeros(n, dtype=np.int8)
+    for lvl, (_, par) in enumerate(levels, start=1):
+        used[par] = lvl
+    out_s, out_p = [], []
+    for lvl, (states, par) in enumerate(levels, start=1):
+        keep = used[par] == lvl
+        if keep.all():
+            out_s.append(states)
+            out_p.append(par)
+        elif keep.any():
+            out_s.append(states[keep])
+            out_p.append(par[keep])
+    passes = np.flatnonzero(used == 0)
+    out_s.append(wide[passes])
+    out_p.append(passes)
+    return np.concatenate(out_s), np.concatenate(out_p), used

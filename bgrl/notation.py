@@ -24,11 +24,28 @@ import numpy as np
 from .board import MOVER_BAR, OPP_BAR, Position, _position_id, flip
 from .movegen import generate, single_steps, validate_dice
 
-__all__ = ["Play", "IllegalPlayError", "legal_plays", "notations", "format_moves", "parse_play", "parse_dice", "play_from_notation"]
+__all__ = [
+    "Play", "IllegalPlayError", "legal_plays", "notations", "format_moves", "compact_notation", "parse_play",
+    "parse_dice", "play_from_notation",
+]
 
 
 class IllegalPlayError(ValueError):
-    """A play that is malformed or not legal for the position and dice."""
+    """A play that is malformed or not legal for the position and dice.
+
+    ``reason`` is the broken rule in words, without the echoed input or the list of legal
+    plays (for a malformed play it is the whole message).
+    """
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason if reason is not None else message
+
+
+def _clip(text: str, n: int = 40) -> str:
+    """``text`` cut to ``n`` characters (with ``...``) for echoing in an error."""
+    text = str(text)
+    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -53,31 +70,75 @@ class Play:
         """The resulting position with the opponent on roll."""
         return Position(flip(self.after_state))
 
+    @property
+    def compact(self) -> str:
+        """gnubg-style compact notation of the play (``24/13``, ``8/5*/4``, ``6/5(2)``)."""
+        return compact_notation(self.moves)
 
-def _pt(p: int) -> str:
+    def shown(self, compact: bool = True, other_side: bool = False) -> str:
+        """The notation for display: compact (gnubg style) or one move per die, in the
+        mover's numbering or, with ``other_side``, in the opponent's (point p -> 25 - p)."""
+        return compact_notation(self.moves, other_side) if compact else format_moves(self.moves, other_side)
+
+
+def _pt(p: int, other_side: bool = False) -> str:
     if p == MOVER_BAR:
         return "bar"
     if p <= 0:
         return "off"
-    return str(p)
+    return str(25 - p if other_side else p)
 
 
-def format_moves(moves) -> str:
-    """Format checker moves ``[(src, dst, hit), ...]`` (dst <= 0 = off) as notation."""
-    items = sorted(((int(s), max(int(d), 0), bool(h)) for s, d, h in moves), key=lambda m: (-m[0], -m[1]))
+def _merge(parts: list[str]) -> str:
     out: list[str] = []
     i = 0
-    while i < len(items):
+    while i < len(parts):
         j = i
-        while j < len(items) and items[j] == items[i]:
+        while j < len(parts) and parts[j] == parts[i]:
             j += 1
-        s, d, h = items[i]
-        txt = f"{_pt(s)}/{_pt(d)}{'*' if h else ''}"
-        if j - i > 1:
-            txt += f"({j - i})"
-        out.append(txt)
+        out.append(parts[i] + (f"({j - i})" if j - i > 1 else ""))
         i = j
     return " ".join(out)
+
+
+def format_moves(moves, other_side: bool = False) -> str:
+    """Format checker moves ``[(src, dst, hit), ...]`` (dst <= 0 = off) as notation, one
+    move per die, highest source first, identical moves merged (``8/5(2)``).
+
+    With ``other_side`` the points are written in the opponent's numbering (p -> 25 - p;
+    ``bar`` and ``off`` stay), e.g. to show the computer's play to the human.
+    """
+    items = sorted(((int(s), max(int(d), 0), bool(h)) for s, d, h in moves), key=lambda m: (-m[0], -m[1]))
+    return _merge([f"{_pt(s, other_side)}/{_pt(d, other_side)}{'*' if h else ''}" for s, d, h in items])
+
+
+def compact_notation(moves, other_side: bool = False) -> str:
+    """gnubg-style compact notation of checker moves ``[(src, dst, hit), ...]``.
+
+    The moves of one checker are joined (``24/18 18/13`` -> ``24/13``), keeping an
+    intermediate point only where it hit (``8/5*/4``); identical journeys are merged
+    (``6/5(2)``, ``24/20(2)``). Display only: the JSON outputs keep :func:`format_moves`.
+    ``other_side`` as in :func:`format_moves`.
+    """
+    items = sorted(((int(s), max(int(d), 0), bool(h)) for s, d, h in moves), key=lambda m: (-m[0], -m[1]))
+    journeys: list[list[tuple[int, int, bool]]] = []
+    for s, d, h in items:
+        for j in journeys:
+            if j[-1][1] == s and s > 0:
+                j.append((s, d, h))
+                break
+        else:
+            journeys.append([(s, d, h)])
+    texts = []
+    for j in sorted(journeys, key=lambda j: (-j[0][0], -j[-1][1])):
+        txt = _pt(j[0][0], other_side)
+        for s, d, h in j[:-1]:
+            if h:
+                txt += f"/{_pt(d, other_side)}*"
+        s, d, h = j[-1]
+        txt += f"/{_pt(d, other_side)}{'*' if h else ''}"
+        texts.append(txt)
+    return _merge(texts)
 
 
 def _paths(board: np.ndarray, dice: tuple[int, int], n_moves: int) -> dict[bytes, tuple]:
@@ -171,7 +232,7 @@ def parse_dice(text) -> tuple[int, int]:
         raise TypeError(f"dice must be a string like '53' or '5-3', got {type(text).__name__}")
     m = _DICE_RE.match(text)
     if not m:
-        raise ValueError(f"dice must be two digits 1-6 written like '53', '5-3' or '5 3'; got {text!r}")
+        raise ValueError(f"dice must be two digits 1-6 written like '53', '5-3' or '5 3'; got {_clip(text)!r}")
     return int(m.group(1)), int(m.group(2))
 
 
@@ -210,51 +271,231 @@ def parse_play(text: str) -> list[tuple[int, int]]:
     for tok in tokens:
         m = _TOKEN_RE.match(tok)
         if not m:
-            raise IllegalPlayError(f"cannot read {tok!r}: expected from/to like '13/10', 'bar/22*', '6/off' or '8/5(2)'")
+            raise IllegalPlayError(f"cannot read {_clip(tok)!r}: expected from/to like '13/10', 'bar/22*', '6/off' or '8/5(2)'")
         pts = [m.group(1)] + m.group(2).split("/")[1:]
         rep = int(m.group(3)) if m.group(3) else 1
         if not 1 <= rep <= 4:
-            raise IllegalPlayError(f"repeat count in {tok!r} must be 1..4")
+            raise IllegalPlayError(f"repeat count in {_clip(tok)!r} must be 1..4")
         chain = [_parse_point(pts[0], True)] + [_parse_point(p, False) for p in pts[1:]]
         for a, b in zip(chain, chain[1:]):
             if b >= a:
-                raise IllegalPlayError(f"{tok!r}: checkers move from higher to lower points in your numbering")
+                raise IllegalPlayError(f"{_clip(tok)!r}: checkers move from higher to lower points in your numbering")
         for _ in range(rep):
             hops.extend(zip(chain, chain[1:]))
     return hops
 
 
-def play_from_notation(position, dice, text: str) -> Play:
-    """Find the legal play that the notation ``text`` describes.
+def _hop_text(a: int, c: int) -> str:
+    return f"{_pt(a)}/{_pt(c)}"
 
-    Raises
-    ------
-    IllegalPlayError
-        if the notation is malformed, moves checkers the mover does not have, or its
-        result is not a legal play for these dice (the message lists the legal plays).
+
+def _point_name(p: int) -> str:
+    return "the bar" if p == MOVER_BAR else f"the {p}-point"
+
+
+def _step(b: list[int], src: int, die: int):
+    """One checker move of ``die`` pips from ``src`` on board ``b`` (list, mover's view).
+
+    Returns ``(new_board, dst, hit, None)`` or ``(None, dst, False, reason)`` quoting the
+    rule (RULES.md) that forbids it.
     """
-    pos = position if isinstance(position, Position) else Position.from_id(position)
-    dice = parse_dice(dice)
-    plays = legal_plays(pos, dice)
-    if not plays:
-        raise IllegalPlayError("no legal play: no die can be played, the turn passes")
-    hops = parse_play(text)
-    b = pos.board.astype(np.int16).copy()
+    if b[MOVER_BAR] > 0 and src != MOVER_BAR:
+        return None, 0, False, "a checker on the bar must enter first"
+    if b[src] <= 0:
+        return None, 0, False, f"no checker of yours on {_point_name(src)}"
+    dst = src - die
+    nb = list(b)
+    if dst <= 0:
+        if any(v > 0 for v in b[7:26]):
+            return None, 0, False, "you may bear off only when all your checkers are in your home board (points 1-6)"
+        if dst < 0 and any(v > 0 for v in b[src + 1:7]):
+            return None, 0, False, f"a {die} cannot bear off from the {src}-point while you have a checker on a higher point"
+        nb[src] -= 1
+        return nb, 0, False, None
+    if b[dst] <= -2:
+        if src == MOVER_BAR:
+            return None, dst, False, f"you cannot enter on the {dst}-point: it is held by the opponent"
+        return None, dst, False, f"point {dst} is held by the opponent"
+    hit = b[dst] == -1
+    nb[src] -= 1
+    if hit:
+        nb[dst] = 1
+        nb[OPP_BAR] -= 1
+    else:
+        nb[dst] += 1
+    return nb, dst, hit, None
+
+
+def _die_sequences(a: int, c: int, dice_left: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Orders of the remaining dice that take a checker from ``a`` exactly to ``c`` (or, for
+    ``c == 0``, off the board with the last die)."""
+    out = []
+    n = len(dice_left)
+    seen = set()
+
+    def rec(pos: int, used: tuple[int, ...], seq: tuple[int, ...]):
+        for i in range(n):
+            if i in used:
+                continue
+            d = dice_left[i]
+            q = pos - d
+            s = seq + (d,)
+            if (c > 0 and q == c) or (c == 0 and q <= 0):
+                if s not in seen:
+                    seen.add(s)
+                    out.append(s)
+            elif q > c and q > 0:
+                rec(q, used + (i,), s)
+
+    rec(a, (), ())
+    return out
+
+
+def _dice_reason(a: int, c: int, dice: tuple[int, int], dice_left: tuple[int, ...]) -> str:
+    hop = _hop_text(a, c)
+    if not dice_left:
+        n = 4 if dice[0] == dice[1] else 2
+        return f"the play has more checker moves than the roll {dice[0]}-{dice[1]} gives ({n})"
+    d1, d2 = dice
+    if d1 == d2:
+        reach = [d1 * k for k in range(1, len(dice_left) + 1)]
+    else:
+        reach = sorted(set(dice_left) | ({d1 + d2} if len(dice_left) == 2 else set()))
+    ways = ", ".join(str(x) for x in reach[:-1]) + (" or " if len(reach) > 1 else "") + str(reach[-1])
+    need = f"moves {a - c} pips" if c > 0 else f"needs at least {a} pips to bear off"
+    return f"{hop} {need}, but with {d1}-{d2} a checker can now move {ways} pips"
+
+
+def _simulate(board: np.ndarray, dice: tuple[int, int], hops: list[tuple[int, int]]):
+    """Play the hops die by die in every way the dice allow.
+
+    Returns ``(results, failure)``: ``results`` maps each reachable final board (bytes) to
+    ``(dice_used, dies)``; ``failure`` is ``(depth, reason)`` of the deepest failed attempt.
+    """
+    d1, d2 = dice
+    all_dice = (d1,) * 4 if d1 == d2 else (d1, d2)
+    results: dict[bytes, tuple[int, tuple[int, ...]]] = {}
+    best = [(-1, "")]
+
+    def fail(depth: int, reason: str):
+        if depth > best[0][0]:
+            best[0] = (depth, reason)
+
+    def rec(b: list[int], k: int, left: tuple[int, ...], used: tuple[int, ...], depth: int):
+        if k == len(hops):
+            key = np.array(b, dtype=np.int8).tobytes()
+            results.setdefault(key, (len(used), used))
+            return
+        a, c = hops[k]
+        if b[a] <= 0:
+            fail(depth, f"no checker of yours on {_point_name(a)}")
+            return
+        seqs = _die_sequences(a, c, left)
+        if not seqs:
+            fail(depth, _dice_reason(a, c, dice, left))
+            return
+        for seq in seqs:
+            cur, pos, ok, d_here = b, a, True, depth
+            for die in seq:
+                nb, dst, _hit, why = _step(cur, pos, die)
+                if why is not None:
+                    fail(d_here, why)
+                    ok = False
+                    break
+                cur, pos, d_here = nb, dst, d_here + 1
+            if ok:
+                rest = list(left)
+                for die in seq:
+                    rest.remove(die)
+                rec(cur, k + 1, tuple(rest), used + seq, d_here)
+
+    rec([int(x) for x in board], 0, all_dice, (), 0)
+    return results, best[0]
+
+
+def _direct(board: np.ndarray, hops: list[tuple[int, int]]) -> bytes | None:
+    """The board after moving each checker straight from its source to its destination
+    (hitting only where it lands), or None if a hop is impossible that way."""
+    b = board.astype(np.int16).copy()
     for a, c in hops:
         if b[a] <= 0:
-            raise IllegalPlayError(f"{text!r}: no checker of yours on {_pt(a)}")
+            return None
         b[a] -= 1
         if c > 0:
             if b[c] < -1:
-                raise IllegalPlayError(f"{text!r}: point {c} is held by the opponent")
+                return None
             if b[c] == -1:
                 b[c] = 1
                 b[OPP_BAR] -= 1
             else:
                 b[c] += 1
-    target = b.astype(np.int8).tobytes()
-    for p in plays:
-        if p.after_state.tobytes() == target:
-            return p
-    legal = ", ".join(p.notation for p in plays)
-    raise IllegalPlayError(f"{text!r} is not a legal play for {dice[0]}-{dice[1]}; legal plays: {legal}")
+    return b.astype(np.int8).tobytes()
+
+
+def _max_dice_reason(dice: tuple[int, int], used: tuple[int, ...], need: int) -> str | None:
+    d1, d2 = dice
+    if len(used) < need:
+        if d1 == d2:
+            word = {2: "two", 3: "three", 4: "all four"}[need]
+            return f"{need} moves of {d1} can be played, so {word} must be"
+        return "both dice can be played, so both must be"
+    if d1 != d2 and need == 1 and used == (d2,):
+        return f"only one die can be played and either could be, so the larger die ({d1}) must be played"
+    return None
+
+
+def play_from_notation(position, dice, text: str) -> Play:
+    """Find the legal play that the notation ``text`` describes.
+
+    The play is judged by its final position (RULES.md). A span such as ``13/5`` or ``8/4``
+    is read as one checker using several dice; when every path of the span hits a blot on
+    the way (``8/4`` where the only path is ``8/5*/4``) that path is taken; when paths that
+    give different positions remain, the span is refused as ambiguous.
+
+    Raises
+    ------
+    IllegalPlayError
+        if the notation is malformed or not legal for these dice. Its ``reason`` attribute
+        is the rule broken, in words (e.g. "point 5 is held by the opponent", "both dice
+        can be played, so both must be", "a checker on the bar must enter first"); the
+        message adds up to ten of the legal plays.
+    """
+    pos = position if isinstance(position, Position) else Position.from_id(position)
+    dice = parse_dice(dice)
+    dice = (max(dice), min(dice))
+    plays = legal_plays(pos, dice)
+    if not plays:
+        raise IllegalPlayError("no legal play: no die can be played, the turn passes")
+    hops = parse_play(text)
+    by_state = {p.after_state.tobytes(): p for p in plays}
+    target = _direct(pos.board, hops)
+    if target is not None and target in by_state:
+        return by_state[target]
+    order = sorted(hops, key=lambda h: -h[0])
+    results, failure = _simulate(pos.board, dice, order)
+    if order != hops:
+        more, fail2 = _simulate(pos.board, dice, hops)
+        for k, v in more.items():
+            results.setdefault(k, v)
+        if fail2[0] > failure[0]:
+            failure = fail2
+    found = [by_state[k] for k in results if k in by_state]
+    if len(found) == 1:
+        return found[0]
+    shown = _clip(text)
+    if len(found) > 1:
+        ways = " or ".join(compact_notation(p.moves) for p in found[:3])
+        raise IllegalPlayError(f"{shown!r} is ambiguous for {dice[0]}-{dice[1]}: it can be played {ways}; write the path",
+                               reason=f"ambiguous: it can be played {ways}; write the path")
+    reason = None
+    if results:
+        need = len(plays[0].moves)
+        for used, dies in sorted(results.values()):
+            reason = _max_dice_reason(dice, dies, need)
+            if reason:
+                break
+    if reason is None:
+        reason = failure[1] or "its result is not a legal position for this roll"
+    cap = 10
+    legal = ", ".join(p.notation for p in plays[:cap]) + (f" … and {len(plays) - cap} more" if len(plays) > cap else "")
+    raise IllegalPlayError(f"{shown!r} is not a legal play for {dice[0]}-{dice[1]}: {reason}; legal plays: {legal}", reason=reason)

@@ -4,22 +4,46 @@ Importing this package registers:
 
 - ``bgrl/Backgammon-v0`` (:class:`BackgammonEnv`): one agent against a built-in opponent.
 - ``bgrl/BackgammonSelfPlay-v0`` (:class:`BackgammonSelfPlayEnv`): the agent plays both sides.
+- ``bgrl/BackgammonVector-v0`` (:class:`BackgammonVectorEnv`): N games as arrays, against an
+  opponent or (``self_play=True``) self-play; ``gym.make_vec("bgrl/Backgammon-v0", num_envs=N,
+  vectorization_mode="vector_entry_point")`` (or ``"bgrl/BackgammonSelfPlay-v0"``) also returns it.
+
+and offers :func:`pettingzoo_env` (needs the ``pettingzoo`` extra).
 
 >>> import gymnasium as gym, bgrl.env
 >>> env = gym.make("bgrl/Backgammon-v0", opponent="pubeval")
+>>> envs = gym.make_vec("bgrl/Backgammon-v0", num_envs=64, vectorization_mode="vector_entry_point", opponent="pubeval")
 """
 
 from gymnasium.envs.registration import register, registry
 
 from bgrl.env.backgammon import MAX_PLAYS, BackgammonEnv, BackgammonSelfPlayEnv, LegalPlaySpace
+from bgrl.env.vector import BackgammonSelfPlayVectorEnv, BackgammonVectorEnv
 
-__all__ = ["MAX_PLAYS", "BackgammonEnv", "BackgammonSelfPlayEnv", "LegalPlaySpace"]
+__all__ = [
+    "MAX_PLAYS",
+    "BackgammonEnv",
+    "BackgammonSelfPlayEnv",
+    "BackgammonVectorEnv",
+    "BackgammonSelfPlayVectorEnv",
+    "LegalPlaySpace",
+    "pettingzoo_env",
+]
 
 _ENVS = {
-    "bgrl/Backgammon-v0": "bgrl.env.backgammon:BackgammonEnv",
-    "bgrl/BackgammonSelfPlay-v0": "bgrl.env.backgammon:BackgammonSelfPlayEnv",
+    "bgrl/Backgammon-v0": ("bgrl.env.backgammon:BackgammonEnv", "bgrl.env.vector:BackgammonVectorEnv"),
+    "bgrl/BackgammonSelfPlay-v0": ("bgrl.env.backgammon:BackgammonSelfPlayEnv", "bgrl.env.vector:BackgammonSelfPlayVectorEnv"),
+    "bgrl/BackgammonVector-v0": (None, "bgrl.env.vector:BackgammonVectorEnv"),
 }
 
-for _id, _entry in _ENVS.items():
+for _id, (_entry, _vector_entry) in _ENVS.items():
     if _id not in registry:
-        register(id=_id, entry_point=_entry)
+        register(id=_id, entry_point=_entry, vector_entry_point=_vector_entry)
+
+
+def pettingzoo_env(**kwargs):
+    """The PettingZoo AEC environment (:class:`bgrl.env.pettingzoo.BackgammonAECEnv`, agents
+    ``"white"`` and ``"black"``); needs ``pip install "bgrl[pettingzoo]"`` (ImportError otherwise)."""
+    from bgrl.env.pettingzoo import BackgammonAECEnv
+
+    return BackgammonAECEnv(**kwargs)

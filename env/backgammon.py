@@ -12,6 +12,10 @@ An action is an index into the canonical list of the legal after-states of the r
 ``Discrete(MAX_PLAYS)``; ``info["action_mask"]`` marks the legal indices (always a prefix
 ``0 .. k-1``). A roll with no legal play is never shown to the agent: the turn passes inside
 ``reset``/``step``.
+
+Dice come from a counter-based stream (:mod:`bgrl.dice`) keyed by the ``reset`` seed (an
+unseeded reset continues it), so the vector env (:mod:`bgrl.env.vector`) can roll the same
+dice for its game ``i`` when seeded ``s`` as this env seeded ``s + i``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 from bgrl.board import START_BOARD, flip
+from bgrl.dice import roll_dice, seed_keys
 from bgrl.encoding import ENCODER, encode, num_features
 from bgrl.movegen import AfterStates, generate
 from bgrl.render import render as render_board
@@ -151,6 +156,8 @@ class _BackgammonBase(gym.Env):
         self._over = True
         self._winner: str | None = None
         self._points = 0
+        self._dice_key: np.ndarray | None = None  # uint64 stream key (bgrl.dice)
+        self._dice_count = 0  # rolls taken from the stream
 
     # ------------------------------------------------------------------ engine plumbing
     @property
@@ -158,7 +165,11 @@ class _BackgammonBase(gym.Env):
         return WHITE if self._white_on_roll else BLACK
 
     def _roll(self) -> np.ndarray:
-        return self.np_random.integers(1, 7, size=2).astype(np.int8)
+        # a counter-based stream (bgrl.dice): game i of the vector env seeded s rolls the same
+        # dice as this env seeded s + i, with no loop over games there
+        dice = roll_dice(self._dice_key[None], np.array([self._dice_count]))[0]
+        self._dice_count += 1
+        return dice
 
     def _generate(self, dice: np.ndarray) -> AfterStates:
         return generate(self._board[None], dice[None], validate=False)  # boards come from the engine
@@ -190,7 +201,7 @@ class _BackgammonBase(gym.Env):
         raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
 
     def _set_turn(self, dice: np.ndarray, after: AfterStates) -> None:
-        self._dice = (int(dice[0]), int(dice[1]))
+        self._dice = (int(max(dice)), int(min(dice)))  # shown high die first everywhere
         self._after = after.group(0).copy()
         self._dice_used = int(after.dice_used[0])
         if self._after.shape[0] > MAX_PLAYS:  # pragma: no cover - MAX_PLAYS is the proven maximum
@@ -249,6 +260,10 @@ class _BackgammonBase(gym.Env):
         """Start position, White on roll; a seeded reset also reseeds the action space."""
         if seed is not None:
             self.action_space.seed(int(self.np_random.integers(2**31)))
+            self._dice_key, self._dice_count = seed_keys(int(seed)), 0
+        elif self._dice_key is None:  # first, unseeded reset: a key from gymnasium's random seeding
+            self._dice_key, self._dice_count = seed_keys(int(self.np_random.integers(2**63))), 0
+        # later unseeded resets keep rolling the same stream
         self._board, self._white_on_roll = START_BOARD.copy(), True
         self._over, self._winner, self._points = False, None, 0
         self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)

@@ -8,3 +8,9 @@ def tiny_checkpoint(tmp_path_factory):
 
     run = tmp_path_factory.mktemp("tiny")
     return train(TrainConfig(games=200, hidden=16, parallel=16, eval_every=0, checkpoint_every=100), run, progress=False, log=lambda *_: None)
+
+
+@pytest.fixture(autouse=True)
+def _games_dir(tmp_path, monkeypatch):
+    """`bgrl play` saves game records; in tests they go to a temporary folder, never ~/.bgrl."""
+    monkeypatch.setenv("BGRL_GAMES_DIR", str(tmp_path / "games"))

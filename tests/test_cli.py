@@ -113,13 +113,13 @@ def test_play_session(capsys, monkeypatch, tiny_checkpoint):
     script = "help\nboard\nhint\n24/1\nresign gammon\n"
     code, out, _ = run(["play", "--opponent", str(tiny_checkpoint), "--seed", "5"], capsys, stdin=script, monkeypatch=monkeypatch)
     assert code == 0
-    assert "13 14 15 16 17 18" in out and "illegal" in out
-    assert "Black wins a gammon (2 points) by resign" in out and "Result for you: -2" in out
+    assert "13 14 15 16 17 18" in out and "Illegal play '24/1'" in out
+    assert "Black wins a gammon (2 points) by resignation" in out and "Result for you: -2" in out
 
 
 def test_play_black_computer_opens(capsys, monkeypatch, tiny_checkpoint):
     code, out, _ = run(["play", "--color", "black", "--opponent", "pubeval", "--seed", "1"], capsys, stdin="quit\n", monkeypatch=monkeypatch)
-    assert code == 0 and out.index("White rolls") < out.index("black to play")
+    assert code == 0 and out.index("White (O) rolls") < out.index("black to play")
 
 
 def test_play_opening_roll(capsys, monkeypatch):

@@ -64,8 +64,10 @@ def test_illegal_and_malformed_plays():
         play_from_notation(Position.start(), (2, 1), "hello")
     with pytest.raises(IllegalPlayError, match="higher to lower"):
         play_from_notation(Position.start(), (2, 1), "10/13")
-    with pytest.raises(IllegalPlayError, match="held by the opponent"):
+    with pytest.raises(IllegalPlayError, match="13/1 moves 12 pips, but with 6-5"):  # the dice, not point 1
         play_from_notation(Position.start(), (6, 5), "13/1")
+    with pytest.raises(IllegalPlayError, match="point 19 is held by the opponent"):
+        play_from_notation(Position.start(), (6, 5), "24/18 24/19")
 
 
 @pytest.mark.parametrize("text,expect", [("53", (5, 3)), ("5-3", (5, 3)), ("5 3", (5, 3)), (" 6,6 ", (6, 6))])

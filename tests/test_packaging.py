@@ -48,8 +48,9 @@ def test_ruff_clean():
 
 
 def test_wheel_ships_network_and_hint_runs_from_it(tmp_path):
-    """A wheel (not the editable checkout) carries checkpoints/default.pt and py.typed, and
-    `bgrl hint` works from an install of that wheel alone (issue: packaged network)."""
+    """A wheel (not the editable checkout) carries checkpoints/default.pt, py.typed and the
+    bear-off database, and `bgrl hint` works from an install of that wheel alone (issue:
+    packaged network), reading the database from the installed package."""
     import zipfile
 
     wheel_dir, target = tmp_path / "wheel", tmp_path / "target"
@@ -61,11 +62,14 @@ def test_wheel_ships_network_and_hint_runs_from_it(tmp_path):
     (wheel,) = wheel_dir.glob("bgrl-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "bgrl/checkpoints/default.pt" in names and "bgrl/py.typed" in names
-    assert "bgrl/data/benchmark.npz" in names  # the error-rate benchmark (bgrl.benchmark)
+    assert "bgrl/data/bearoff.npz" in names
     r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
-    code = ("import sys, bgrl; assert bgrl.__file__.startswith(sys.argv[1]), bgrl.__file__;"
+    code = ("import sys, warnings, bgrl; assert bgrl.__file__.startswith(sys.argv[1]), bgrl.__file__;"
+            "warnings.simplefilter('error');"
+            "from bgrl import bearoff; p = bearoff.shipped_db_path(); assert str(p).startswith(sys.argv[1]) and p.is_file(), p;"
+            "bearoff.database();"
             "from bgrl.cli import main; sys.argv = ['bgrl', 'hint', '4HPwATDgc/ABMA', '31', '--json']; main()")
     env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(target)

@@ -44,7 +44,7 @@ def test_lambda_zero_update_is_semi_gradient_td0():
 
     dice = rng_copy.integers(1, 7, size=(1, 2)).astype(np.int8)
     aft = generate(board, dice)
-    probs = NetEvaluator(ref, td_enc)(aft.boards)
+    probs = NetEvaluator(ref, td_enc, exact=False)(aft.boards)
     target = torch.tensor(probs[group_argmax(equity(probs), aft.offsets)][0], dtype=torch.float32)
     ref.train()
     y = ref(torch.from_numpy(encode(board, td_enc)))[0]
@@ -138,7 +138,7 @@ def test_traces_match_naive_backward_view():
                 rows.append([gr.clone() for gr in grads])
             jac.append(rows)
         aft = generate(boards, dice)
-        probs = NetEvaluator(ref, enc)(aft.boards)
+        probs = NetEvaluator(ref, enc, exact=False)(aft.boards)
         best = group_argmax(equity(probs), aft.offsets)
         chosen = aft.boards[best]
         res = game_results(chosen)
@@ -191,3 +191,261 @@ def test_init_from_starts_at_the_given_weights(tmp_path):
     assert payload["meta"]["config"]["hidden"] == src_meta["hidden"]
     for k, v in src_net.state_dict().items():
         assert torch.allclose(payload["model"][k], v, atol=1e-5), k
+
+
+# ---------------------------------------------------------------------------- fast trainer (issue 8)
+def _pair(enc, G, lam, hidden=12, alpha=0.05, seed=1, **kw):
+    from bgrl.training.td_reference import DenseTraceTDLambda
+
+    torch.manual_seed(0)
+    a = TDNet(num_features(enc), hidden)
+    b = TDNet(num_features(enc), hidden)
+    b.load_state_dict(a.state_dict())
+    fast = TDLambda(a, enc, G, alpha, lam, np.random.default_rng(seed), **kw)
+    dense = DenseTraceTDLambda(b, enc, G, alpha, lam, np.random.default_rng(seed))
+    return a, b, fast, dense
+
+
+@pytest.mark.parametrize("enc,G,lam,kernel", [("td198r", 6, 0.7, None), ("td198r", 6, 0.7, False), ("td198", 3, 0.0, None),
+                                              ("td198r", 3, 1.0, None)])
+def test_fast_trainer_equals_dense_traces(enc, G, lam, kernel):
+    """The history-row trainer plays the same games and reaches the same weights as the
+    dense-trace reference (which test_traces_match_naive_backward_view checks against a
+    per-game autograd implementation), over finished games and fresh ones."""
+    a, b, fast, dense = _pair(enc, G, lam, kernel=kernel)
+    finished = 0
+    for step in range(130):
+        oa, ob = fast.step(), dense.step()
+        assert np.array_equal(fast.boards, dense.boards), step
+        assert np.array_equal(oa["finished"], ob["finished"]) and np.array_equal(oa["lengths"], ob["lengths"])
+        finished += len(oa["finished"])
+    assert finished >= 1
+    for p, q in zip(a.parameters(), b.parameters()):
+        assert torch.allclose(p, q, atol=2e-6), (p - q).abs().max()
+
+
+def test_after_state_tables_equal_net_evaluator():
+    """Table look-ups give NetEvaluator's values (bounds, terminal results included) on
+    positions of every kind: random games and synthetic bar / closed-board / bear-off ones."""
+    from positions import random_game_positions, synthetic_positions
+
+    from bgrl.evaluator import NetEvaluator
+    from bgrl.movegen import generate
+    from bgrl.training.td import AfterStateNet
+
+    rng = np.random.default_rng(4)
+    for enc in ("td198r", "td198"):
+        torch.manual_seed(3)
+        net = TDNet(num_features(enc), 10)
+        from bgrl.exact import exact_probs
+
+        pairs = ((AfterStateNet(net, enc), NetEvaluator(net, enc, exact=False)),
+                 (AfterStateNet(net, enc, exact=exact_probs), NetEvaluator(net, enc)))
+        for boards, dice in (random_game_positions(rng, 600), synthetic_positions(rng, 600)):
+            after = generate(boards, dice).boards
+            for fast, ref in pairs:
+                assert np.allclose(fast(after), ref(after), atol=2e-6)
+
+
+def test_group_argmax_padded_matches_sort():
+    from bgrl.agents import group_argmax
+    from bgrl.training.td import group_argmax_padded
+
+    rng = np.random.default_rng(0)
+    counts = rng.integers(1, 9, size=50)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    values = rng.integers(0, 4, size=offsets[-1]).astype(float)  # many ties: the first wins
+    assert np.array_equal(group_argmax_padded(values, offsets), group_argmax(values, offsets))
+
+
+def test_exact_bearoff_values_are_used():
+    """With the bear-off database, exact bear-off after-states get the database's values
+    (flipped to the player's side), never the network's."""
+    from bgrl.bearoff import exact_probs
+    from bgrl.board import flip
+    from bgrl.model import flip_probs
+    from bgrl.movegen import generate
+    from bgrl.training.td import AfterStateNet
+
+    from positions import synthetic_positions
+
+    boards, dice = synthetic_positions(np.random.default_rng(5), 800)
+    after = generate(boards, dice).boards
+    known, ex = exact_probs(flip(after))
+    from bgrl.rules import game_results
+
+    known &= game_results(after) == 0
+    assert known.sum() > 20
+    net = TDNet(num_features(), 8)
+    got = AfterStateNet(net, "td198r", exact=exact_probs)(after)
+    assert np.allclose(got[known], flip_probs(ex[known]), atol=1e-12)
+    plain = AfterStateNet(net, "td198r")(after)
+    assert np.allclose(got[~known], plain[~known])
+
+
+def test_bearoff_positions_add_no_gradient_and_use_exact_values():
+    """A game whose position is an exact bear-off adds no history row (V does not depend on
+    the weights there) and its delta uses the exact value."""
+    from bgrl.bearoff import exact_probs
+    from bgrl.board import Position
+
+    net = TDNet(num_features(), 8)
+    td = TDLambda(net, "td198r", 2, 0.1, 0.7, np.random.default_rng(0), exact=exact_probs)
+    bo = Position.from_id("qxUAAFgbAAAAAA").board  # both sides bearing off (issue 8's example)
+    td.boards = np.stack([bo, td.boards[1]])
+    before = [p.clone() for p in net.parameters()]
+    td.step()
+    assert td._n == 1 and td._owner[0] == 1  # only the contact game recorded a row
+    assert any(not torch.equal(p, q) for p, q in zip(before, net.parameters()))
+
+
+def _tiny(**kw):
+    base = dict(games=40, hidden=8, parallel=4, eval_every=0, checkpoint_every=10, seed=3, alpha=0.05)
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+@pytest.mark.parametrize("kill_after", [1, 2])
+def test_resume_is_bit_for_bit(tmp_path, kill_after):
+    """A run stopped right after its k-th checkpoint (as if killed there) and resumed ends
+    with exactly the weights of the run that was never stopped."""
+    quiet = dict(progress=False, log=lambda *_: None)
+    full = train(_tiny(), tmp_path / "full", **quiet)
+    assert train(_tiny(), tmp_path / "cut", stop_after_checkpoints=kill_after, **quiet) is None
+    assert not (tmp_path / "cut" / "final.pt").exists()
+    played = load_checkpoint(tmp_path / "cut" / "latest.pt")["meta"]["games"]
+    assert 10 * kill_after <= played < 40
+    resumed = train(None, tmp_path / "cut", resume=True, **quiet)
+    a, b = load_checkpoint(full), load_checkpoint(resumed)
+    assert a["meta"]["games"] == b["meta"]["games"] and a["meta"]["plies"] == b["meta"]["plies"]
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+    assert a["trainer"]["rng"] == b["trainer"]["rng"]
+
+
+def test_resume_after_kill_then_more_games_matches_one_long_run(tmp_path):
+    """Stopped twice, resumed twice with a larger total: still the uninterrupted weights."""
+    quiet = dict(progress=False, log=lambda *_: None)
+    full = train(_tiny(games=36), tmp_path / "full", **quiet)
+    train(_tiny(games=24), tmp_path / "cut", stop_after_checkpoints=1, **quiet)
+    train(None, tmp_path / "cut", resume=True, stop_after_checkpoints=1, **quiet)
+    resumed = train(None, tmp_path / "cut", resume=True, overrides={"games": 36}, **quiet)
+    # the first segment targeted 24 games; with a constant alpha everything else agrees
+    a, b = load_checkpoint(full), load_checkpoint(resumed)
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+
+
+def test_config_file_and_flags(tmp_path):
+    from bgrl.cli import main
+
+    (tmp_path / "c.toml").write_text('games = 12\nhidden = 6\nparallel = 4\nalpha-final = 0.01\nlambda = 0.5\neval_every = 0\n')
+    assert main(["train", "--config", str(tmp_path / "c.toml"), "--run-dir", str(tmp_path / "r"), "--parallel", "3",
+                 "--no-progress"]) == 0
+    cfg = load_checkpoint(tmp_path / "r" / "final.pt")["meta"]["config"]
+    assert (cfg["hidden"], cfg["parallel"], cfg["alpha_final"], cfg["lam"], cfg["games"]) == (6, 3, 0.01, 0.5, 12)
+    (tmp_path / "c.json").write_text('{"games": 8, "hidden": 5, "parallel": 2, "eval-every": 0, "run_dir": "%s"}' % (tmp_path / "j"))
+    assert main(["train", "--config", str(tmp_path / "c.json"), "--no-progress"]) == 0
+    assert load_checkpoint(tmp_path / "j" / "final.pt")["meta"]["hidden"] == 5
+    (tmp_path / "bad.toml").write_text("gamez = 3\n")
+    assert main(["train", "--config", str(tmp_path / "bad.toml"), "--run-dir", str(tmp_path / "b")]) == 2
+    (tmp_path / "broken.toml").write_text("games = = 3\n")
+    assert main(["train", "--config", str(tmp_path / "broken.toml"), "--run-dir", str(tmp_path / "b")]) == 2
+
+
+def test_cli_messages_resume_and_run_folder(tmp_path, capsys):
+    from bgrl.cli import main
+
+    run = tmp_path / "r"
+    assert main(["train", "--run-dir", str(run), "--games", "10", "--hidden", "6", "--parallel", "4", "--eval-every", "0",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "done: " in out and f"bgrl match {run / 'final.pt'} pubeval" in out and f"bgrl play --opponent {run / 'final.pt'}" in out
+    # an existing run folder is refused before anything says it will be used
+    assert main(["train", "--run-dir", str(run), "--games", "10", "--no-progress"]) == 2
+    cap = capsys.readouterr()
+    assert "run folder:" not in cap.out + cap.err and "--resume" in cap.err
+    # a finished run resumed without --games: no claim that --games was given
+    assert main(["train", "--resume", str(run), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "is finished" in err and "got" not in err and "--games" in err
+    # errors name the flag
+    assert main(["train", "--run-dir", str(tmp_path / "s"), "--seed", "-1"]) == 2
+    assert "--seed" in capsys.readouterr().err
+    assert main(["train", "--run-dir", str(tmp_path / "s"), "--games", "0"]) == 2
+    assert "--games must be >= 1" in capsys.readouterr().err
+    assert main(["train", "--run-dir", str(tmp_path / "s"), "--lambda", "2"]) == 2
+    assert "--lambda" in capsys.readouterr().err
+
+
+def test_resume_with_corrupt_latest_offers_snapshot(tmp_path, capsys):
+    from bgrl.cli import main
+
+    run = tmp_path / "r"
+    train(_tiny(games=30, eval_every=10, eval_games=2), run, progress=False, log=lambda *_: None)
+    snaps = sorted(run.glob("games_*.pt"))
+    assert snaps
+    (run / "latest.pt").write_bytes(b"not a checkpoint")
+    assert main(["train", "--resume", str(run), "--games", "60", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    newest = max(snaps, key=lambda p: int(p.stem.split("_")[1]))
+    assert "corrupt" in err and str(newest) in err
+
+
+def test_short_resumed_segment_logs_training_scalars(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run = tmp_path / "r"
+    train(_tiny(games=20), run, progress=False, log=lambda *_: None)
+    for f in (run / "tb").iterdir():
+        f.unlink()
+    train(None, run, resume=True, overrides={"games": 30}, progress=False, log=lambda *_: None)
+    ea = EventAccumulator(str(run / "tb"))
+    ea.Reload()
+    assert "train/td_error_mse" in ea.Tags()["scalars"] and "train/game_length_plies" in ea.Tags()["scalars"]
+
+
+def test_benchmark_hook_is_called_and_logged(tmp_path):
+    calls = []
+
+    def hook(evaluator, games):
+        from bgrl.board import START_BOARD
+
+        p = evaluator(START_BOARD[None])
+        calls.append(games)
+        return {"all": float(p[0, 0]), "note": "text is not logged"}
+
+    out = []
+    train(_tiny(games=40, benchmark_every=15), tmp_path / "r", progress=False, log=out.append, benchmark=hook)
+    assert len(calls) == 2 and calls[0] >= 15
+    assert any("[benchmark" in line and "all" in line for line in out)
+
+
+def test_ctrl_c_saves_a_state_that_resumes_bit_for_bit(tmp_path):
+    """Ctrl-C (SIGINT) mid-run: the step finishes, latest.pt is saved, KeyboardInterrupt is
+    raised; resuming gives exactly the weights of the run that was never interrupted."""
+    import signal
+
+    quiet = dict(progress=False, log=lambda *_: None)
+    full = train(_tiny(games=30, benchmark_every=13), tmp_path / "full", benchmark=lambda ev, g: {}, **quiet)
+
+    def interrupt(ev, games):
+        signal.raise_signal(signal.SIGINT)
+        return {}
+
+    with pytest.raises(KeyboardInterrupt):
+        train(_tiny(games=30, benchmark_every=13), tmp_path / "cut", benchmark=interrupt, **quiet)
+    assert 13 <= load_checkpoint(tmp_path / "cut" / "latest.pt")["meta"]["games"] < 30
+    resumed = train(None, tmp_path / "cut", resume=True, benchmark=lambda ev, g: {}, **quiet)
+    a, b = load_checkpoint(full), load_checkpoint(resumed)
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+
+
+def test_benchmark_flag_without_the_module_is_a_clean_error(tmp_path, monkeypatch, capsys):
+    import bgrl.training.cli as tcli
+    from bgrl.cli import main
+
+    monkeypatch.setattr(tcli, "_benchmark_hook", lambda: None)
+    assert main(["train", "--run-dir", str(tmp_path / "r"), "--benchmark-every", "5"]) == 2
+    assert "--benchmark-every" in capsys.readouterr().err

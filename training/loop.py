@@ -1,28 +1,51 @@
-"""The training run: config, run folder, progress, tensorboard, checkpoints, resume."""
+"""The training run: config, run folder, progress, tensorboard, checkpoints, resume.
+
+A run folder holds ``config.json``, ``latest.pt`` (every ``checkpoint_every`` games),
+``games_<n>.pt`` snapshots (every ``eval_every`` games, with an evaluation), ``final.pt``
+and tensorboard logs under ``tb/``. Every checkpoint of a run holds, besides the network,
+the whole trainer state: the games in flight with their histories (traces), the dice
+generator and the loop's counters. ``--resume`` therefore continues bit for bit: a run
+stopped after a checkpoint and resumed ends with exactly the weights of a run that was
+never stopped (tests/test_training.py), and a run killed at any moment loses at most the
+games since its last checkpoint.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import signal
+import threading
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
 
-from bgrl.checkpoint import load_checkpoint, save_checkpoint
+from bgrl.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from bgrl.encoding import ENCODER, num_features
 from bgrl.model import TDNet
 
 from bgrl.training.td import TDLambda
 
-__all__ = ["TrainConfig", "train"]
+__all__ = ["TrainConfig", "train", "load_config_file", "RESUME_OVERRIDES", "FLAG_NAMES", "Hook"]
+
+# Names of the config fields as `bgrl train` flags, for error messages.
+FLAG_NAMES = {
+    "games": "--games", "hidden": "--hidden", "encoder": "encoder", "alpha": "--alpha", "alpha_final": "--alpha-final",
+    "schedule_from": "schedule_from", "lam": "--lambda", "parallel": "--parallel", "seed": "--seed",
+    "eval_every": "--eval-every", "eval_games": "--eval-games", "checkpoint_every": "--checkpoint-every",
+    "init_from": "--init-from", "bearoff": "--no-bearoff", "benchmark_every": "--benchmark-every",
+}
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     """Settings of a self-play TD(lambda) run. Frozen: a run's config is recorded in its
-    checkpoints and a resumed run keeps it (only ``games`` may grow)."""
+    checkpoints and a resumed run keeps it (only the settings in RESUME_OVERRIDES may
+    change). Invalid values raise ValueError naming the ``bgrl train`` flag."""
 
     games: int = 20_000
     """Total self-play games to reach (a resumed run continues up to this count)."""
@@ -31,7 +54,8 @@ class TrainConfig:
     encoder: str = ENCODER
     """Input encoding (bgrl.encoding.ENCODERS)."""
     alpha: float = 0.1
-    """TD step size (summed over the games played in lockstep)."""
+    """TD step size of one game's update; each step adds the updates of all ``parallel``
+    games, so a larger ``parallel`` usually wants a smaller alpha."""
     alpha_final: float | None = None
     """If set, alpha decays linearly to this value at ``games``."""
     schedule_from: int = 0
@@ -51,30 +75,87 @@ class TrainConfig:
     init_from: str | None = None
     """Start from this checkpoint's weights (fine-tuning) instead of random weights; its
     encoder and hidden size then replace ``encoder`` and ``hidden``."""
-
+    bearoff: bool = True
+    """Value positions whose exact value is known (bgrl.exact: no-contact bear-offs from the
+    bear-off database, one checker a side) exactly, in play and as TD targets, instead of
+    by the network."""
+    benchmark_every: int = 0
+    """Call the benchmark hook (e.g. the error-rate benchmark) every this many games (0 = never)."""
 
     def __post_init__(self):
-        import math
-
-        def need(ok: bool, what: str, value):
+        def need(ok: bool, field: str, what: str, value):
             if not ok:
-                raise ValueError(f"{what}, got {value!r}")
+                raise ValueError(f"{FLAG_NAMES.get(field, field)} {what}, got {value!r}")
 
-        need(isinstance(self.games, int) and self.games >= 1, "games must be an integer >= 1", self.games)
-        need(isinstance(self.hidden, int) and 1 <= self.hidden <= 4096, "hidden must be an integer in 1..4096", self.hidden)
-        need(math.isfinite(self.alpha) and self.alpha > 0, "alpha must be a finite number > 0", self.alpha)
-        need(
-            self.alpha_final is None or (math.isfinite(self.alpha_final) and self.alpha_final >= 0),
-            "alpha_final must be a finite number >= 0",
-            self.alpha_final,
-        )
-        need(0.0 <= self.lam <= 1.0, "lambda must lie in [0, 1]", self.lam)
-        need(isinstance(self.parallel, int) and 1 <= self.parallel <= 4096, "parallel must be an integer in 1..4096", self.parallel)
-        need(isinstance(self.eval_every, int) and self.eval_every >= 0, "eval_every must be an integer >= 0 (0 = never)", self.eval_every)
-        need(isinstance(self.eval_games, int) and self.eval_games >= 2, "eval_games must be an integer >= 2", self.eval_games)
-        need(isinstance(self.checkpoint_every, int) and self.checkpoint_every >= 1, "checkpoint_every must be an integer >= 1", self.checkpoint_every)
-        need(isinstance(self.schedule_from, int) and self.schedule_from >= 0, "schedule_from must be an integer >= 0", self.schedule_from)
+        def is_int(v):
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        def is_num(v):
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+        need(is_int(self.games) and self.games >= 1, "games", "must be an integer >= 1", self.games)
+        need(is_int(self.hidden) and 1 <= self.hidden <= 4096, "hidden", "must be an integer in 1..4096", self.hidden)
+        need(is_num(self.alpha) and self.alpha > 0, "alpha", "must be a finite number > 0", self.alpha)
+        need(self.alpha_final is None or (is_num(self.alpha_final) and self.alpha_final >= 0), "alpha_final",
+             "must be a finite number >= 0", self.alpha_final)
+        need(is_num(self.lam) and 0.0 <= self.lam <= 1.0, "lam", "must lie in [0, 1]", self.lam)
+        need(is_int(self.parallel) and 1 <= self.parallel <= 4096, "parallel", "must be an integer in 1..4096", self.parallel)
+        need(is_int(self.seed) and self.seed >= 0, "seed", "must be an integer >= 0", self.seed)
+        need(is_int(self.eval_every) and self.eval_every >= 0, "eval_every", "must be an integer >= 0 (0 = never)", self.eval_every)
+        need(is_int(self.eval_games) and self.eval_games >= 2, "eval_games", "must be an integer >= 2", self.eval_games)
+        need(is_int(self.checkpoint_every) and self.checkpoint_every >= 1, "checkpoint_every", "must be an integer >= 1",
+             self.checkpoint_every)
+        need(is_int(self.schedule_from) and self.schedule_from >= 0, "schedule_from", "must be an integer >= 0", self.schedule_from)
+        need(isinstance(self.bearoff, bool), "bearoff", "must be true or false", self.bearoff)
+        need(is_int(self.benchmark_every) and self.benchmark_every >= 0, "benchmark_every", "must be an integer >= 0 (0 = never)",
+             self.benchmark_every)
+        need(self.init_from is None or isinstance(self.init_from, str), "init_from", "must be a checkpoint path", self.init_from)
         num_features(self.encoder)  # ValueError for an unknown encoder
+
+
+RESUME_OVERRIDES = ("games", "alpha", "alpha_final", "lam", "parallel", "eval_every", "eval_games", "checkpoint_every",
+                    "benchmark_every")
+
+# Config-file keys: the field names, the flag spellings and "lambda".
+_KEY_ALIASES = {"lambda": "lam", "run-dir": "run_dir"}
+
+
+def load_config_file(path) -> dict:
+    """Read a training config file: TOML (``.toml``, via tomllib) or JSON (``.json``).
+
+    Keys are TrainConfig field names or the flag spellings (``alpha-final``, ``lambda``,
+    ``eval-every``, ...), plus ``run_dir``. Returns a dict keyed by field name.
+    Raises ValueError naming the file for an unreadable file or an unknown key.
+    """
+    import tomllib
+
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise ValueError(f"--config {p}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        if p.suffix.lower() == ".json":
+            data = json.loads(text)
+        elif p.suffix.lower() == ".toml":
+            data = tomllib.loads(text)
+        else:
+            try:
+                data = json.loads(text)
+            except ValueError:
+                data = tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"--config {p}: expected a TOML or JSON table of settings ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"--config {p}: expected a table of settings, got {type(data).__name__}")
+    names = {f.name for f in fields(TrainConfig)} | {"run_dir"}
+    out = {}
+    for key, value in data.items():
+        k = _KEY_ALIASES.get(key, key.replace("-", "_"))
+        if k not in names:
+            raise ValueError(f"--config {p}: unknown setting {key!r}; expected some of {sorted(names - {'schedule_from'})}")
+        out[k] = value
+    return out
 
 
 def _config_from_dict(d: dict) -> TrainConfig:
@@ -82,55 +163,84 @@ def _config_from_dict(d: dict) -> TrainConfig:
     return TrainConfig(**{k: v for k, v in d.items() if k in names})
 
 
-def _rng_state(rng: np.random.Generator) -> str:
-    return json.dumps(rng.bit_generator.state)
+# A hook: (every N games, callable(evaluator, games) -> dict of figures).
+Hook = tuple[int, Callable]
 
 
-RESUME_OVERRIDES = ("games", "alpha", "alpha_final", "lam", "parallel", "eval_every", "eval_games", "checkpoint_every")
+class _Stop(Exception):
+    """Internal: stop after a checkpoint (tests simulate a killed run with it)."""
+
+
+def _newest_snapshot(run_dir: Path) -> Path | None:
+    best, best_n = None, -1
+    for p in run_dir.glob("games_*.pt"):
+        try:
+            n = int(p.stem.split("_", 1)[1])
+        except ValueError:
+            continue
+        if n > best_n:
+            best, best_n = p, n
+    return best
 
 
 def train(
-    config: TrainConfig | None, run_dir: Path, resume: bool = False, progress: bool = True, log=print, overrides: dict | None = None
+    config: TrainConfig | None,
+    run_dir: Path,
+    resume: bool = False,
+    progress: bool = True,
+    log=print,
+    overrides: dict | None = None,
+    benchmark: Callable | None = None,
+    stop_after_checkpoints: int | None = None,
 ) -> Path:
-    """Run (or resume) self-play training in ``run_dir``.
+    """Run (or resume) self-play training in ``run_dir``; returns the final checkpoint.
 
     Writes ``run_dir/latest.pt`` (atomically, every ``checkpoint_every`` games and at the
-    end), ``run_dir/final.pt`` at the end, ``run_dir/config.json`` and tensorboard event
-    files under ``run_dir/tb``. Returns the path of the final checkpoint.
+    end), ``games_<n>.pt`` with each evaluation, ``final.pt`` at the end,
+    ``config.json`` and tensorboard event files under ``run_dir/tb``.
 
-    With ``resume=True`` (``config`` is then ignored and may be None) the network, game
-    count, dice RNG state and config are read from
-    ``run_dir/latest.pt``; ``overrides["games"]`` sets a new total target and ``overrides`` may
-    change the settings named in :data:`RESUME_OVERRIDES` (a changed alpha schedule then
-    starts at the resumed game count). Games in flight at the checkpoint are not saved
-    (they restart), traces with them.
+    With ``resume=True`` (``config`` is then ignored and may be None) everything is read
+    from ``run_dir/latest.pt``; ``overrides["games"]`` sets a new total target and
+    ``overrides`` may change the settings in :data:`RESUME_OVERRIDES` (a changed alpha
+    schedule then starts at the resumed game count; a changed ``parallel`` restarts the
+    games in flight). Unchanged, the run continues bit for bit.
+
+    ``benchmark``: optional ``f(evaluator, games) -> dict`` of figures (an evaluator maps
+    after-states int8 (M, 26) to probabilities (M, 5)), called every
+    ``config.benchmark_every`` games; its numbers are logged to tensorboard under
+    ``benchmark/`` and shown in the progress bar. ``stop_after_checkpoints``: stop (raise
+    nothing, return None) right after writing that many ``latest.pt`` in this call, as
+    if the process had been killed there (for tests).
+
+    Raises ValueError (bad settings or run folder; the message names the flag) and
+    CheckpointError (a missing or corrupt checkpoint).
     """
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     from bgrl.agents import NetAgent, PubevalAgent, RandomAgent
+    from bgrl.checkpoint import load_network
     from bgrl.evaluator import NetEvaluator
     from bgrl.match import play_match
 
-    from bgrl.checkpoint import CheckpointError, load_network
-
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # deliberate: see bgrl.training.td (2 threads can be 100x slower under load)
     run_dir = Path(run_dir)
     latest = run_dir / "latest.pt"
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    loop_state: dict = {}
+    td_state = None
     if resume:
+        if not run_dir.is_dir():
+            raise CheckpointError(f"cannot resume {run_dir}: no such run folder (expected a folder made by `bgrl train`)")
         if not latest.is_file():
             raise CheckpointError(f"cannot resume {run_dir}: no latest.pt there (expected a run folder made by `bgrl train`)")
-    else:
-        if run_dir.exists() and not run_dir.is_dir():
-            raise ValueError(f"run folder {run_dir} exists and is not a folder")
-        if (run_dir / "latest.pt").exists() or (run_dir / "final.pt").exists():
-            raise ValueError(f"run folder {run_dir} already holds a run; continue it with --resume {run_dir} or pick a new --run-dir")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    games_done = 0
-    plies_done = 0
-    seconds_done = 0.0
-    if resume:
-        payload = load_checkpoint(latest)
+        try:
+            payload = load_checkpoint(latest)
+        except CheckpointError as exc:
+            snap = _newest_snapshot(run_dir)
+            hint = (f"; its newest snapshot is {snap}: to continue from it, `cp {snap} {latest}` and resume again"
+                    if snap is not None else "; the run has no games_<n>.pt snapshot to fall back on")
+            raise CheckpointError(f"cannot resume {run_dir}: latest.pt is corrupt ({exc}){hint}") from None
         meta = payload["meta"]
         trainer_state = payload.get("trainer")
         if not isinstance(trainer_state, dict) or "rng" not in trainer_state or not isinstance(meta.get("config"), dict):
@@ -140,29 +250,50 @@ def train(
             )
         load_network(latest)  # validates shapes and finite weights
         old = _config_from_dict(meta["config"])
-        changes = {k: v for k, v in (overrides or {}).items() if v is not None}
-        bad = set(changes) - set(RESUME_OVERRIDES)
+        overrides.pop("run_dir", None)
+        for k in [k for k in overrides if k not in RESUME_OVERRIDES]:
+            if k in asdict(old) and (overrides[k] == getattr(old, k) or (k == "init_from" and old.init_from)):
+                overrides.pop(k)  # e.g. the run's own config file again
+        bad = set(overrides) - set(RESUME_OVERRIDES)
         if bad:
-            raise ValueError(f"cannot change {sorted(bad)} when resuming; changeable: {list(RESUME_OVERRIDES)}")
-        changes.pop("games", None)
-        if "alpha" in changes or "alpha_final" in changes:
-            changes["schedule_from"] = int(meta["games"])
-        target = (overrides or {}).get("games") or old.games
-        if target <= int(meta["games"]):
-            raise ValueError(f"--games is the run's total target and must exceed the {meta['games']} games already played, got {target}")
+            flags = ", ".join(sorted(FLAG_NAMES.get(b, b) for b in bad))
+            raise ValueError(f"{flags} cannot change on --resume; changeable: "
+                             + ", ".join(FLAG_NAMES[k] for k in RESUME_OVERRIDES))
+        played = int(meta["games"])
+        changes = dict(overrides)
+        given_games = changes.pop("games", None)
+        if ("alpha" in changes and changes["alpha"] != old.alpha) or ("alpha_final" in changes and changes["alpha_final"] != old.alpha_final):
+            changes["schedule_from"] = played
+        if given_games is None:
+            target = old.games
+            if target <= played:
+                raise ValueError(f"{run_dir} is finished ({played} of its {old.games} games); to train on, give a larger "
+                                 f"total with --games, e.g. --resume {run_dir} --games {2 * played}")
+        else:
+            target = given_games
+            if target <= played:
+                raise ValueError(f"--games is the run's total target and must exceed the {played} games already played, got {target}")
         config = TrainConfig(**{**asdict(old), **changes, "games": target})
         net = TDNet(num_features(config.encoder), config.hidden)
         net.load_state_dict(payload["model"])
-        games_done = int(meta["games"])
-        plies_done = int(meta.get("plies", 0))
-        seconds_done = float(meta.get("train_seconds", 0.0))
         rng = np.random.default_rng()
         try:
             rng.bit_generator.state = json.loads(trainer_state["rng"])
         except (TypeError, ValueError, KeyError) as exc:
             raise CheckpointError(f"{latest}: the trainer's random-generator state is unreadable ({exc})") from None
-        log(f"resuming {run_dir} at {games_done} games")
+        loop_state = trainer_state.get("loop") if isinstance(trainer_state.get("loop"), dict) else {}
+        loop_state = {**loop_state, "games": played, "plies": int(meta.get("plies", 0)),
+                      "train_seconds": float(meta.get("train_seconds", 0.0))}
+        td_state = trainer_state.get("td") if isinstance(trainer_state.get("td"), dict) else None
+        if td_state is not None and config.parallel != old.parallel:
+            log(f"--parallel changed from {old.parallel} to {config.parallel}: the games in flight restart")
+            td_state = None
+        log(f"resuming {run_dir} at {played} games (target {config.games})")
     else:
+        if run_dir.exists() and not run_dir.is_dir():
+            raise ValueError(f"--run-dir {run_dir} exists and is not a folder")
+        if (run_dir / "latest.pt").exists() or (run_dir / "final.pt").exists():
+            raise ValueError(f"--run-dir {run_dir} already holds a run; continue it with --resume {run_dir} or pick a new --run-dir")
         torch.manual_seed(config.seed)
         if config.init_from:
             from bgrl.resources import resolve_checkpoint
@@ -175,87 +306,217 @@ def train(
         else:
             net = TDNet(num_features(config.encoder), config.hidden)
         rng = np.random.default_rng(config.seed)
+        log(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})")
+    run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(asdict(config), indent=2))
-    learner = TDLambda(net, config.encoder, config.parallel, config.alpha, config.lam, rng)
+    exact = None
+    if config.bearoff:
+        from bgrl.exact import exact_probs as exact
+    learner = TDLambda(net, config.encoder, config.parallel, config.alpha, config.lam, rng, exact=exact)
+    if td_state is not None:
+        try:
+            learner.load_state_dict(td_state)
+        except ValueError as exc:
+            raise CheckpointError(f"{latest}: {exc}") from None
     writer = SummaryWriter(str(run_dir / "tb"))
+
+    st = {
+        "games": int(loop_state.get("games", 0)),
+        "plies": int(loop_state.get("plies", 0)),
+        "train_seconds": float(loop_state.get("train_seconds", 0.0)),
+    }
+    acc = loop_state.get("acc") if isinstance(loop_state.get("acc"), dict) else {}
+    lengths: list[int] = [int(v) for v in acc.get("lengths", [])]
+    deltas: list[float] = [float(v) for v in acc.get("deltas", [])]
+    results: list[int] = [int(v) for v in acc.get("results", [])]
+    latest_eval: dict = dict(loop_state.get("latest_eval", {})) if isinstance(loop_state.get("latest_eval"), dict) else {}
+
+    def next_mark(every: int) -> int | None:
+        return (st["games"] // every + 1) * every if every else None
+
+    next_ckpt = next_mark(config.checkpoint_every)
+    next_eval = next_mark(config.eval_every)
+    next_bench = next_mark(config.benchmark_every) if benchmark is not None else None
 
     def meta_now() -> dict:
         return {
             "encoder": config.encoder,
-            "games": games_done,
-            "plies": plies_done,
-            "train_seconds": round(seconds_done, 1),
+            "games": st["games"],
+            "plies": st["plies"],
+            "train_seconds": round(st["train_seconds"], 1),
             "config": asdict(config),
-            "algorithm": "TD(lambda) self-play, accumulating eligibility traces, greedy 0-ply play",
+            "algorithm": "TD(lambda) self-play, accumulating eligibility traces, greedy 0-ply play"
+                         + (", exact values where known (bgrl.exact)" if config.bearoff else ""),
         }
 
     def save(path: Path):
-        save_checkpoint(path, net, meta_now(), trainer={"rng": _rng_state(rng)})
+        loop = {"acc": {"lengths": lengths, "deltas": deltas, "results": results}, "latest_eval": latest_eval}
+        save_checkpoint(path, net, meta_now(), trainer={"rng": json.dumps(rng.bit_generator.state), "td": learner.state_dict(),
+                                                         "loop": loop})
 
-    def evaluate():
-        agent = NetAgent(NetEvaluator(net, config.encoder), name="net")
+    bar = tqdm(total=config.games, initial=st["games"], unit="game", disable=not progress, smoothing=0.05, dynamic_ncols=True)
+
+    def say(msg: str):
+        if progress:
+            bar.write(msg)
+        else:
+            log(msg)
+
+    postfix: dict = {}
+
+    def show(**kw):
+        postfix.update(kw)
+        bar.set_postfix(postfix, refresh=False)
+
+    def evaluator():
+        return NetEvaluator(net, config.encoder)
+
+    def evaluate(label: str) -> dict:
+        agent = NetAgent(evaluator(), name="net")
+        out = {}
+        g = st["games"]
         for name, opp in (("random", RandomAgent()), ("pubeval", PubevalAgent())):
-            r = play_match(agent, opp, config.eval_games, seed=games_done, names=("net", name))
-            writer.add_scalar(f"eval/ppg_vs_{name}", r.ppg, games_done)
-            writer.add_scalar(f"eval/win_rate_vs_{name}", r.win_rate, games_done)
-            log(f"[{games_done} games] vs {name}: {r.ppg:+.3f} ppg (+-{r.ci95:.3f}), win {100 * r.win_rate:.1f}%")
+            r = play_match(agent, opp, config.eval_games, seed=g, names=("net", name))
+            lo, hi = r.ppg - r.ci95, r.ppg + r.ci95
+            writer.add_scalar(f"eval/ppg_vs_{name}", r.ppg, g)
+            writer.add_scalar(f"eval/ppg_vs_{name}_ci95_low", lo, g)
+            writer.add_scalar(f"eval/ppg_vs_{name}_ci95_high", hi, g)
+            writer.add_scalar(f"eval/win_rate_vs_{name}", r.win_rate, g)
+            say(f"[{label} {g} games] vs {name}: {r.ppg:+.3f} ppg (95% CI {lo:+.3f} .. {hi:+.3f}), win {100 * r.win_rate:.1f}%, "
+                f"{r.games} games")
+            out[name] = {"ppg": r.ppg, "ci95": r.ci95, "win_rate": r.win_rate, "games": r.games}
         net.train(False)
+        latest_eval.clear()
+        latest_eval.update({"games": g, **{k: v for k, v in out.items()}})
+        show(pubeval=f"{out['pubeval']['ppg']:+.2f}±{out['pubeval']['ci95']:.2f}")
+        return out
 
-    bar = tqdm(total=config.games, initial=games_done, unit="game", disable=not progress, smoothing=0.05)
-    next_ckpt = games_done + config.checkpoint_every
-    next_eval = games_done + config.eval_every if config.eval_every else None
+    def log_training():
+        if not lengths:
+            return
+        g = st["games"]
+        writer.add_scalar("train/td_error_mse", float(np.mean(deltas)) if deltas else float("nan"), g)
+        writer.add_scalar("train/game_length_plies", float(np.mean(lengths)), g)
+        r = np.array(results)
+        writer.add_scalar("train/gammon_rate", float((r >= 2).mean()), g)
+        writer.add_scalar("train/backgammon_rate", float((r >= 3).mean()), g)
+        writer.add_scalar("train/games_per_second", g / max(st["train_seconds"], 1e-9), g)
+        writer.add_scalar("train/alpha", learner.alpha, g)
+        show(len=f"{np.mean(lengths):.0f}", td=f"{np.mean(deltas):.4f}", gammons=f"{(r >= 2).mean():.2f}")
+        lengths.clear()
+        deltas.clear()
+        results.clear()
+
+    # Ctrl-C: finish the step, save latest.pt, then stop (a second Ctrl-C stops at once).
+    interrupted = threading.Event()
+    old_handler = None
+    if threading.current_thread() is threading.main_thread():
+        def on_sigint(signum, frame):
+            if interrupted.is_set():
+                raise KeyboardInterrupt
+            interrupted.set()
+
+        old_handler = signal.signal(signal.SIGINT, on_sigint)
+
+    checkpoints_written = 0
+    t_segment = time.perf_counter()
+    seconds_at_start = st["train_seconds"]
     t_last = time.perf_counter()
-    lengths: list[int] = []
-    deltas: list[float] = []
-    results: list[int] = []
     try:
-        while games_done < config.games:
+        while st["games"] < config.games:
             if config.alpha_final is not None:
                 span = max(config.games - config.schedule_from, 1)
-                frac = min(max(games_done - config.schedule_from, 0) / span, 1.0)
+                frac = min(max(st["games"] - config.schedule_from, 0) / span, 1.0)
                 learner.alpha = config.alpha + (config.alpha_final - config.alpha) * frac
+            else:
+                learner.alpha = config.alpha
             out = learner.step()
-            plies_done += config.parallel
+            st["plies"] += config.parallel
             deltas.append(out["delta"])
             n = len(out["finished"])
             if n:
-                games_done += n
+                st["games"] += n
                 lengths.extend(out["lengths"].tolist())
                 results.extend(out["finished"].tolist())
                 bar.update(n)
             now = time.perf_counter()
-            seconds_done += now - t_last
+            st["train_seconds"] += now - t_last
             t_last = now
             if len(lengths) >= 500:
-                writer.add_scalar("train/td_error_mse", float(np.mean(deltas)), games_done)
-                writer.add_scalar("train/game_length_plies", float(np.mean(lengths)), games_done)
-                r = np.array(results)
-                writer.add_scalar("train/gammon_rate", float((r >= 2).mean()), games_done)
-                writer.add_scalar("train/backgammon_rate", float((r >= 3).mean()), games_done)
-                writer.add_scalar("train/games_per_second", games_done / max(seconds_done, 1e-9), games_done)
-                writer.add_scalar("train/alpha", learner.alpha, games_done)
-                bar.set_postfix(len=f"{np.mean(lengths):.0f}", td=f"{np.mean(deltas):.4f}", g=f"{(r >= 2).mean():.2f}")
-                lengths, deltas, results = [], [], []
-            if games_done >= next_ckpt:
+                log_training()
+            if next_ckpt is not None and st["games"] >= next_ckpt:
                 save(latest)
-                next_ckpt += config.checkpoint_every
-            if next_eval is not None and games_done >= next_eval:
-                t_ev = time.perf_counter()
-                evaluate()
-                save(run_dir / f"games_{games_done}.pt")
-                next_eval += config.eval_every
-                t_last += time.perf_counter() - t_ev  # evaluation time is not training time
+                checkpoints_written += 1
+                next_ckpt = next_mark(config.checkpoint_every)
+                if stop_after_checkpoints is not None and checkpoints_written >= stop_after_checkpoints:
+                    raise _Stop
+            paused = time.perf_counter()
+            if next_eval is not None and st["games"] >= next_eval:
+                evaluate("eval")
+                save(run_dir / f"games_{st['games']}.pt")
+                next_eval = next_mark(config.eval_every)
+            if next_bench is not None and st["games"] >= next_bench:
+                figures = benchmark(evaluator(), st["games"])
+                net.train(False)
+                shown = []
+                for k, v in figures.items():
+                    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+                        writer.add_scalar(f"benchmark/{k}", v, st["games"])
+                        shown.append(f"{k} {v:.4g}")
+                say(f"[benchmark {st['games']} games] " + ", ".join(shown))
+                if "all" in figures:
+                    show(err=f"{figures['all']:.1f}")
+                next_bench = next_mark(config.benchmark_every)
+            t_last += time.perf_counter() - paused  # evaluation time is not training time
+            if interrupted.is_set():
+                raise KeyboardInterrupt
+    except _Stop:
+        bar.close()
+        writer.close()
+        return None
     except KeyboardInterrupt:
         bar.close()
         save(latest)
+        log_training()
         writer.close()
-        log(f"interrupted: saved {latest} at {games_done} games; continue with: bgrl train --resume {run_dir}")
+        log(f"interrupted: saved {latest} at {st['games']} games; continue with: bgrl train --resume {run_dir}")
         raise
-    bar.close()
+    finally:
+        if old_handler is not None:
+            signal.signal(signal.SIGINT, old_handler)
+    log_training()  # a short segment still logs its training figures
     save(latest)
     final = run_dir / "final.pt"
     save(final)
+    final_eval = None
+    if config.eval_every:
+        if latest_eval.get("games") == st["games"]:
+            final_eval = {k: latest_eval[k] for k in ("random", "pubeval")}
+        else:
+            final_eval = evaluate("final")
+    bar.close()
     writer.flush()
     writer.close()
-    log(f"trained {games_done} games in {seconds_done:.0f} s ({games_done / max(seconds_done, 1e-9):.1f} games/s); final checkpoint {final}")
+    seg = st["train_seconds"] - seconds_at_start
+    g_seg = st["games"] - int(loop_state.get("games", 0))
+    lines = [
+        "",
+        f"done: {st['games']:,} games ({g_seg:,} in this session, {seg:.0f} s of training, "
+        f"{g_seg / max(seg, 1e-9):.1f} games/s; wall {time.perf_counter() - t_segment:.0f} s with evaluations)",
+    ]
+    if final_eval:
+        for name in ("random", "pubeval"):
+            e = final_eval[name]
+            lines.append(f"  vs {name:8}: {e['ppg']:+.3f} ppg (95% CI {e['ppg'] - e['ci95']:+.3f} .. {e['ppg'] + e['ci95']:+.3f}), "
+                         f"win {100 * e['win_rate']:.1f}% over {e['games']} games")
+    else:
+        lines.append("  not evaluated (--eval-every 0)")
+    lines += [
+        f"  network: {final}   resumable state: {latest}   logs: tensorboard --logdir {run_dir / 'tb'}",
+        "next:",
+        f"  bgrl match {final} pubeval --games 2000     # strength, with a 95% interval",
+        f"  bgrl play --opponent {final}                 # play against it",
+        f"  bgrl train --resume {run_dir} --games {2 * st['games']}   # train on",
+    ]
+    log("\n".join(lines))
     return final

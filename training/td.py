@@ -1,92 +1,357 @@
-"""TD(lambda) self-play with eligibility traces, many games in lockstep.
+"""TD(lambda) self-play with eligibility traces, many games in lockstep (fast trainer).
 
 Algorithm: Sutton (1988) "Learning to predict by the methods of temporal differences";
 applied to backgammon by Tesauro (1992, 1995, TD-Gammon). Backward view with accumulating
 eligibility traces, updated online after every play:
 
-    e_t     = lambda * P(e_{t-1}) + grad_w V(s_t)     (mover's frame; see step())
+    e_t     = lambda * P(e_{t-1}) + grad_w V(s_t)     (mover's frame)
     delta_t = F(V(s_{t+1})) - V(s_t)            (or outcome - V(s_t) at the end)
     w      += alpha * sum_o delta_t[o] * e_t[o]
 
 V(s) are the five outcome probabilities for the side on roll in s (bgrl.model.OUTPUTS).
 Consecutive states belong to alternating sides, so the next state's value is put in the
-current mover's frame by F (bgrl.model.flip_probs: win -> 1 - win, gammons swapped), and
-the trace is carried across the change of side by P, the Jacobian of F (sign flip of the
-win unit, gammon units swapped).
+current mover's frame by F (bgrl.model.flip_probs), and the trace is carried across the
+change of side by P, the Jacobian of F (sign flip of the win unit, gammon units swapped).
+The maths is that of :class:`bgrl.training.td_reference.DenseTraceTDLambda` (tested
+equal); only the way the traces are stored differs.
 
-G games are played at once (one row each). Each game keeps its own trace; the per-game
-gradients of the one-hidden-layer net are computed in closed form (no autograd), so one
-training step costs a handful of batched tensor operations for all G games. The updates of
-the G games are summed into the weights every step. Moves are chosen greedily (0-ply) by
-the network being trained, as in TD-Gammon; after-states come from the batched generator.
+How the traces are stored (the speed-up of issue 8). A dense first-layer trace holds
+5 x hidden x inputs floats per game (323 KB at 202-80-5); with hundreds of games in
+lockstep it lives in main memory and every step must stream it in and out twice, which
+bounds the dense trainer. Here the trace is never formed. Unrolling the recursion,
+
+    sum_o delta_t[o] e_t[o] = sum_{k <= t} lambda^(t-k) sum_o (P^(t-k) delta_t)[o] grad V_o(s_k),
+
+and for the one-hidden-layer net ``grad_{W1} V_o(s_k) = (gy_k[o] W2_k[o] * gh_k) x_k^T``
+(gy = y(1-y), gh = h(1-h), W2_k the output weights at step k). So the update of all four
+weight tensors over all games is, with one row r per earlier state of every game in
+flight and ``C_r = lambda^(t-k_r) * gy_r * (P^(t-k_r) delta_t(game of r))`` (5 numbers):
+
+    dW2 = alpha C^T H        db2 = alpha sum_r C_r
+    U_r = gh_r * (C_r W2_{k_r})                     (hidden, one row per state)
+    dW1 = alpha U^T X        db1 = alpha sum_r U_r
+
+two matrix products over the "history" rows (x, h, gy of every state of the games in
+flight, and the output weights of the last steps). A row costs 287 floats instead of a
+trace's 80,800 per game; the history of a game averages about 30 rows.
+
+The after-states are evaluated without building input vectors: each input unit of
+``td198``/``td198r`` is a function of one small integer of the board (a point's checker
+count, a bar or borne-off count, a pip count, the race flag), so the first layer is a sum
+of table rows (``torch.nn.functional.embedding_bag``), the tables being rebuilt from W1
+once per step.
+
+Exact values: with ``exact`` (:func:`bgrl.exact.exact_probs`: no-contact bear-offs and
+one checker a side), a position with a known exact value is never valued by the network: such
+after-states get their exact probabilities (so plays and TD targets there are exact),
+and such current positions use the exact value in delta and add no gradient (V does
+not depend on the weights there).
+
+Threads: call ``torch.set_num_threads(1)`` (``bgrl train`` does). The per-step tensors
+are small; with two threads on a loaded 2-core machine each op waits for the other
+thread to be scheduled and a step can be 100x slower.
 """
 
 from __future__ import annotations
 
+import time
+from typing import Callable
+
 import numpy as np
 import torch
+import torch.nn.functional as F
 
-from bgrl.board import START_BOARD, flip
-from bgrl.encoding import encode
-from bgrl.evaluator import NetEvaluator, terminal_probs
-from bgrl.model import TDNet, equity
-from bgrl.movegen import generate
-from bgrl.rules import game_results
-from bgrl.agents import group_argmax
+from bgrl.board import START_BOARD
+from bgrl.encoding import _T, encode, num_features
+from bgrl.evaluator import terminal_probs
+from bgrl.model import TDNet
+from bgrl.training import _kernels
 
-__all__ = ["TDLambda"]
+__all__ = ["TDLambda", "AfterStateNet", "group_argmax_padded", "TIMING_PARTS"]
 
 _PERM = torch.tensor([0, 3, 4, 1, 2])
 _SIGN = torch.tensor([-1.0, 1.0, 1.0, 1.0, 1.0])
+_PTS = np.arange(1, 25, dtype=np.int32)
+TIMING_PARTS = ("generator", "encoding", "forward", "trace update", "other")
+
+# Table layout of AfterStateNet (rows of one (rows, hidden) table).
+_SLOT_BASE = (np.arange(48, dtype=np.int64) * 16)[None, :]
+_R_BAR_M, _R_OFF_M, _R_BAR_O, _R_OFF_O = 768, 784, 800, 816
+_R_RACE, _R_PIP_M, _R_PIP_O = 832, 834, 834 + 376
+_ROWS = {"td198": 832, "td198r": 834 + 2 * 376}
+
+
+def group_argmax_padded(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Index of the maximum of each group ``values[offsets[i]:offsets[i+1]]``.
+
+    values float (M,), offsets int64 (B+1,) with non-empty groups -> int64 (B,); ties go
+    to the first index (same answer as :func:`bgrl.agents.group_argmax`, without a sort).
+    """
+    counts = np.diff(offsets)
+    b = counts.shape[0]
+    parent = np.repeat(np.arange(b), counts)
+    pos = np.arange(values.shape[0]) - offsets[parent]
+    pad = np.full((b, int(counts.max())), -np.inf)
+    pad[parent, pos] = values
+    return offsets[:-1] + pad.argmax(axis=1)
+
+
+class AfterStateNet:
+    """0-ply values of after-states for a :class:`bgrl.model.TDNet`, as
+    :class:`bgrl.evaluator.NetEvaluator` computes them (same bounds and terminal values),
+    with the first layer as table look-ups instead of a dense product.
+
+    Call :meth:`refresh` after the weights change; ``__call__(after_states int8 (M, 26))``
+    returns float64 (M, 5) probabilities of the side that has just played.
+    ``exact``: optional ``f(boards) -> (known bool (N,), probs float (N, 5))`` for
+    positions from the side on roll (:func:`bgrl.exact.exact_probs`); None matches
+    ``NetEvaluator(net, encoder, exact=False)``, :func:`bgrl.exact.exact_probs` matches
+    ``NetEvaluator(net, encoder)``.
+    """
+
+    def __init__(self, net: TDNet, encoder: str, exact: Callable | None = None):
+        num_features(encoder)
+        if net.n_inputs != num_features(encoder):
+            raise ValueError(f"network has {net.n_inputs} inputs, encoder {encoder!r} needs {num_features(encoder)}")
+        self.net = net
+        self.encoder = encoder
+        self.race = encoder == "td198r"
+        self.tabled = encoder in _ROWS  # other encoders: dense encode + matrix product
+        self.exact = exact
+        self.refresh()
+
+    @torch.no_grad()
+    def refresh(self):
+        if not self.tabled:
+            return
+        W1 = self.net.fc1.weight  # (H, I)
+        H = W1.shape[0]
+        tab = torch.empty(_ROWS[self.encoder], H)
+        T = torch.from_numpy(_T)  # (16, 4)
+        pts = torch.cat([W1[:, 0:96], W1[:, 98:194]], dim=1).view(H, 48, 4)
+        tab[:768] = torch.einsum("hsj,nj->snh", pts, T).reshape(768, H)
+        n = torch.arange(16, dtype=torch.float32)[:, None]
+        tab[_R_BAR_M : _R_BAR_M + 16] = (n / 2.0) * W1[:, 96]
+        tab[_R_OFF_M : _R_OFF_M + 16] = (n / 15.0) * W1[:, 97]
+        tab[_R_BAR_O : _R_BAR_O + 16] = (n / 2.0) * W1[:, 194]
+        tab[_R_OFF_O : _R_OFF_O + 16] = (n / 15.0) * W1[:, 195]
+        if self.race:
+            tab[_R_RACE] = 0.0
+            tab[_R_RACE + 1] = W1[:, 198]
+            p = torch.arange(376, dtype=torch.float32)[:, None]
+            tab[_R_PIP_M : _R_PIP_M + 376] = (p / 167.0) * W1[:, 199] - (p / 50.0) * W1[:, 201]
+            tab[_R_PIP_O : _R_PIP_O + 376] = (p / 167.0) * W1[:, 200] + (p / 50.0) * W1[:, 201]
+        self.table = tab
+        self.bias = self.net.fc1.bias + W1[:, 196]
+
+    def indices(self, a: np.ndarray) -> tuple[np.ndarray, dict]:
+        """Table rows of the flipped after-states (opponent on roll) and the counts the
+        bounds need. a: int8 (M, 26) from the side that has just played."""
+        m = a.shape[0]
+        oc = np.maximum(a[:, 1:25], 0)  # the player's checkers = opponent's view's "opponent"
+        mc = np.maximum(-a[:, 24:0:-1], 0)  # the side on roll after the play, its numbering
+        bar_m = -a[:, 0].astype(np.int64)
+        bar_o = a[:, 25].astype(np.int64)
+        on_m = mc.sum(axis=1, dtype=np.int64) + bar_m
+        on_o = oc.sum(axis=1, dtype=np.int64) + bar_o
+        width = 55 if self.race else 52
+        idx = np.empty((m, width if self.tabled else 0), dtype=np.int64)
+        if self.tabled:
+            idx[:, :24] = mc
+            idx[:, 24:48] = oc
+            idx[:, :48] += _SLOT_BASE
+            idx[:, 48] = _R_BAR_M + bar_m
+            idx[:, 49] = _R_OFF_M + 15 - on_m
+            idx[:, 50] = _R_BAR_O + bar_o
+            idx[:, 51] = _R_OFF_O + 15 - on_o
+        # race (bgrl.rules.is_race): bars empty and every checker of the player on a lower
+        # point (its numbering) than every checker of the opponent
+        pos_pts = a[:, 1:25] > 0
+        neg_pts = a[:, 1:25] < 0
+        player_back = np.where(pos_pts, _PTS, 0).max(axis=1)
+        opp_back = np.where(neg_pts, _PTS, 25).min(axis=1)
+        race = (bar_m == 0) & (bar_o == 0) & (player_back < opp_back)
+        if self.race:
+            idx[:, 52] = _R_RACE + race
+            idx[:, 53] = _R_PIP_M + (mc @ _PTS) + 25 * bar_m
+            idx[:, 54] = _R_PIP_O + (oc @ _PTS) + 25 * bar_o
+        aux = {"on_player": on_o, "on_opp": on_m, "race": race, "neg": neg_pts, "pos": pos_pts}
+        return idx, aux
+
+    @torch.no_grad()
+    def probs(self, a: np.ndarray, idx: np.ndarray, aux: dict) -> np.ndarray:
+        net = self.net
+        if self.tabled:
+            pre = F.embedding_bag(torch.from_numpy(idx), self.table, mode="sum").add_(self.bias)
+        else:
+            x = torch.from_numpy(encode(-a[:, ::-1], self.encoder))
+            pre = torch.addmm(net.fc1.bias, x, net.fc1.weight.T)
+        h = torch.sigmoid(pre)
+        y = torch.sigmoid(torch.addmm(net.fc2.bias, h, net.fc2.weight.T)).numpy().astype(np.float64)
+        # flip_probs: the side on roll's probabilities -> the player's
+        out = np.empty_like(y)
+        out[:, 0] = 1.0 - y[:, 0]
+        out[:, 1:] = y[:, [3, 4, 1, 2]]
+        on_p, on_o = aux["on_player"], aux["on_opp"]
+        over = on_p == 0
+        if over.any():
+            opp_off = on_o[over] < 15
+            deep = (a[over, 0] < 0) | aux["neg"][over, :6].any(axis=1)
+            res = np.where(opp_off, 1, np.where(deep, 3, 2))
+            out[over] = terminal_probs(res)
+        if self.exact is not None:  # as NetEvaluator: exact values where known, then the bounds
+            known, ex = self.exact(-a[:, ::-1])
+            known &= ~over
+            if known.any():
+                e = ex[known]
+                out[known, 0] = 1.0 - e[:, 0]
+                out[known, 1:] = e[:, [3, 4, 1, 2]]
+        # bound_probs (bgrl.evaluator): unreachable outcomes are zeroed
+        out[on_o < 15, 1:3] = 0.0
+        out[on_p < 15, 3:5] = 0.0
+        race = aux["race"]
+        out[race & ~aux["neg"][:, :6].any(axis=1), 2] = 0.0
+        out[race & ~aux["pos"][:, 18:24].any(axis=1), 4] = 0.0
+        # make_consistent
+        np.clip(out, 0.0, 1.0, out=out)
+        np.minimum(out[:, 1], out[:, 0], out=out[:, 1])
+        np.minimum(out[:, 2], out[:, 1], out=out[:, 2])
+        np.minimum(out[:, 3], 1.0 - out[:, 0], out=out[:, 3])
+        np.minimum(out[:, 4], out[:, 3], out=out[:, 4])
+        return out
+
+    def __call__(self, after_states: np.ndarray) -> np.ndarray:
+        a = np.ascontiguousarray(after_states, dtype=np.int8)
+        idx, aux = self.indices(a)
+        return self.probs(a, idx, aux)
 
 
 class TDLambda:
-    """Lockstep self-play learner.
+    """Lockstep self-play learner (fast; same maths as the dense reference).
 
     Parameters
     ----------
     net : TDNet (modified in place)
-    encoder : str
+    encoder : str, ``"td198"`` or ``"td198r"``
     n_games : int, number of games played at once (G)
-    alpha : float, step size
+    alpha : float, step size (each game's update is added, so one step moves the weights
+        by the sum of G updates)
     lam : float in [0, 1], trace decay lambda
-    rng : numpy Generator for the dice
+    rng : numpy Generator for the dice (the only randomness)
+    exact : optional callable ``boards -> (known, probs)`` valuing exact positions from the
+        side on roll (:func:`bgrl.exact.exact_probs`); None = the network everywhere.
+    kernel : use the compiled update (:mod:`bgrl.training._kernels`, needs numba) when
+        available (None = when installed); False = torch matrix products.
+
+    ``timings`` accumulates seconds per part (:data:`TIMING_PARTS`); :meth:`state_dict`
+    and :meth:`load_state_dict` save and restore everything a step depends on (games in
+    flight, their histories, the dice generator), so a resumed run continues bit for bit.
     """
 
-    def __init__(self, net: TDNet, encoder: str, n_games: int, alpha: float, lam: float, rng: np.random.Generator):
+    def __init__(self, net: TDNet, encoder: str, n_games: int, alpha: float, lam: float, rng: np.random.Generator,
+                 exact: Callable | None = None, kernel: bool | None = None):
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lambda must lie in [0, 1], got {lam}")
+        if n_games < 1:
+            raise ValueError(f"n_games must be >= 1, got {n_games}")
         self.net = net
         self.encoder = encoder
         self.G = n_games
         self.alpha = alpha
         self.lam = lam
         self.rng = rng
-        self.evaluator = NetEvaluator(net, encoder)
-        g, o, h, i = n_games, 5, net.hidden, net.n_inputs
-        self.eW1 = torch.zeros(g, o, h, i)
-        self.eb1 = torch.zeros(g, o, h)
-        # Output o's trace w.r.t. every row r of the output layer: after a change of frame
-        # output o's trace holds the gradient of output P(o), i.e. of row P(o).
-        self.eW2 = torch.zeros(g, o, o, h)
-        self.eb2 = torch.zeros(g, o, o)
-        self.boards = np.repeat(START_BOARD[None], g, axis=0)
-        self.plies = np.zeros(g, dtype=np.int64)
-        self.fresh = np.ones(g, dtype=bool)  # trace is empty (new game)
-        self.second = np.zeros(g, dtype=bool)  # the second player (Black) is on roll
+        self.exact = exact
+        if kernel and not _kernels.AVAILABLE:
+            raise ValueError("the compiled trainer kernel needs numba (a bgrl dependency): pip install numba")
+        self.use_kernel = _kernels.AVAILABLE if kernel is None else bool(kernel)
+        self.learn = True  # False: play only (benchmarks), the weights do not change
+        self.after = AfterStateNet(net, encoder, exact)
+        self.timings = dict.fromkeys(TIMING_PARTS, 0.0)
+        self.positions_evaluated = 0
+        self.boards = np.repeat(START_BOARD[None], n_games, axis=0)
+        self.plies = np.zeros(n_games, dtype=np.int64)
+        self.t = 0  # global step count
+        self._alloc(max(64 * n_games, 1024), 256)
+        self._lam_pow = np.array([1.0])
 
+    # ------------------------------------------------------------------ history storage
+    def _alloc(self, cap: int, ring: int):
+        H, I = self.net.hidden, self.net.n_inputs
+        self._cap = cap
+        self._n = 0
+        self._X = torch.zeros(cap, I)
+        self._B = np.zeros((cap, 26), dtype=np.int8)
+        self._Hh = torch.zeros(cap, H)
+        self._gy = torch.zeros(cap, 5)
+        self._k = np.zeros(cap, dtype=np.int64)
+        self._owner = np.zeros(cap, dtype=np.int64)
+        self._alive = np.zeros(cap, dtype=bool)
+        width = _kernels.NNZ_MAX if self.encoder in _ROWS else I  # td198/td198r: at most 39 non-zero units
+        self._cols = np.zeros((cap, width), dtype=np.int16)
+        self._vals = np.zeros((cap, width), dtype=np.float32)
+        self._nnz = np.zeros(cap, dtype=np.int16)
+        self._R = ring
+        self._ring = torch.zeros(ring, 5, H)
+
+    def _resize(self, cap: int):
+        n = self._n
+        old = self._arrays()
+        ring, R = self._ring, self._R
+        self._alloc(cap, R)
+        self._ring = ring
+        for new, o in zip(self._arrays(), old):
+            new[:n] = o[:n]
+        self._n = n
+
+    def _arrays(self):
+        return (self._X, self._B, self._Hh, self._gy, self._k, self._owner, self._alive, self._cols, self._vals, self._nnz)
+
+    def _compact(self):
+        n = self._n
+        keep = np.flatnonzero(self._alive[:n])
+        m = keep.shape[0]
+        kt = torch.from_numpy(keep)
+        for arr in (self._X, self._Hh, self._gy):
+            arr[:m] = arr[:n].index_select(0, kt)
+        for arr in (self._B, self._k, self._owner, self._alive, self._cols, self._vals, self._nnz):
+            arr[:m] = arr[:n][keep]
+        self._n = m
+
+    def _make_room(self, rows: int):
+        n = self._n
+        dead = n - int(np.count_nonzero(self._alive[:n]))
+        if n + rows > self._cap or 8 * dead > n:
+            self._compact()
+        if self._n + rows > (3 * self._cap) // 4:
+            self._resize(2 * self._cap)
+        # ring of output weights: must cover every step still referenced
+        n = self._n
+        if n:
+            kmin = int(self._k[int(np.argmax(self._alive[:n]))]) if self._alive[:n].any() else self.t
+            need = self.t - kmin + 1
+            if need > self._R:
+                R = self._R
+                while R < need:
+                    R *= 2
+                ring = torch.zeros(R, 5, self.net.hidden)
+                ks = torch.arange(kmin, self.t)
+                ring[ks % R] = self._ring[ks % self._R]
+                self._ring, self._R = ring, R
+
+    # ------------------------------------------------------------------ one step
     def _grads(self, x: torch.Tensor):
-        """Forward pass with closed-form per-game Jacobians of the 5 outputs."""
+        """Forward pass with closed-form per-game Jacobians of the 5 outputs (reference
+        for tests; the step itself never forms them)."""
         W1, b1 = self.net.fc1.weight, self.net.fc1.bias
         W2, b2 = self.net.fc2.weight, self.net.fc2.bias
-        h = torch.sigmoid(x @ W1.T + b1)  # (G, H)
-        y = torch.sigmoid(h @ W2.T + b2)  # (G, O)
-        gy = y * (1 - y)  # (G, O)
-        gh = h * (1 - h)  # (G, H)
+        h = torch.sigmoid(x @ W1.T + b1)
+        y = torch.sigmoid(h @ W2.T + b2)
+        gy = y * (1 - y)
+        gh = h * (1 - h)
         eye = torch.eye(gy.shape[1])
-        db2 = gy[:, :, None] * eye  # (G, O, O): d y_o / d b2_r
-        dW2 = db2[:, :, :, None] * h[:, None, None, :]  # (G, O, O, H): d y_o / d W2[r, :]
-        db1 = gy[:, :, None] * W2[None] * gh[:, None, :]  # (G, O, H)
+        db2 = gy[:, :, None] * eye
+        dW2 = db2[:, :, :, None] * h[:, None, None, :]
+        db1 = gy[:, :, None] * W2[None] * gh[:, None, :]
         return y, db1, dW2, db2, h
 
     @torch.no_grad()
@@ -97,66 +362,207 @@ class TDLambda:
         of points won by the side that moved last, each in 1..3), ``lengths`` (their plies),
         ``delta`` (mean squared TD error this step).
         """
-        G = self.G
+        clock = time.perf_counter  # process_time is a system call: far too slow per part
+        tm = self.timings
+        G, t = self.G, self.t
+        net = self.net
+        W1, b1 = net.fc1.weight, net.fc1.bias
+        W2, b2 = net.fc2.weight, net.fc2.bias
         boards = self.boards
-        x = torch.from_numpy(encode(boards, self.encoder))
-        y, db1, dW2, db2, _ = self._grads(x)
 
-        # Traces are kept in a fixed frame per game (the first mover's): the gradient of a
-        # position where the other side is on roll is mapped by P (a signed permutation of
-        # the 5 outputs, P = P^T = P^-1), so delta.e is the same in either frame and the big
-        # W1 trace is updated by one fused, in-place batched outer product.
-        other = torch.from_numpy(self.second)
-        if other.any():
-            db2 = torch.where(other[:, None, None], db2[:, _PERM] * _SIGN[:, None], db2)
-            dW2 = torch.where(other[:, None, None, None], dW2[:, _PERM] * _SIGN[:, None, None], dW2)
-            db1 = torch.where(other[:, None, None], db1[:, _PERM] * _SIGN[:, None], db1)
-        if self.fresh.any():
-            f = torch.from_numpy(self.fresh)
-            self.eW1[f] = 0.0
-            self.eb1[f] = 0.0
-            self.eW2[f] = 0.0
-            self.eb2[f] = 0.0
-        lam = self.lam
-        O, H, I = 5, self.net.hidden, self.net.n_inputs
-        self.eb2.mul_(lam).add_(db2)
-        self.eW2.mul_(lam).add_(dW2)
-        self.eb1.mul_(lam).add_(db1)
-        self.eW1.view(G, O * H, I).baddbmm_(db1.reshape(G, O * H, 1), x.view(G, 1, I), beta=lam)
+        c0 = clock()
+        x_np = encode(boards, self.encoder)
+        x = torch.from_numpy(x_np)
+        c1 = clock()
+        tm["encoding"] += c1 - c0
+        h = torch.sigmoid(torch.addmm(b1, x, W1.T))
+        y = torch.sigmoid(torch.addmm(b2, h, W2.T))
+        learn = None
+        if self.exact is not None:
+            known, ex = self.exact(boards)
+            if known.any():
+                y = y.clone()
+                y[torch.from_numpy(known)] = torch.from_numpy(ex[known].astype(np.float32))
+                learn = np.flatnonzero(~known)
+        c2 = clock()
+        tm["forward"] += c2 - c0 - (c1 - c0)
 
-        # Choose greedily among the after-states.
+        # Record this step's states (one history row per game that learns here).
+        rows = G if learn is None else learn.shape[0]
+        if not self.learn:
+            rows, learn = 0, np.zeros(0, dtype=np.int64)
+        self._make_room(rows)
+        n0, n1 = self._n, self._n + rows
+        if learn is None:
+            self._X[n0:n1] = x
+            self._B[n0:n1] = boards
+            self._Hh[n0:n1] = h
+            self._gy[n0:n1] = y * (1 - y)
+            self._owner[n0:n1] = np.arange(G)
+        else:
+            lt = torch.from_numpy(learn)
+            self._X[n0:n1] = x[lt]
+            self._B[n0:n1] = boards[learn]
+            hl, yl = h[lt], y[lt]
+            self._Hh[n0:n1] = hl
+            self._gy[n0:n1] = yl * (1 - yl)
+            self._owner[n0:n1] = learn
+        if self.use_kernel:
+            _kernels.sparsify(self._X.numpy()[n0:n1], self._cols[n0:n1], self._vals[n0:n1], self._nnz[n0:n1])
+        self._k[n0:n1] = t
+        self._alive[n0:n1] = True
+        self._n = n1
+        self._ring[t % self._R] = W2
+        c3 = clock()
+        tm["trace update"] += c3 - c2
+
+        # Choose greedily among the after-states (0-ply, the network being trained).
         dice = self.rng.integers(1, 7, size=(G, 2)).astype(np.int8)
-        aft = generate(boards, dice, validate=False)
-        probs = self.evaluator(aft.boards)  # mover's frame
-        best = group_argmax(equity(probs), aft.offsets)
-        chosen = aft.boards[best]
-        res = game_results(chosen)
-        target = probs[best]
-        over = res > 0
-        if over.any():
-            target[over] = terminal_probs(res[over])
-        delta = torch.from_numpy(target.astype(np.float32)) - y  # (G, O), mover's frame
-        td_err = float((delta ** 2).mean())
-        if other.any():
-            delta = torch.where(other[:, None], delta[:, _PERM] * _SIGN, delta)
+        from bgrl.movegen import generate
 
-        # w += alpha * sum_g sum_o delta * e   (frame-independent, see above)
-        a = self.alpha
-        W1, b1 = self.net.fc1.weight, self.net.fc1.bias
-        W2, b2 = self.net.fc2.weight, self.net.fc2.bias
-        dflat = delta.reshape(1, G * O)
-        W1 += a * (dflat @ self.eW1.view(G * O, H * I)).view(H, I)
-        b1 += a * (dflat @ self.eb1.view(G * O, H)).view(H)
-        W2 += a * torch.einsum("go,gorh->rh", delta, self.eW2)
-        b2 += a * torch.einsum("go,gor->r", delta, self.eb2)
+        aft = generate(boards, dice, validate=False)
+        c4 = clock()
+        tm["generator"] += c4 - c3
+        ab = aft.boards
+        idx, aux = self.after.indices(ab)
+        c5 = clock()
+        tm["encoding"] += c5 - c4
+        probs = self.after.probs(ab, idx, aux)
+        self.positions_evaluated += ab.shape[0]
+        c6 = clock()
+        tm["forward"] += c6 - c5
+        eq = 2.0 * probs[:, 0] - 1.0 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
+        best = group_argmax_padded(eq, aft.offsets)
+        chosen = ab[best]
+        over = aux["on_player"][best] == 0
+        target = probs[best]
+        delta = torch.from_numpy(target.astype(np.float32)) - y  # (G, 5), mover's frame
+        td_err = float((delta**2).mean())
+        c7 = clock()
+        tm["other"] += c7 - c6
+
+        # w += alpha * sum over history rows (module docstring).
+        if self.learn:
+            self._update(delta)
+        c8 = clock()
+        tm["trace update"] += c8 - c7
 
         self.plies += 1
-        finished = res[over]
+        res = np.zeros(0, dtype=np.int8)
+        if over.any():
+            from bgrl.rules import game_results
+
+            res = game_results(chosen[over])
         lengths = self.plies[over].copy()
-        nxt = flip(chosen)
-        nxt[over] = START_BOARD
-        self.plies[over] = 0
-        self.fresh = over.copy()
-        self.second = np.where(over, False, ~self.second)
+        nxt = -chosen[:, ::-1]
+        if over.any():
+            nxt[over] = START_BOARD
+            self.plies[over] = 0
+            n = self._n
+            self._alive[:n] &= ~over[self._owner[:n]]
         self.boards = np.ascontiguousarray(nxt)
-        return {"finished": finished, "lengths": lengths, "delta": td_err}
+        self.t = t + 1
+        if self.learn:
+            self.after.refresh()
+        tm["other"] += clock() - c8
+        return {"finished": res, "lengths": lengths, "delta": td_err}
+
+    def _update(self, delta: torch.Tensor):
+        n, t, G = self._n, self.t, self.G
+        if n == 0:
+            return
+        net = self.net
+        W1, b1 = net.fc1.weight, net.fc1.bias
+        W2, b2 = net.fc2.weight, net.fc2.bias
+        k = self._k[:n]
+        age = t - k
+        amax = int(age.max())
+        if amax >= self._lam_pow.shape[0]:
+            self._lam_pow = np.power(self.lam, np.arange(2 * amax + 64, dtype=np.float64))
+        alive = self._alive[:n]
+        w = np.where(alive, self._lam_pow[age], 0.0).astype(np.float32)
+        alive &= w > 0  # underflowed weights stay 0 from here on
+        # delta of the row's game in the row's mover frame: P^(t-k) delta_t
+        both = torch.cat([delta, delta[:, _PERM] * _SIGN])
+        sel_np = self._owner[:n] + G * (age & 1)
+        a = self.alpha
+        if self.use_kernel:
+            dW1, db1, dW2, db2 = _kernels.history_update(
+                self._cols[:n], self._vals[:n], self._nnz[:n], self._Hh.numpy()[:n], self._gy.numpy()[:n], w, sel_np,
+                k % self._R, both.numpy(), self._ring.numpy(), net.n_inputs)
+            W1.add_(torch.from_numpy(dW1), alpha=a)
+            b1.add_(torch.from_numpy(db1), alpha=a)
+            W2.add_(torch.from_numpy(dW2), alpha=a)
+            b2.add_(torch.from_numpy(db2), alpha=a)
+            return
+        sel = torch.from_numpy(sel_np)
+        C = both.index_select(0, sel).mul_(self._gy[:n]).mul_(torch.from_numpy(w)[:, None])
+        ridx = torch.from_numpy(((k % self._R) * 5)[:, None] + np.arange(5))
+        Hh = self._Hh[:n]
+        U = F.embedding_bag(ridx, self._ring.view(-1, net.hidden), per_sample_weights=C, mode="sum")
+        U.mul_(Hh).mul_(1.0 - Hh)
+        W1.addmm_(U.T, self._X[:n], alpha=a)
+        b1.add_(U.sum(0), alpha=a)
+        W2.addmm_(C.T, Hh, alpha=a)
+        b2.add_(C.sum(0), alpha=a)
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict:
+        """Everything the next steps depend on besides the weights: tensors and plain
+        data only (bgrl.checkpoint). The dice generator's state is JSON text."""
+        import json
+
+        n = self._n
+        return {
+            "version": 1,
+            "t": self.t,
+            "boards": torch.from_numpy(self.boards.copy()),
+            "plies": torch.from_numpy(self.plies.copy()),
+            "cap": self._cap,
+            "n": n,
+            "hist_boards": torch.from_numpy(self._B[:n].copy()),
+            "hist_h": self._Hh[:n].clone(),
+            "hist_gy": self._gy[:n].clone(),
+            "hist_k": torch.from_numpy(self._k[:n].copy()),
+            "hist_owner": torch.from_numpy(self._owner[:n].copy()),
+            "hist_alive": torch.from_numpy(self._alive[:n].copy()),
+            "ring": self._ring.clone(),
+            "rng": json.dumps(self.rng.bit_generator.state),
+            "positions_evaluated": self.positions_evaluated,
+        }
+
+    def load_state_dict(self, s: dict):
+        """Restore :meth:`state_dict` (same network shape and number of games).
+        Raises ValueError for a state that does not fit."""
+        import json
+
+        try:
+            boards = s["boards"].numpy().astype(np.int8)
+            if boards.shape != (self.G, 26):
+                raise ValueError(f"the saved games are {tuple(boards.shape)}, this trainer plays {self.G} games")
+            n, cap = int(s["n"]), int(s["cap"])
+            ring = s["ring"].to(torch.float32)
+            if ring.dim() != 3 or ring.shape[1:] != (5, self.net.hidden) or not 0 <= n <= cap:
+                raise ValueError("the saved history does not fit this network")
+            self._alloc(cap, ring.shape[0])
+            self._ring = ring.clone()
+            self._n = n
+            self._B[:n] = s["hist_boards"].numpy()
+            self._X[:n] = torch.from_numpy(encode(self._B[:n], self.encoder))
+            if self.use_kernel and n:
+                _kernels.sparsify(self._X.numpy()[:n], self._cols[:n], self._vals[:n], self._nnz[:n])
+            self._Hh[:n] = s["hist_h"]
+            self._gy[:n] = s["hist_gy"]
+            self._k[:n] = s["hist_k"].numpy()
+            self._owner[:n] = s["hist_owner"].numpy()
+            self._alive[:n] = s["hist_alive"].numpy()
+            self.boards = boards.copy()
+            self.plies = s["plies"].numpy().astype(np.int64).copy()
+            self.t = int(s["t"])
+            self.positions_evaluated = int(s.get("positions_evaluated", 0))
+            self.rng.bit_generator.state = json.loads(s["rng"])
+        except (KeyError, TypeError, AttributeError, RuntimeError) as exc:
+            raise ValueError(f"the trainer state is incomplete or malformed ({type(exc).__name__}: {exc})") from None
+        if self._owner[:n].size and (self._owner[:n].max() >= self.G or self._owner[:n].min() < 0):
+            raise ValueError("the saved history names games this trainer does not have")
+        self.after.refresh()

@@ -1,0 +1,228 @@
+"""PettingZoo AEC environment: two agents, ``"white"`` and ``"black"``, play money-game backgammon.
+
+Needs the optional extra ``bgrl[pettingzoo]`` (PettingZoo >= 1.24). The rules core is the
+engine's (:func:`bgrl.movegen.generate`, :func:`bgrl.rules.game_result`, :mod:`bgrl.dice`), as
+in the Gymnasium environments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from bgrl.board import START_BOARD, flip
+from bgrl.dice import roll_dice, seed_keys
+from bgrl.encoding import ENCODER, encode
+from bgrl.env.backgammon import BLACK, MAX_PLAYS, WHITE, feature_bounds
+from bgrl.movegen import generate
+from bgrl.render import render as render_board
+from bgrl.rules import game_result
+
+__all__ = ["BackgammonAECEnv", "env"]
+
+
+class BackgammonAECEnv(AECEnv):
+    """## Description
+
+    Money-game backgammon (cubeless, gammons and backgammons count; RULES.md) between two
+    agents, ``"white"`` and ``"black"``, in PettingZoo's AEC (turn-based) API. White takes the
+    first turn. Each ``step`` is one whole play of the agent on roll; the next roll is thrown
+    inside ``step`` (and the first inside ``reset``). A roll with no legal play passes the turn
+    automatically, so the same agent may be selected twice in a row.
+
+    ## Action Space
+
+    ``Discrete(MAX_PLAYS)`` (2226, the proven maximum number of distinct plays) per agent: an
+    index into the canonical list of legal after-states of the rolled dice (order of
+    :func:`bgrl.movegen.generate`). The observation's ``action_mask`` marks the legal indices; an
+    illegal index raises ``ValueError``.
+
+    ## Observation Space
+
+    ``Dict(observation=Box(float32, (F,)), action_mask=Box(int8 0..1, (MAX_PLAYS,)))``:
+    :func:`bgrl.encoding.encode` of the position from the observing agent's side (``td198r``,
+    F = 202); the mask is all zeros for the agent not on roll and at the end.
+
+    ## Rewards
+
+    0 until the end; then +1/+2/+3 to the winner (single game, gammon, backgammon) and the
+    negative to the loser.
+
+    ## Starting State and Seeding
+
+    The starting position, White on roll with a roll it can play. ``reset(seed=s)`` fixes the
+    dice (the stream of :mod:`bgrl.dice` with seed ``s``: the same dice as
+    ``bgrl/BackgammonSelfPlay-v0`` reset with ``s``); an unseeded reset continues the stream.
+
+    ## Episode End
+
+    Both agents terminate when one has borne off all 15 checkers; no truncation.
+
+    ## Info
+
+    Per agent: ``dice`` (the roll to play, for the agent on roll; None otherwise), ``after_states``
+    (int8 ``(k, 26)``, mover's view, for the agent on roll; empty otherwise), ``board`` (int8
+    ``(26,)`` from that agent's side); at the end ``winner`` and ``points``.
+
+    ## Arguments
+
+    - ``render_mode``: None, ``"ansi"`` or ``"human"``.
+    - ``encoder``: feature encoding name (default :data:`bgrl.encoding.ENCODER`).
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "bgrl_backgammon_v0", "is_parallelizable": False}
+
+    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.encoder = encoder
+        self.possible_agents = [WHITE, BLACK]
+        low, high = feature_bounds(encoder)
+        self._obs_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(MAX_PLAYS,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self._act_spaces = {a: spaces.Discrete(MAX_PLAYS) for a in self.possible_agents}
+        self._key: np.ndarray | None = None
+        self._count = 0
+        self._rng = np.random.default_rng()
+        self._board = START_BOARD.copy()
+        self._white_on_roll = True
+        self._dice: tuple[int, int] | None = None
+        self._after = np.zeros((0, 26), dtype=np.int8)
+        self._winner: str | None = None
+        self._points = 0
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._obs_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._act_spaces[agent]
+
+    # ------------------------------------------------------------------ engine plumbing
+    @property
+    def _on_roll(self) -> str:
+        return WHITE if self._white_on_roll else BLACK
+
+    def _roll_playable(self) -> None:
+        for _ in range(1000):
+            dice = roll_dice(self._key[None], np.array([self._count]))[0]
+            self._count += 1
+            after = generate(self._board[None], dice[None], validate=False)
+            if after.dice_used[0]:
+                self._dice = (int(max(dice)), int(min(dice)))  # high die first, as the Gymnasium envs
+                self._after = after.group(0).copy()
+                return
+            self._board = flip(self._board)
+            self._white_on_roll = not self._white_on_roll
+        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
+
+    def _board_of(self, agent: str) -> np.ndarray:
+        return self._board if agent == self._on_roll else flip(self._board)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        mask = np.zeros(MAX_PLAYS, dtype=np.int8)
+        if self._winner is None and agent == self._on_roll:
+            mask[: self._after.shape[0]] = 1
+        return {"observation": encode(self._board_of(agent)[None], self.encoder)[0], "action_mask": mask}
+
+    def _set_infos(self) -> None:
+        for a in self.agents:
+            mine = self._winner is None and a == self._on_roll
+            info: dict[str, Any] = {
+                "dice": self._dice if mine else None,
+                "after_states": self._after.copy() if mine else np.zeros((0, 26), dtype=np.int8),
+                "board": self._board_of(a).copy(),
+            }
+            if self._winner is not None:
+                info.update(winner=self._winner, points=self._points)
+            self.infos[a] = info
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._key, self._count = seed_keys(int(seed)), 0
+            self._rng = np.random.default_rng(seed)
+        elif self._key is None:
+            self._key, self._count = seed_keys(int(self._rng.integers(2**63))), 0
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._board, self._white_on_roll = START_BOARD.copy(), True
+        self._winner, self._points = None, 0
+        self._roll_playable()
+        self.agent_selection = self._on_roll
+        self._set_infos()
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            a = np.asarray(action)
+            if a.shape != () or a.dtype.kind not in "iu":
+                raise TypeError
+            a = int(a)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an integer index into the legal plays, got {action!r}") from None
+        k = self._after.shape[0]
+        if not 0 <= a < k:
+            raise ValueError(f"illegal action {a} for {agent}: the roll {self._dice} has {k} legal plays (0..{k - 1})")
+        self._cumulative_rewards[agent] = 0
+        after = self._after[a]
+        pts = game_result(after)
+        if pts:
+            self._board = after.copy()  # the winner's view; the winner stays "on roll"
+            self._winner, self._points = agent, pts
+            self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+            other = BLACK if agent == WHITE else WHITE
+            self.rewards = {agent: pts, other: -pts}
+            self.terminations = {a_: True for a_ in self.agents}
+        else:
+            self._board = flip(after)
+            self._white_on_roll = not self._white_on_roll
+            self._roll_playable()
+            self.rewards = {a_: 0 for a_ in self.agents}
+            self.agent_selection = self._on_roll
+        self._set_infos()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        """``ansi``: the board text (White's numbering); ``human``: print it."""
+        if self.render_mode is None:
+            return None
+        text = render_board(self._board, self._white_on_roll, self._dice)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def env(**kwargs) -> BackgammonAECEnv:
+    """PettingZoo-style constructor: ``bgrl.env.pettingzoo.env()`` (same as :func:`bgrl.env.pettingzoo_env`)."""
+    return BackgammonAECEnv(**kwargs)
