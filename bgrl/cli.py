@@ -138,7 +138,7 @@ def cmd_hint(args) -> int:
     if args.json:
         print(json.dumps(obj(pos, dice)))
         return 0
-    print(hint_text(pos, dice, agent.hint(pos, dice, ply=ply), label, ply, args.top))
+    print(hint_text(pos, dice, agent.hint(pos, dice, ply=ply), label, ply, args.top, compact=args.notation == "compact"))
     return 0
 
 

@@ -65,24 +65,33 @@ def hint_json(pos, dice, ranked, level: str, ply: int, top: int | None = None) -
     }
 
 
-def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None) -> str:
-    lines = [f"Position {pos.position_id}, roll {dice[0]}-{dice[1]} ({label}, {ply}-ply; cubeless equity of the side playing)"]
+def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, compact: bool = False) -> str:
+    """The text hint: header, the best ``top`` plays (default 10, 0 = all) with rank, play, ply,
+    equity, difference to the best, and win/wg/wbg/lose/lg/lbg; the columns explained."""
+    lines = [f"Position {pos.position_id}, roll {dice[0]}-{dice[1]}: {len(ranked)} legal play(s); {label}, {ply}-ply; "
+             "equities and probabilities of the side playing, after the play"]
     if not ranked:
         lines.append("  no die can be played: the turn passes")
         return "\n".join(lines)
-    shown = ranked if not top else ranked[:top]
-    width = max(4, max(len(r.play.notation) for r in shown))
-    lines.append(f"  {'#':>3}  {'play':<{width}}  {'ply':>5}  {'equity':>7}  {'vs best':>7}  win    wg    wbg    lg    lbg")
-    for r in shown:
+    top = 10 if top is None else top
+    shown = ranked if top == 0 else ranked[:top]
+    names = [r.play.shown(compact) if hasattr(r.play, "shown") else r.play.notation for r in shown]
+    width = max(8, max(len(n) for n in names))
+    lines.append(f"  {'#':>3}  {'play':<{width}}  {'ply':>5}  {'equity':>7}  {'vs best':>7}  {'win':>5}  {'wg':>5}  {'wbg':>5}  "
+                 f"{'lose':>5}  {'lg':>5}  {'lbg':>5}")
+    for r, name in zip(shown, names):
         p = r.probabilities
         lines.append(
-            f"  {r.rank:3d}  {r.play.notation:<{width}}  {str(r.ply) + '-ply':>5}  {r.equity:+7.3f}  {0.0 - r.equity_loss + 0.0:+7.3f}  "
-            f"{p.win:.3f} {p.win_gammon:.3f} {p.win_backgammon:.3f} {p.lose_gammon:.3f} {p.lose_backgammon:.3f}"
+            f"  {r.rank:3d}  {name:<{width}}  {str(r.ply) + '-ply':>5}  {r.equity:+7.3f}  {0.0 - r.equity_loss + 0.0:+7.3f}  "
+            f"{p.win:5.3f}  {p.win_gammon:5.3f}  {p.win_backgammon:5.3f}  {1.0 - p.win:5.3f}  {p.lose_gammon:5.3f}  {p.lose_backgammon:5.3f}"
         )
     if len(ranked) > len(shown):
-        lines.append(f"  ... and {len(ranked) - len(shown)} more (--top 0 shows all)")
+        lines.append(f"  … and {len(ranked) - len(shown)} more (--top 0 shows all)")
     if any(r.ply < ply for r in ranked):
-        lines.append("  plays marked with a lower ply did not pass the move filter and keep that evaluation (as in gnubg's hint)")
+        lines.append("  a lower ply: the play did not pass the move filter and keeps that evaluation (as in gnubg's hint)")
+    lines.append("  equity: points per game the side playing expects after the play (cubeless: single 1, gammon 2, backgammon 3)")
+    lines.append("  vs best: equity minus the best play's; win/wg/wbg: its chances to win / win a gammon / win a backgammon;")
+    lines.append("  lose/lg/lbg: to lose / lose a gammon / lose a backgammon (gammons include backgammons)")
     return "\n".join(lines)
 
 

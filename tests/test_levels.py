@@ -149,6 +149,9 @@ def test_cli_hint_level_and_ply(capsys):
     assert len(obj["plays"]) == 3 and all(p["ply"] == 0 for p in obj["plays"])
     code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--level", "beginner")
     assert code == 0 and "level beginner, 0-ply" in out and "0-ply" in out.splitlines()[2]
+    code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--level", "world-class", "--top", "0")
+    rows = [ln for ln in out.splitlines() if ln.strip()[:1].isdigit()]
+    assert code == 0 and "2-ply" in rows[0] and "1-ply" in out and "0-ply" in rows[-1]
 
 
 @pytest.mark.parametrize("argv", [
