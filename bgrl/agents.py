@@ -140,6 +140,10 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
         return RandomAgent()
     if s == "pubeval":
         return PubevalAgent()
+    from .levels import LEVELS, load_level
+
+    if s in LEVELS:
+        return load_level(s, seed=seed)
     if s == "gnubg" or s.startswith("gnubg:"):
         from .gnubg_agent import GnubgAgent, parse_gnubg_spec
 
@@ -149,10 +153,6 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
         except ImportError:
             raise ValueError(f"agent {s!r} needs GNU Backgammon's evaluator (PyPI gnubg-nn), an optional extra: "
                              "pip install -e '.[gnubg]'") from None
-    from .levels import LEVELS, load_level
-
-    if s in LEVELS:
-        return load_level(s, seed=seed)
     from .resources import resolve_checkpoint
 
     p = resolve_checkpoint(s)  # a run folder means its final.pt, else latest.pt

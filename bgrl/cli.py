@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | play | match | review | benchmark | train``.
+"""Command-line interface: ``bgrl moves | hint | play | match | review | levels | benchmark | train``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -119,35 +119,26 @@ def _evaluator_for(checkpoint):
 
 
 def cmd_hint(args) -> int:
-    from .hints import rank_plays
+    from .levels_cli import hint_agent, hint_json, hint_text
 
     if args.top is not None and args.top < 0:
         raise CLIError(f"--top must be >= 0 (0 = all plays), got {args.top}")
+    agent, ply, label = hint_agent(args.level, args.ply, args.checkpoint)
 
-    def obj(pos, dice, evaluator):
-        ranked = rank_plays(pos, dice, evaluator)
-        top = len(ranked) if not args.top else args.top
-        return {"position_id": pos.position_id, "dice": list(dice), "plays": [r.as_dict() for r in ranked[:top]]}
+    def obj(pos, dice):
+        return hint_json(pos, dice, agent.hint(pos, dice, ply=ply), agent.level.name, ply, args.top)
 
     if args.batch is not None:
         if args.position is not None or args.dice:
             raise CLIError("give either POSITION DICE or --batch FILE, not both")
-        evaluator, _ = _evaluator_for(args.checkpoint)
-        return _batch_lines(args.batch, lambda pos, dice: obj(pos, dice, evaluator))
+        return _batch_lines(args.batch, obj)
     if args.position is None:
         raise CLIError("give POSITION DICE, or --batch FILE")
     pos, dice = _position_and_dice(args.position, args.dice)
-    evaluator, path = _evaluator_for(args.checkpoint)
     if args.json:
-        print(json.dumps(obj(pos, dice, evaluator)))
+        print(json.dumps(obj(pos, dice)))
         return 0
-    from .play import hint_table
-
-    ranked = rank_plays(pos, dice, evaluator)
-    print(f"Position {pos.position_id}, roll {dice[0]}-{dice[1]}: {len(ranked)} legal play(s); "
-          "equities and probabilities of the side playing, after the play")
-    top = 10 if args.top is None else args.top
-    print(hint_table(ranked, f"network {path.name}", 0, top=top, compact=args.notation == "compact", you=False))
+    print(hint_text(pos, dice, agent.hint(pos, dice, ply=ply), label, ply, args.top, compact=args.notation == "compact"))
     return 0
 
 
@@ -218,7 +209,19 @@ def _play_ranker(args):
 def cmd_play(args) -> int:
     from .play import run_from_args
 
+    if args.level is not None:
+        from .levels_cli import check_level
+
+        if args.opponent != "default":
+            raise CLIError("--level and --opponent exclude each other: --level LEVEL is --opponent LEVEL")
+        args.opponent = check_level(args.level)
     return run_from_args(args, _play_ranker(args))
+
+
+def _levels(args) -> int:
+    from .levels_cli import cmd_levels
+
+    return cmd_levels(args)
 
 
 # ----------------------------------------------------------------------------- parser
@@ -261,11 +264,14 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=cmd_moves)
 
     h = sub.add_parser("hint", help="rank all legal plays by equity", formatter_class=_Formatter,
-                       description="Rank the legal plays of a position and roll by cubeless equity (0-ply), best first.")
+                       description="Rank the legal plays of a position and roll by a level's noise-free n-ply search "
+                       "(default level expert), best first; plays cut by the move filter keep a shallower ply.")
     h.add_argument("position", nargs="?", help=pos_help)
     h.add_argument("dice", nargs="*", help=dice_help)
-    h.add_argument("--checkpoint", metavar="PATH", help="network: a .pt file, a run folder (its final.pt, else "
-                   "latest.pt) or 'default' (default: the shipped network)")
+    h.add_argument("--level", default=None, help="rank with this level's noise-free search (default: expert; see bgrl levels)")
+    h.add_argument("--ply", type=int, default=None, help="search depth 0..3 in gnubg's convention (default: the level's)")
+    h.add_argument("--checkpoint", metavar="PATH", help="network replacing the level's: a .pt file, a run folder (its "
+                   "final.pt, else latest.pt) or 'default' (default: the level's network)")
     h.add_argument("--top", type=int, default=None, metavar="N", help="show the N best plays, 0 = all "
                    "(default: 10 in text, all in JSON)")
     h.add_argument("--batch", metavar="FILE", help="read lines 'POSITION [DICE]' from FILE ('-' = stdin) and print "
@@ -279,8 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
                         f"and numbered from your side; type 'help' in the game for its commands. {rules}")
     pl.add_argument("--color", "--colour", choices=["white", "black"], default="white",
                     help="your colour; White moves first (default: %(default)s)")
-    pl.add_argument("--opponent", default="default", help="random, pubeval, default (the shipped network), a "
+    pl.add_argument("--opponent", default="default", help="random, pubeval, a level name, default (the shipped network), a "
                     "checkpoint file or a run folder (default: %(default)s)")
+    pl.add_argument("--level", default=None, help="play against this level (see bgrl levels); the same as --opponent LEVEL")
     pl.add_argument("--seed", type=int, default=None, help="seed of the dice, >= 0 (default: a fresh random seed, "
                     "written to the game record)")
     pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the "
@@ -307,6 +314,10 @@ def build_parser() -> argparse.ArgumentParser:
     ma.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
     ma.add_argument("--save-games", metavar="DIR", help="write one bgrl-game-1 record per game to DIR/game-NNNN.jsonl (default: none)")
     ma.set_defaults(func=cmd_match)
+
+    lv = sub.add_parser("levels", help="the named levels: definition and measured strength")
+    lv.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
+    lv.set_defaults(func=_levels)
 
     from .review_cli import add_review_parser
 

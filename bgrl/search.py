@@ -9,7 +9,8 @@ Plies (gnubg's convention, DESIGN.md "Words"):
   picks its best reply by 0-ply equity, and that reply is valued at (n-1)-ply from the
   opponent's side and turned back to the mover's. A roll the opponent cannot play leaves
   the board as it is (a pass). Finished games (``A`` with the mover borne off) are exact
-  at every ply. This is how gnubg's ``EvaluatePositionFull`` recurses, and DESIGN.md's note
+  at every ply, and so are positions with an exact value when the evaluator uses them
+  (``evaluator.exact``, :mod:`bgrl.exact`). This is how gnubg's ``EvaluatePositionFull`` recurses, and DESIGN.md's note
   on gnubg-nn: "a play's n-ply value is minus the n-ply evaluation of the result with the
   opponent on roll".
 
@@ -52,6 +53,9 @@ __all__ = [
 ]
 
 MAX_PLY = 3
+#: After-states searched per generate/evaluator call at 1-ply and deeper (each expands to
+#: about 21 x 20 replies, ~0.3 MB apiece); larger batches are cut into chunks of this size.
+CHUNK = 256
 
 
 def _rolls():
@@ -132,13 +136,16 @@ def after_state_probs(evaluator, after_states: np.ndarray, ply: int) -> np.ndarr
     -------
     float64 (M, 5): outcome probabilities of the side that played (gnubg's order).
 
-    Each depth costs one generate call and one evaluator call for the whole batch.
+    Each depth costs one generate call and one evaluator call for the whole batch (for up
+    to :data:`CHUNK` after-states; larger batches go through in chunks of that size).
     """
     if not 0 <= int(ply) <= MAX_PLY:
         raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
     a = np.ascontiguousarray(after_states, dtype=np.int8)
     if ply == 0 or a.shape[0] == 0:
         return np.asarray(evaluator(a), dtype=np.float64).reshape(a.shape[0], 5)
+    if a.shape[0] > CHUNK:  # bound the memory of one step (matches search thousands of games)
+        return np.concatenate([after_state_probs(evaluator, a[i : i + CHUNK], ply) for i in range(0, a.shape[0], CHUNK)])
     res = game_results(a)
     live = res == 0
     out = np.zeros((a.shape[0], 5))
@@ -147,6 +154,16 @@ def after_state_probs(evaluator, after_states: np.ndarray, ply: int) -> np.ndarr
         out[~live, 0] = r >= 1
         out[~live, 1] = r >= 2
         out[~live, 2] = r >= 3
+    if getattr(evaluator, "exact", False) and live.any():
+        # positions with an exact value (bgrl.exact: bear-offs, one checker a side) are leaves
+        # at every ply, as gnubg treats its exact databases
+        from .exact import exact_probs
+
+        idx = np.flatnonzero(live)
+        known, _ = exact_probs(flip(a[idx]))
+        if known.any():
+            out[idx[known]] = np.asarray(evaluator(a[idx[known]]), dtype=np.float64)
+            live[idx[known]] = False
     n = int(live.sum())
     if n == 0:
         return out

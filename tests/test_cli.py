@@ -89,9 +89,9 @@ def test_match_bad_agent(capsys):
 
 
 def test_hint_json(capsys, tiny_checkpoint):
-    code, out, _ = run(["hint", "4HPwATDgc/ABMA", "31", "--checkpoint", str(tiny_checkpoint), "--json"], capsys)
+    code, out, _ = run(["hint", "4HPwATDgc/ABMA", "31", "--checkpoint", str(tiny_checkpoint), "--ply", "0", "--json"], capsys)
     obj = json.loads(out)
-    assert code == 0 and len(obj["plays"]) == 16
+    assert code == 0 and len(obj["plays"]) == 16 and obj["ply"] == 0
     eqs = [p["equity"] for p in obj["plays"]]
     assert eqs == sorted(eqs, reverse=True)
     assert obj["plays"][0]["equity_loss"] == 0 and all(p["equity_loss"] >= 0 for p in obj["plays"])

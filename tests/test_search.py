@@ -175,3 +175,11 @@ def test_search_plays_batch_and_plies(ev):
         # the 2-ply plays' values are the plain 2-ply values of their after-states
         deep = np.flatnonzero(d == 2)
         np.testing.assert_allclose(r2.probs[g][deep], after_state_probs(ev, aft.group(i)[deep], 2), atol=2e-6)
+
+
+def test_chunked_search_equals_unchunked(ev, contact_after_states, monkeypatch):
+    import bgrl.search as search
+
+    whole = after_state_probs(ev, contact_after_states, 2)
+    monkeypatch.setattr(search, "CHUNK", 2)
+    np.testing.assert_allclose(after_state_probs(ev, contact_after_states, 2), whole, atol=2e-6)
