@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | play | match | train``.
+"""Command-line interface: ``bgrl moves | hint | play | match | train | serve | ubgi``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -378,6 +378,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--checkpoint-every", type=int, default=None, help=f"games between latest.pt writes (default {c.checkpoint_every})")
     t.add_argument("--no-progress", action="store_true", help="no tqdm bar")
     t.set_defaults(func=_train)
+
+    from .service.cli import add_serve_parser, add_ubgi_parser
+
+    add_serve_parser(sub)
+    add_ubgi_parser(sub)
     return p
 
 
