@@ -115,11 +115,16 @@ class NetAgent(Agent):
         return group_argmax(eq, after.offsets)
 
 
-def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
+def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0) -> Agent:
     """Build an agent from a spec.
 
-    spec : ``"random"``, ``"pubeval"``, a checkpoint path, or None / ``"default"`` for the
-        shipped network (checkpoints/default.pt).
+    spec : ``"random"``, ``"pubeval"``, a level name (``"beginner"``, ``"casual"``,
+        ``"intermediate"``, ``"advanced"``, ``"expert"``, ``"world-class"``; see
+        :mod:`bgrl.levels`), a checkpoint path, or None / ``"default"`` for the shipped
+        network (checkpoints/default.pt) at 0-ply.
+    seed : int, the noise seed of a level agent (same seed -> same plays).
+
+    A level agent also has ``hint(position, dice)``.
 
     Raises
     ------
@@ -133,6 +138,10 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
         return RandomAgent()
     if s == "pubeval":
         return PubevalAgent()
+    from .levels import LEVELS, load_level
+
+    if s in LEVELS:
+        return load_level(s, seed=seed)
     p = Path(s)
     if p.suffix == ".pt" or p.exists():
         from .checkpoint import load_network
@@ -140,4 +149,4 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0) -> Agent:
 
         net, meta = load_network(p)
         return NetAgent(NetEvaluator(net, meta["encoder"]), noise=noise, name=p.name, meta=meta)
-    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default' or a checkpoint path (.pt)")
+    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', a level ({', '.join(LEVELS)}) or a checkpoint path (.pt)")

@@ -1,4 +1,4 @@
-"""Hints: every legal play ranked by the evaluator (0-ply), best first."""
+"""Hints: every legal play ranked by the evaluator at a search depth (n-ply), best first."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import Position
-from .model import Probabilities, equity
+from .model import Probabilities
 from .notation import Play, legal_plays, parse_dice
+from .search import GNUBG_FILTERS, search_plays
 
 __all__ = ["RankedPlay", "rank_plays"]
 
@@ -18,8 +19,9 @@ class RankedPlay:
     """A play with its evaluation.
 
     rank : 1 = best; equity : cubeless equity of the side that played, points per game,
-    after the play; equity_loss : best equity minus this one (>= 0); probabilities : of
-    the side that played, after the play.
+    after the play; equity_loss : best equity minus this one (>= 0 among plays valued at
+    the same ply); probabilities : of the side that played, after the play; ply : the
+    search depth this play was valued at (plays cut by a move filter keep a shallower one).
     """
 
     rank: int
@@ -27,34 +29,51 @@ class RankedPlay:
     equity: float
     equity_loss: float
     probabilities: Probabilities
+    ply: int = 0
 
     def as_dict(self) -> dict:
         return {
             "rank": self.rank,
             "play": self.play.notation,
             "position_id": self.play.position_id,
+            "ply": self.ply,
             "equity": round(self.equity, 6),
             "equity_loss": round(self.equity_loss, 6),
             "probabilities": {k: round(v, 6) for k, v in self.probabilities.as_dict().items()},
         }
 
 
-def rank_plays(position, dice, evaluator) -> list[RankedPlay]:
-    """Rank all legal plays of ``position`` with roll ``dice`` by ``evaluator``.
+def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -> list[RankedPlay]:
+    """Rank all legal plays of ``position`` with roll ``dice`` by an n-ply search.
 
     position : Position or Position ID; dice : pair of ints or text like ``"53"``;
     evaluator : callable after-states int8 (M, 26) -> probabilities (M, 5) of the side
-    that played. Returns [] when no die can be played. Ties keep canonical order.
+    that played; ply : search depth 0..3 (gnubg's convention, :mod:`bgrl.search`);
+    filters : move filters between plies.
+
+    Plays that passed every filter are valued at ``ply`` and come first; the others keep
+    the shallower ply they reached, as gnubg's hint shows them (deeper ply first, then
+    equity). ``equity_loss`` is measured from the first play, so it can be negative for a
+    play valued at a shallower ply. Returns [] when no die can be played. Ties keep
+    canonical order.
     """
     pos = position if isinstance(position, Position) else Position.from_id(position)
     plays = legal_plays(pos, parse_dice(dice))
     if not plays:
         return []
-    probs = evaluator(np.stack([p.after_state for p in plays]))
-    eq = equity(probs)
-    order = np.argsort(-eq, kind="stable")
+    boards = np.stack([p.after_state for p in plays])
+    res = search_plays(evaluator, boards, np.array([0, len(plays)]), ply, filters, search_forced=True)
+    eq, depth, probs = res.equity, res.ply, res.probs
+    order = np.lexsort((-eq, -depth.astype(np.int64)))
     best = eq[order[0]]
     return [
-        RankedPlay(rank=r + 1, play=plays[i], equity=float(eq[i]), equity_loss=float(best - eq[i]), probabilities=Probabilities.from_array(probs[i]))
+        RankedPlay(
+            rank=r + 1,
+            play=plays[i],
+            equity=float(eq[i]),
+            equity_loss=float(best - eq[i]),
+            probabilities=Probabilities.from_array(probs[i]),
+            ply=int(depth[i]),
+        )
         for r, i in enumerate(order)
     ]
