@@ -26,8 +26,8 @@ the same play), ``game.variant`` (``backgammon`` only).
 
 Ply: UBGI's ``engine.ply`` is root-inclusive: 1 = every legal play judged by the network
 without lookahead. That is gnubg's (and bgrl's) 0-ply, so ``engine.ply = bgrl ply + 1``.
-Setting it picks the noise-free level searching at that depth; only depths some level
-has are accepted.
+Setting it overrides the level's search depth (the level's noise stays); ``set
+engine.level`` goes back to the level's own depth. Without the levels module only 1 exists.
 
 ``bestmove`` payload: one ``from/to`` token per die in the mover's numbering, ``bar`` and
 ``off`` spelled out, no hit marks or repeat counts, in an order that can be applied token
@@ -82,32 +82,23 @@ class UbgiSession:
                 raise _Err("bad_state", f"engine failed to load: {exc}") from None
         return self.engine
 
-    def _plies(self) -> list[int]:
-        """UBGI plies some noise-free level searches at."""
-        eng = self._engine()
-        return sorted({lv.ply + 1 for lv in eng.levels.values() if lv.noise == 0})
+    @staticmethod
+    def _max_ply() -> int:
+        """Deepest UBGI ply (root-inclusive): gnubg's deepest + 1."""
+        from .service.engine import _levels_module
 
-    def _effective_level(self) -> str:
-        if self.ply is None:
-            return self.level
-        eng = self._engine()
-        for lv in eng.levels.values():
-            if lv.noise == 0 and lv.ply + 1 == self.ply:
-                return lv.name
-        raise _Err("bad_state", f"no level searches at engine.ply {self.ply}")  # pragma: no cover - checked on set
+        if _levels_module() is None:
+            return 1
+        from .search import MAX_PLY
+
+        return int(MAX_PLY) + 1
 
     # ---- output helpers
     def _key_lines(self) -> list[str]:
         from .service.engine import LEVEL_NAMES
 
         lines = [f"key engine.level enum {'|'.join(LEVEL_NAMES)} expert playing level (bgrl levels table)"]
-        from .service.engine import _levels_module
-
-        if self.engine is not None or _levels_module() is not None:
-            plies = self._plies()
-            lines.append(f"key engine.ply int {plies[0]}..{plies[-1]} {self._current_ply()} root-inclusive decision depth (UBGI 1-ply = gnubg 0-ply)")
-        else:  # without the levels module every level is the network at gnubg 0-ply
-            lines.append("key engine.ply int 1..1 1 root-inclusive decision depth (UBGI 1-ply = gnubg 0-ply)")
+        lines.append(f"key engine.ply int 1..{self._max_ply()} {self._current_ply()} root-inclusive decision depth (UBGI 1-ply = gnubg 0-ply)")
         lines.append("key engine.seed int * 0 ! seed of noisy levels")
         lines.append("key game.variant enum backgammon backgammon")
         return lines
@@ -115,7 +106,12 @@ class UbgiSession:
     def _current_ply(self) -> int:
         if self.ply is not None:
             return self.ply
-        return self._engine().level(self.level).ply + 1
+        if self.engine is not None:
+            return self.engine.level(self.level).ply + 1
+        from .service.engine import _levels_module
+
+        mod = _levels_module()
+        return (mod.LEVELS[self.level].ply if mod is not None else 0) + 1
 
     # ---- commands
     def handle(self, line: str) -> bool:
@@ -198,14 +194,13 @@ class UbgiSession:
         if self.dice is None:
             raise _Err("bad_state", "missing dice")
         eng = self._engine()
-        level = self._effective_level()
         t0 = time.perf_counter()
         try:
-            r = eng.move(self.position, self.dice, level, self.seed)
+            r = eng.move(self.position, self.dice, self.level, self.seed, ply=None if self.ply is None else self.ply - 1)
         except ServiceError as e:
             raise _Err("bad_state", e.message) from None
         ms = (time.perf_counter() - t0) * 1000.0
-        self.write(f"info depth {r.ply + 1} time_ms {ms:.1f} level {level}")
+        self.write(f"info depth {r.ply + 1} time_ms {ms:.1f} level {self.level}")
         self.write(f"bestmove {plain_notation(r.play)}")
 
     def _cmd_set(self, args):
@@ -220,13 +215,13 @@ class UbgiSession:
             self.level = val
             self.ply = None
         elif key == "engine.ply":
-            plies = self._plies()
+            hi = self._max_ply()
             try:
                 n = int(val)
             except ValueError:
-                raise _Err("bad_value", f"engine.ply must_be one of {','.join(map(str, plies))}") from None
-            if n not in plies:
-                raise _Err("bad_value", f"engine.ply must_be one of {','.join(map(str, plies))}")
+                raise _Err("bad_value", f"engine.ply must_be 1..{hi}") from None
+            if not 1 <= n <= hi:
+                raise _Err("bad_value", f"engine.ply must_be 1..{hi}")
             self.ply = n
         elif key == "engine.seed":
             try:

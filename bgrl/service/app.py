@@ -321,12 +321,12 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
         def work():
             pos, _ = _position(req.position)
-            return pos, eng.evaluate(pos)
+            return pos, *eng.evaluate(pos, req.level)
 
-        pos, p = await run(request, work)
+        pos, p, ply = await run(request, work)
         from ..model import equity
 
-        return S.EvalResponse(position_id=pos.position_id, level=req.level, ply=0, equity=round(float(equity(p)), 6), probabilities=_probs(p), **served(eng, t0))
+        return S.EvalResponse(position_id=pos.position_id, level=req.level, ply=ply, equity=round(float(equity(p)), 6), probabilities=_probs(p), **served(eng, t0))
 
     @app.get("/v1/health", response_model=S.Health, tags=["v1"])
     async def health(request: Request):
@@ -384,7 +384,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
         def work():
             pos, _ = parse_position(board=pips_board(q))
-            return eng.evaluate(pos)
+            return eng.evaluate(pos, q.level)[0]
 
         p = await run(request, work)
         from ..model import equity

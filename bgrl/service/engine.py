@@ -277,58 +277,84 @@ def verify_model(path: Path, manifest: Path | None = None) -> str:
 
 class Engine:
     """Levels loaded once, shared by every request; safe to call from several threads
-    (no state changes after construction).
+    (no state changes after construction; the networks are only read).
 
     Parameters
     ----------
     evaluator : callable after-states int8 (M, 26) -> float (M, 5), optional
         Outcome probabilities of the side that played (bgrl.evaluator protocol). Given: every
-        level uses it at 0-ply with the fallback noise (tests inject a fake here).
-        None: the shipped network, verified by sha256, and the levels module when installed.
-    model_path : path of the network (default: the shipped ``checkpoints/default.pt``).
+        level uses it instead of its network (tests inject a fake here). None: the shipped
+        networks, each verified by sha256 against ``checkpoints/manifest.json``.
+    model_path : path of the main network (default: the shipped ``checkpoints/default.pt``).
     model_sha256 : reported digest when ``evaluator`` is injected.
+    use_levels : None = the levels module when it is installed; False = the fallback table.
+
+    Raises RuntimeError when a network file is missing or differs from the manifest.
     """
 
-    def __init__(self, evaluator=None, model_path=None, model_sha256: str | None = None):
+    def __init__(self, evaluator=None, model_path=None, model_sha256: str | None = None, use_levels: bool | None = None):
         from ..resources import shipped_checkpoint
 
         self.model_path = Path(model_path) if model_path is not None else shipped_checkpoint("default")
-        self.agents: dict[str, object] = {}
+        self._levels_mod = _levels_module() if use_levels is not False else None
+        self._nets: dict[str, object] = {}
+        self._level_defs: dict[str, object] = {}
+        self.warnings: list[str] = []
         if evaluator is not None:
             self.evaluator = evaluator
             self.model_sha256 = model_sha256 or "injected"
             self.model_meta: dict = {"encoder": "injected"}
-            levels_mod = None
         else:
-            if not self.model_path.is_file():
-                raise RuntimeError(f"model file not found: {self.model_path}")
-            self.model_sha256 = verify_model(self.model_path)
-            from ..checkpoint import load_network
-            from ..evaluator import NetEvaluator
-
-            net, meta = load_network(self.model_path)
-            self.evaluator = NetEvaluator(net, meta["encoder"])
+            self.evaluator, self.model_sha256, meta = self._load_network(self.model_path)
             self.model_meta = {k: meta.get(k) for k in ("encoder", "games_trained") if k in meta}
-            levels_mod = _levels_module()
+        self._nets["default"] = self.evaluator
         self.levels: dict[str, LevelInfo] = {}
         for name in LEVEL_NAMES:
-            if levels_mod is not None:
-                from ..agents import load_agent
-
-                agent = load_agent(name)
-                self.agents[name] = agent
-                self.levels[name] = LevelInfo(name, int(getattr(agent, "ply", 0)), float(getattr(agent, "noise", 0.0)), "bgrl.levels")
+            if self._levels_mod is not None:
+                lv = self._levels_mod.LEVELS[name]
+                note = ""
+                if lv.network not in self._nets:
+                    path = shipped_checkpoint(lv.network)
+                    if evaluator is not None:
+                        self._nets[lv.network] = evaluator
+                    elif path.is_file():
+                        self._nets[lv.network] = self._load_network(path)[0]
+                    else:
+                        self.warnings.append(f"level {name}: network {lv.network!r} is not shipped ({path.name} missing); using the default network")
+                        note = f" [network {lv.network!r} not shipped: default network used]"
+                        self._nets[lv.network] = self.evaluator
+                self._level_defs[name] = lv
+                self.levels[name] = LevelInfo(name, int(lv.ply), float(lv.noise), lv.definition() + note)
             else:
-                self.levels[name] = LevelInfo(name, 0, FALLBACK_NOISE[name], "fallback: shipped network at 0-ply with equity noise")
+                self.levels[name] = LevelInfo(name, 0, FALLBACK_NOISE[name], "fallback: default network, 0-ply, equity noise")
         # Warm up once so the first request does not pay for lazy initialisation.
-        self.hint(Position.from_id(START_POSITION_ID), (3, 1), DEFAULT_LEVEL)
+        self.hint(Position.from_id(START_POSITION_ID), (3, 1), LEVEL_NAMES[0])
+
+    @staticmethod
+    def _load_network(path: Path):
+        if not path.is_file():
+            raise RuntimeError(f"model file not found: {path}")
+        digest = verify_model(path)
+        from ..checkpoint import load_network
+        from ..evaluator import NetEvaluator
+
+        net, meta = load_network(path)
+        return NetEvaluator(net, meta["encoder"]), digest, meta
 
     # -- helpers
     def level(self, name: str) -> LevelInfo:
         try:
             return self.levels[name]
-        except KeyError:
+        except (KeyError, TypeError):
             raise ServiceError("bad_level", f"unknown level {_clip(name)}: expected one of {', '.join(LEVEL_NAMES)}") from None
+
+    def max_ply(self) -> int:
+        """Deepest search available (gnubg convention): 0 without the levels module."""
+        if self._levels_mod is None:
+            return 0
+        from ..search import MAX_PLY
+
+        return int(MAX_PLY)
 
     def info(self) -> dict:
         return {
@@ -338,56 +364,76 @@ class Engine:
             "levels": [lv.as_dict() for lv in self.levels.values()],
         }
 
-    # -- decisions
-    def hint(self, pos: Position, dice, level: str = DEFAULT_LEVEL, top: int | None = None, dmp: bool = False) -> list[HintRow]:
-        """Every legal play ranked best first by the level's noise-free evaluation
-        (``top`` rows at most). ``dmp``: rank by winning chances only (one-point match,
-        gammons do not count). [] when no die can be played.
+    def _agent(self, name: str, seed: int = 0, ply: int | None = None):
+        """A LevelAgent of the levels module (cheap: the networks are shared)."""
+        from dataclasses import replace
 
-        Raises ServiceError for a finished game or bad dice.
+        lv = self._level_defs[name]
+        if ply is not None and ply != lv.ply:
+            from ..search import GNUBG_FILTERS
+
+            lv = replace(lv, ply=int(ply), filters=lv.filters if len(lv.filters) >= int(ply) else GNUBG_FILTERS)
+        return self._levels_mod.LevelAgent(lv, self._nets[lv.network], seed=seed)
+
+    def _check_ply(self, ply: int | None) -> None:
+        if ply is not None and not 0 <= int(ply) <= self.max_ply():
+            raise ServiceError("bad_ply", f"ply must be 0..{self.max_ply()} (gnubg convention), got {_clip(ply)}")
+
+    # -- decisions
+    def hint(self, pos: Position, dice, level: str = DEFAULT_LEVEL, top: int | None = None, dmp: bool = False, ply: int | None = None) -> list[HintRow]:
+        """Every legal play ranked best first by the level's noise-free evaluation at its
+        ply (or ``ply``, gnubg convention), ``top`` rows at most; plays cut by a move filter
+        keep the shallower ply they reached and come after the deeper ones, as in gnubg.
+        ``dmp``: rank by winning chances only (one-point match: gammons do not count).
+        [] when no die can be played.
+
+        Raises ServiceError for a finished game, bad dice, an unknown level or ply.
         """
         lv = self.level(level)
         d = parse_dice_value(dice)
         _check_not_over(pos)
-        agent = self.agents.get(lv.name)
-        if agent is not None and hasattr(agent, "hint") and not dmp:
-            rows = [
-                HintRow(i + 1, r.play, float(r.equity), float(r.equity_loss), np.asarray(getattr(r.probabilities, "to_array", lambda: r.probabilities)()), int(getattr(r, "ply", lv.ply)))
-                for i, r in enumerate(agent.hint(pos, d))
-            ]
-            return rows[:top] if top else rows
-        plays = legal_plays(pos, d)
-        if not plays:
-            return []
-        probs = np.asarray(self.evaluator(np.stack([p.after_state for p in plays])), dtype=np.float64)
+        self._check_ply(ply)
+        if self._levels_mod is not None:
+            ranked = self._agent(lv.name, ply=ply).hint(pos, d)
+            if not ranked:
+                return []
+            probs = np.stack([r.probabilities.to_array() for r in ranked])
+            plies = np.array([int(r.ply) for r in ranked])
+            plays = [r.play for r in ranked]
+        else:
+            plays = legal_plays(pos, d)
+            if not plays:
+                return []
+            probs = np.asarray(self.evaluator(np.stack([p.after_state for p in plays])), dtype=np.float64)
+            plies = np.zeros(len(plays), dtype=np.int64)
         score = _score(probs, dmp)
-        order = np.argsort(-score, kind="stable")
+        order = np.lexsort((-score, -plies))  # deeper ply first, then value (stable)
         best = score[order[0]]
         if top:
             order = order[:top]
-        return [HintRow(r + 1, plays[i], float(score[i]), float(best - score[i]), probs[i], lv.ply) for r, i in enumerate(order)]
+        return [HintRow(r + 1, plays[i], float(score[i]), float(best - score[i]), probs[i], int(plies[i])) for r, i in enumerate(order)]
 
-    def move(self, pos: Position, dice, level: str = DEFAULT_LEVEL, seed: int | None = None) -> MoveResult:
-        """The level's play for one position and roll. ``seed`` None draws a fresh seed
-        (reported in the result, so the play can be reproduced).
+    def move(self, pos: Position, dice, level: str = DEFAULT_LEVEL, seed: int | None = None, ply: int | None = None) -> MoveResult:
+        """The level's play for one position and roll (``ply`` overrides the level's search
+        depth, gnubg convention). ``seed`` None draws a fresh seed (reported in the result,
+        so the play can be reproduced).
 
-        Raises ServiceError for a finished game, bad dice, an unknown level or a bad seed.
+        Raises ServiceError for a finished game, bad dice, an unknown level, ply or seed.
         """
         lv = self.level(level)
         d = parse_dice_value(dice)
         _check_not_over(pos)
+        self._check_ply(ply)
         if seed is None:
             seed = secrets.randbits(63)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
             raise ServiceError("bad_seed", f"seed must be an int in 0..2**63-1, got {_clip(seed)}")
-        rng = rng_for(int(seed), pos, d, lv.name)
-        agent = self.agents.get(lv.name)
-        if agent is not None:
-            play = agent.choose_play(pos, d, rng=rng)
+        if self._levels_mod is not None:
+            play = self._agent(lv.name, seed=int(seed), ply=ply).choose_play(pos, d)
         else:
-            play = self._fallback_choice(pos, d, lv, rng)
+            play = self._fallback_choice(pos, d, lv, rng_for(int(seed), pos, d, lv.name))
         result = play.position_id if play is not None else Position(flip(pos.board)).position_id
-        return MoveResult(play, result, lv.name, lv.ply, int(seed))
+        return MoveResult(play, result, lv.name, lv.ply if ply is None else int(ply), int(seed))
 
     def _fallback_choice(self, pos: Position, d, lv: LevelInfo, rng: np.random.Generator) -> Play | None:
         plays = legal_plays(pos, d)
@@ -399,17 +445,26 @@ class Engine:
             eq = eq + rng.normal(0.0, lv.noise, size=eq.shape)
         return plays[int(np.argmax(eq))]
 
-    def evaluate(self, pos: Position) -> np.ndarray:
-        """Outcome probabilities float64 (5,) of the side on roll, before it rolls (0-ply).
+    def evaluate(self, pos: Position, level: str = DEFAULT_LEVEL) -> tuple[np.ndarray, int]:
+        """Outcome probabilities float64 (5,) of the side on roll, before it rolls, at the
+        level's ply, and that ply.
 
-        Raises ServiceError ``game_over`` for a finished game.
+        Raises ServiceError ``game_over`` for a finished game, ``bad_level``.
         """
+        lv = self.level(level)
         _check_not_over(pos)
-        # The opponent "has just played" into this position: its probabilities, flipped.
         from ..model import flip_probs
 
-        p = np.asarray(self.evaluator(flip(pos.board)[None]), dtype=np.float64)[0]
-        return flip_probs(p)
+        # The opponent "has just played" into this position: its probabilities, flipped.
+        after = flip(pos.board)[None]
+        if self._levels_mod is not None:
+            from ..search import after_state_probs
+
+            lvd = self._level_defs[lv.name]
+            p = after_state_probs(self._nets[lvd.network], after, lv.ply)[0]
+        else:
+            p = np.asarray(self.evaluator(after), dtype=np.float64)[0]
+        return flip_probs(p), lv.ply
 
 
 def _score(probs: np.ndarray, dmp: bool) -> np.ndarray:

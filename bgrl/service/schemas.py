@@ -207,7 +207,12 @@ class WildbgEvalResponse(BaseModel):
 
 _pips = {f"p{i}": (Count | None, Field(None, description=("opponent's bar (<= 0)" if i == 0 else "mover's bar (>= 0)" if i == 25 else None))) for i in range(26)}
 
-WildbgEvalQuery = create_model("WildbgEvalQuery", __base__=BaseModel, **_pips)
+WildbgEvalQuery = create_model(
+    "WildbgEvalQuery",
+    __base__=BaseModel,
+    level=(Level, Field("expert", description="bgrl extension: the level whose evaluation (ply) is returned")),
+    **_pips,
+)
 WildbgMoveQuery = create_model(
     "WildbgMoveQuery",
     __base__=BaseModel,
