@@ -147,32 +147,28 @@ class BodyLimit:
             if k == b"content-length":
                 if not v.isdigit() or int(v) > self.max_bytes:
                     return await _error(413, "too_large", f"request body over {self.max_bytes} bytes")(scope, receive, send)
-        seen = 0
-        started = False
-
-        class TooLarge(Exception):
-            pass
-
-        async def limited_receive():
-            nonlocal seen
+        # Read the (small) body here, stopping at the limit, then hand it on in one piece.
+        chunks, seen, more = [], 0, True
+        while more:
             msg = await receive()
-            if msg["type"] == "http.request":
-                seen += len(msg.get("body", b""))
-                if seen > self.max_bytes:
-                    raise TooLarge()
-            return msg
+            if msg["type"] != "http.request":  # client went away
+                return
+            body = msg.get("body", b"")
+            seen += len(body)
+            if seen > self.max_bytes:
+                return await _error(413, "too_large", f"request body over {self.max_bytes} bytes")(scope, receive, send)
+            chunks.append(body)
+            more = msg.get("more_body", False)
+        replayed = False
 
-        async def tracking_send(msg):
-            nonlocal started
-            if msg["type"] == "http.response.start":
-                started = True
-            await send(msg)
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
 
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except TooLarge:
-            if not started:
-                await _error(413, "too_large", f"request body over {self.max_bytes} bytes")(scope, receive, send)
+        await self.app(scope, replay, send)
 
 
 # ----------------------------------------------------------------------------- helpers
