@@ -54,7 +54,8 @@ def flat(flat_engine):
 
 @pytest.fixture(scope="module")
 def real():
-    with TestClient(create_app()) as c:
+    """The shipped engine (threads here; worker processes are tested in test_serve_process.py)."""
+    with TestClient(create_app(settings=Settings(pool_kind="thread"))) as c:
         yield c
 
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import sys
 import threading
 import time
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Annotated
 
 import numpy as np
@@ -35,7 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from ..board import NUM_CHECKERS, Position
 from . import schemas as S
-from .engine import ENGINE_NAME, Engine, ServiceError, parse_position, plain_notation, plain_steps, xgid_supported
+from .engine import ENGINE_NAME, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
 
 __all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
 
@@ -47,8 +48,12 @@ class Settings:
     """Service limits.
 
     max_body_bytes : largest request body accepted (413 above).
-    max_inflight : requests admitted at once per process (queued + running); one more gets 503.
-    pool_workers : threads doing engine work per process (default: cores / processes).
+    max_inflight : requests admitted at once per server process (queued + running); one
+        more gets 503 at once.
+    pool_workers : engine workers per server process (default: the cores / processes).
+    pool_kind : ``"process"`` (worker processes, each loading every level: real parallelism,
+        and the event loop never waits for the GIL), ``"thread"``, or ``"auto"`` = process
+        for the shipped engine, thread for an injected one (tests).
     deadline_s : seconds a request may take, queueing included (504 after).
     retry_after_s : the ``Retry-After`` header of a 503, seconds.
     """
@@ -56,22 +61,26 @@ class Settings:
     max_body_bytes: int = 16_384
     max_inflight: int = 0  # 0 = 8 x pool_workers
     pool_workers: int = 0  # 0 = os.cpu_count()
+    pool_kind: str = "auto"
     deadline_s: float = 10.0
     retry_after_s: int = 1
 
-    def resolved(self) -> "Settings":
+    def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
-        return Settings(self.max_body_bytes, self.max_inflight or 8 * pool, pool, self.deadline_s, self.retry_after_s)
+        kind = self.pool_kind if self.pool_kind != "auto" else ("thread" if injected else "process")
+        if kind not in ("thread", "process"):
+            raise ValueError(f"pool_kind must be 'process', 'thread' or 'auto', got {self.pool_kind!r}")
+        return replace(self, max_inflight=self.max_inflight or 8 * pool, pool_workers=pool, pool_kind=kind)
 
     @classmethod
     def from_env(cls) -> "Settings":
         """Settings from ``BGRL_SERVE_<FIELD>`` environment variables (how ``bgrl serve
         --workers N`` hands them to uvicorn's worker processes)."""
-        kw = {}
+        kw: dict = {}
         for f in fields(cls):
             v = os.environ.get(f"BGRL_SERVE_{f.name.upper()}")
             if v is not None:
-                kw[f.name] = float(v) if f.type in ("float", float) else int(v)
+                kw[f.name] = v if f.type in ("str", str) else float(v) if f.type in ("float", float) else int(v)
         return cls(**kw)
 
 
@@ -83,30 +92,76 @@ class DeadlineExceeded(Exception):
     pass
 
 
-class Limiter:
-    """Admission control and the bounded pool. A request is admitted only while fewer than
-    ``max_inflight`` engine jobs are outstanding; a job stays outstanding until its thread
-    really finishes (a job past its deadline still counts while it runs)."""
+_WORKER_ENGINE = None
 
-    def __init__(self, settings: Settings):
+
+def _init_worker(factory) -> None:
+    """Worker process start-up: one torch thread, every level loaded once."""
+    global _WORKER_ENGINE
+    _one_torch_thread()
+    _WORKER_ENGINE = factory()
+
+
+def _worker_call(method: str, *args):
+    return getattr(_WORKER_ENGINE, method)(*args)
+
+
+def _worker_ready() -> bool:
+    time.sleep(0.2)  # hold this worker so the next ping reaches (and starts) another
+    return _WORKER_ENGINE is not None
+
+
+class Limiter:
+    """Admission control and the bounded engine pool. A request is admitted only while
+    fewer than ``max_inflight`` engine jobs are outstanding; a job stays outstanding until
+    it really finishes (a job past its deadline still counts while it runs).
+
+    ``run(method, *args)`` calls ``engine.<method>(*args)`` in the pool: in a worker
+    process (each holding its own Engine, built by ``factory``) or a thread.
+    """
+
+    def __init__(self, settings: Settings, engine, factory=None):
         self.settings = settings
-        self.pool = concurrent.futures.ThreadPoolExecutor(settings.pool_workers, thread_name_prefix="bgrl-engine", initializer=_one_torch_thread)
+        self.engine = engine
+        self.factory = factory
         self._lock = threading.Lock()
         self.inflight = 0
+        self.pool = self._new_pool()
+
+    def _new_pool(self):
+        n = self.settings.pool_workers
+        if self.settings.pool_kind == "process":
+            import multiprocessing
+
+            return concurrent.futures.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(self.factory,))
+        return concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="bgrl-engine", initializer=_one_torch_thread)
+
+    async def start(self) -> None:
+        """Start every worker process and wait until each has loaded the levels."""
+        if self.settings.pool_kind == "process":
+            pings = [asyncio.wrap_future(self.pool.submit(_worker_ready)) for _ in range(self.settings.pool_workers)]
+            if not all(await asyncio.gather(*pings)):  # pragma: no cover
+                raise RuntimeError("an engine worker failed to start")
 
     def _done(self, _fut) -> None:
         with self._lock:
             self.inflight -= 1
 
-    async def run(self, fn, *args):
+    async def run(self, method: str, *args):
         with self._lock:
             if self.inflight >= self.settings.max_inflight:
                 raise Overloaded()
             self.inflight += 1
         try:
-            cf = self.pool.submit(fn, *args)
-        except BaseException:
+            if self.settings.pool_kind == "process":
+                cf = self.pool.submit(_worker_call, method, *args)
+            else:
+                cf = self.pool.submit(getattr(self.engine, method), *args)
+        except BaseException as exc:
             self._done(None)
+            if isinstance(exc, concurrent.futures.BrokenExecutor):
+                self._restart()
+                raise Overloaded() from None
             raise
         cf.add_done_callback(self._done)
         try:
@@ -114,6 +169,15 @@ class Limiter:
         except asyncio.TimeoutError:
             cf.cancel()  # only stops it if still queued
             raise DeadlineExceeded() from None
+        except concurrent.futures.BrokenExecutor:  # a worker process died (e.g. killed): replace the pool
+            self._restart()
+            raise Overloaded() from None
+
+    def _restart(self) -> None:
+        with self._lock:
+            if getattr(self.pool, "_broken", False):
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = self._new_pool()
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -212,17 +276,23 @@ def _dice(given, from_xgid):
 def create_app(engine: Engine | None = None, settings: Settings | None = None) -> FastAPI:
     """Build the service. ``engine``: inject one (tests); None loads every level at start-up
     (lifespan), verifying the model's sha256."""
-    cfg = (settings or Settings()).resolved()
+    cfg = (settings or Settings()).resolved(injected=engine is not None)
+    if cfg.pool_kind == "process" and engine is not None:
+        raise ValueError("an injected engine needs pool_kind='thread' (worker processes build their own)")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         _one_torch_thread()
-        app.state.engine = engine if engine is not None else Engine()
-        app.state.limiter = Limiter(cfg)
+        eng = engine if engine is not None else Engine()
+        for w in getattr(eng, "warnings", []):
+            print(f"bgrl serve: warning: {w}", file=sys.stderr)
+        limiter = Limiter(cfg, eng, factory=Engine)
+        await limiter.start()
+        app.state.engine, app.state.limiter = eng, limiter
         try:
             yield
         finally:
-            app.state.limiter.shutdown()
+            limiter.shutdown()
 
     app = FastAPI(
         title="bgrl",
@@ -268,8 +338,8 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
     def served(eng: Engine, t0: float) -> dict:
         return {"engine": ENGINE_NAME, "version": __version__, "model_sha256": eng.model_sha256, "elapsed_ms": round((time.perf_counter() - t0) * 1000.0, 3)}
 
-    async def run(request: Request, fn, *args):
-        return await request.app.state.limiter.run(fn, *args)
+    async def run(request: Request, method: str, *args):
+        return await request.app.state.limiter.run(method, *args)
 
     # ---- v1
     @app.post("/v1/move", response_model=S.MoveResponse, tags=["v1"])
@@ -278,11 +348,8 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         t0 = time.perf_counter()
         eng: Engine = request.app.state.engine
 
-        def work():
-            pos, xd = _position(req.position)
-            return eng.move(pos, _dice(req.dice, xd), req.level, req.seed)
-
-        r = await run(request, work)
+        pos, xd = _position(req.position)
+        r = await run(request, "move", pos, parse_dice_value(_dice(req.dice, xd)), req.level, req.seed)
         return S.MoveResponse(play=plain_notation(r.play), moves=_steps(r.play), position_id=r.result_id, level=r.level, ply=r.ply, seed=r.seed, **served(eng, t0))
 
     @app.post("/v1/hint", response_model=S.HintResponse, tags=["v1"])
@@ -291,23 +358,16 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         t0 = time.perf_counter()
         eng: Engine = request.app.state.engine
 
-        def work():
-            pos, xd = _position(req.position)
-            d = _dice(req.dice, xd)
-            rows = eng.hint(pos, d, req.level)
-            return pos, d, rows
-
-        pos, d, rows = await run(request, work)
-        from .engine import parse_dice_value
-
-        dd = parse_dice_value(d)
+        pos, xd = _position(req.position)
+        dd = parse_dice_value(_dice(req.dice, xd))
+        rows, n_legal = await run(request, "ranked", pos, dd, req.level, req.top)
         out = [
             S.HintPlay(rank=r.rank, play=plain_notation(r.play), moves=_steps(r.play), position_id=r.play.position_id, ply=r.ply,
                        equity=round(r.equity, 6), equity_loss=round(r.equity_loss, 6), probabilities=_probs(r.probabilities))
-            for r in (rows[: req.top] if req.top else rows)
+            for r in rows
         ]
         return S.HintResponse(position_id=pos.position_id, dice=[max(dd), min(dd)], level=req.level, ply=eng.level(req.level).ply,
-                              legal_plays=len(rows), plays=out, **served(eng, t0))
+                              legal_plays=n_legal, plays=out, **served(eng, t0))
 
     @app.post("/v1/eval", response_model=S.EvalResponse, tags=["v1"])
     async def evaluate(req: S.EvalRequest, request: Request):
@@ -315,11 +375,8 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         t0 = time.perf_counter()
         eng: Engine = request.app.state.engine
 
-        def work():
-            pos, _ = _position(req.position)
-            return pos, *eng.evaluate(pos, req.level)
-
-        pos, p, ply = await run(request, work)
+        pos, _ = _position(req.position)
+        p, ply = await run(request, "evaluate", pos, req.level)
         from ..model import equity
 
         return S.EvalResponse(position_id=pos.position_id, level=req.level, ply=ply, equity=round(float(equity(p)), 6), probabilities=_probs(p), **served(eng, t0))
@@ -352,37 +409,22 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         it for the side that moved. ``die1``, ``die2``, ``p0``..``p25`` (mover's view, bar = 25,
         opponent's bar = 0, negative = opponent), optional ``x_away``/``o_away`` (money: omit or
         0; one-point match: both 1)."""
-        eng: Engine = request.app.state.engine
         xa, oa = q.x_away or 0, q.o_away or 0
         if (xa, oa) not in ((0, 0), (1, 1)):
             raise ServiceError("unsupported", "only money games (x_away = o_away = 0) and one-point matches (x_away = o_away = 1) are supported")
         dmp = (xa, oa) == (1, 1)
 
-        def work():
-            pos, _ = parse_position(board=pips_board(q))
-            d = (q.die1, q.die2)
-            rows = eng.hint(pos, d, q.level, dmp=dmp)
-            if not rows:
-                return [([], eng.evaluator(pos.board[None])[0])]
-            if eng.level(q.level).noise > 0 or q.seed is not None:
-                chosen = eng.move(pos, d, q.level, q.seed).play
-                rows = sorted(rows, key=lambda r: r.play.position_id != chosen.position_id)  # stable: the choice first
-            return [(r.play, r.probabilities) for r in rows]
-
-        items = await run(request, work)
+        pos, _ = parse_position(board=pips_board(q))
+        d = parse_dice_value((q.die1, q.die2))
+        items = await run(request, "move_list", pos, d, q.level, q.seed, dmp)
         return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=_steps(p) if p else [], probabilities=_wildbg_probs(pr)) for p, pr in items])
 
     @app.get("/eval", response_model=S.WildbgEvalResponse, tags=["wildbg"])
     async def wildbg_eval(q: Annotated[S.WildbgEvalQuery, Query()], request: Request):
         """wildbg's ``GET /eval``: the probabilities of the side on roll (before rolling) and a
         crude cube hint (:func:`cube_decision`; bgrl has no cube engine)."""
-        eng: Engine = request.app.state.engine
-
-        def work():
-            pos, _ = parse_position(board=pips_board(q))
-            return eng.evaluate(pos, q.level)[0]
-
-        p = await run(request, work)
+        pos, _ = parse_position(board=pips_board(q))
+        p, _ply = await run(request, "evaluate", pos, q.level)
         from ..model import equity
 
         dbl, acc = cube_decision(float(equity(p)))

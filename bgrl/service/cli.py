@@ -32,6 +32,8 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--port", type=int, default=8080, help="TCP port (default: %(default)s)")
     s.add_argument("--workers", type=int, default=1, help="server processes, each loading every level (default: %(default)s)")
     s.add_argument("--pool-workers", type=int, default=0, help="engine threads per process (default: cores / processes)")
+    s.add_argument("--pool", choices=["process", "thread"], default="process",
+                   help="engine workers: processes (each loads every level; true parallelism) or threads (default: %(default)s)")
     s.add_argument("--max-inflight", type=int, default=0, help="requests admitted at once per process before 503 (default: 8 x pool workers)")
     s.add_argument("--deadline", type=float, default=10.0, help="seconds per request before 504 (default: %(default)s)")
     s.add_argument("--max-body", type=int, default=16_384, help="largest request body in bytes (default: %(default)s)")
@@ -67,10 +69,10 @@ def cmd_serve(args) -> int:
     from .app import Settings, create_app, settings_env
 
     pool = args.pool_workers or max(1, (os.cpu_count() or 1) // args.workers)
-    settings = Settings(max_body_bytes=args.max_body, max_inflight=args.max_inflight, pool_workers=pool, deadline_s=args.deadline)
+    settings = Settings(max_body_bytes=args.max_body, max_inflight=args.max_inflight, pool_workers=pool, pool_kind=args.pool, deadline_s=args.deadline)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"bgrl serve: binding {args.host}: reachable beyond this machine; put it behind a proxy you control", file=sys.stderr)
-    print(f"bgrl serve: http://{args.host}:{args.port} (docs at /docs), {args.workers} process(es) x {pool} engine thread(s)", file=sys.stderr)
+    print(f"bgrl serve: http://{args.host}:{args.port} (docs at /docs), {args.workers} server process(es) x {pool} engine {args.pool}(es)", file=sys.stderr)
     if args.workers == 1:
         uvicorn.run(create_app(settings=settings), host=args.host, port=args.port, log_level=args.log_level)
     else:

@@ -76,6 +76,9 @@ class ServiceError(ValueError):
         self.code = code
         self.message = message
 
+    def __reduce__(self):  # survives the trip back from a worker process
+        return (ServiceError, (self.code, self.message))
+
 
 # ----------------------------------------------------------------------------- optional modules
 def _levels_module():
@@ -412,6 +415,24 @@ class Engine:
         if top:
             order = order[:top]
         return [HintRow(r + 1, plays[i], float(score[i]), float(best - score[i]), probs[i], int(plies[i])) for r, i in enumerate(order)]
+
+    def ranked(self, pos: Position, dice, level: str = DEFAULT_LEVEL, top: int | None = None) -> tuple[list[HintRow], int]:
+        """:meth:`hint` cut to ``top`` rows, and the number of legal plays."""
+        rows = self.hint(pos, dice, level)
+        return (rows[:top] if top else rows), len(rows)
+
+    def move_list(self, pos: Position, dice, level: str = DEFAULT_LEVEL, seed: int | None = None, dmp: bool = False) -> list[tuple[Play | None, np.ndarray]]:
+        """wildbg's list: every play with the probabilities after it (side that played),
+        ranked by the level's noise-free evaluation, except that a noisy level's own choice
+        (or any level's when ``seed`` is given) comes first. ``[(None, probs)]`` when no die
+        can be played (the probabilities of the unchanged position, opponent on roll)."""
+        rows = self.hint(pos, dice, level, dmp=dmp)
+        if not rows:
+            return [(None, np.asarray(self.evaluator(pos.board[None]), dtype=np.float64)[0])]
+        if self.level(level).noise > 0 or seed is not None:
+            chosen = self.move(pos, dice, level, seed).play
+            rows = sorted(rows, key=lambda r: r.play.position_id != chosen.position_id)  # stable: the choice first
+        return [(r.play, r.probabilities) for r in rows]
 
     def move(self, pos: Position, dice, level: str = DEFAULT_LEVEL, seed: int | None = None, ply: int | None = None) -> MoveResult:
         """The level's play for one position and roll (``ply`` overrides the level's search
