@@ -446,3 +446,32 @@ def test_fuzz_random_boards_no_500(client):
 def test_fuzz_10000_random_boards_no_500(client):
     counts = _fuzz(client, 10_000, seed=1)
     assert counts.get(200, 0) > 1000 and counts.get(400, 0) > 1000
+
+
+# ----------------------------------------------------------------------------- start-up checks
+def test_model_sha256_mismatch_refuses_to_start(tmp_path):
+    from bgrl.resources import shipped_checkpoint
+
+    src = shipped_checkpoint("default")
+    (tmp_path / "default.pt").write_bytes(src.read_bytes())
+    manifest = json.loads((src.parent / "manifest.json").read_text())
+    good = Engine(model_path=tmp_path / "default.pt", use_levels=False)  # no manifest beside it: served, with a warning
+    assert good.model_sha256 == manifest["default"]["sha256"] and any("not listed" in w for w in good.warnings)
+    manifest["default"]["sha256"] = "0" * 64
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(RuntimeError, match="refusing to serve"):
+        Engine(model_path=tmp_path / "default.pt", use_levels=False)
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["serve", "--port", "0"], "--port must be 1..65535"),
+    (["serve", "--workers", "0"], "--workers must be >= 1"),
+    (["serve", "--deadline", "-1"], "--deadline must be > 0"),
+    (["serve", "--max-inflight", "-3"], "--max-inflight must be >= 0"),
+])
+def test_serve_cli_bad_flags(argv, msg, capsys):
+    from bgrl.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bgrl: error: ") and msg in err

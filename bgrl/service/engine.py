@@ -266,16 +266,25 @@ def verify_model(path: Path, manifest: Path | None = None) -> str:
 
     Raises RuntimeError when the file differs from the manifest (a corrupt or swapped model).
     """
-    path = Path(path)
+    digest, _listed = _verify(Path(path), manifest)
+    return digest
+
+
+def _verify(path: Path, manifest: Path | None = None) -> tuple[str, bool]:
+    """(sha256, whether the manifest lists the file); RuntimeError on a mismatch."""
     digest = _sha256(path)
     manifest = manifest or path.with_name("manifest.json")
     if manifest.is_file():
-        data = json.loads(manifest.read_text(encoding="utf-8"))
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise RuntimeError(f"{manifest} is not valid JSON ({exc}): cannot verify the models") from None
         for entry in data.values() if isinstance(data, dict) else []:
             if isinstance(entry, dict) and Path(str(entry.get("file", ""))).name == path.name and "sha256" in entry:
                 if entry["sha256"] != digest:
                     raise RuntimeError(f"model {path} has sha256 {digest}, but {manifest.name} says {entry['sha256']}: refusing to serve it")
-    return digest
+                return digest, True
+    return digest, False
 
 
 class Engine:
@@ -333,11 +342,12 @@ class Engine:
         # Warm up once so the first request does not pay for lazy initialisation.
         self.hint(Position.from_id(START_POSITION_ID), (3, 1), LEVEL_NAMES[0])
 
-    @staticmethod
-    def _load_network(path: Path):
+    def _load_network(self, path: Path):
         if not path.is_file():
             raise RuntimeError(f"model file not found: {path}")
-        digest = verify_model(path)
+        digest, listed = _verify(path)
+        if not listed:
+            self.warnings.append(f"model {path.name} is not listed in manifest.json: its sha256 {digest} could not be verified")
         from ..checkpoint import load_network
         from ..evaluator import NetEvaluator
 
