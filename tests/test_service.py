@@ -475,3 +475,14 @@ def test_serve_cli_bad_flags(argv, msg, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("bgrl: error: ") and msg in err
+
+
+def test_service_package_is_built():
+    import tomllib
+
+    cfg = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert "bgrl.service" in cfg["tool"]["setuptools"]["packages"]
+    extras = cfg["project"]["optional-dependencies"]
+    assert any(r.startswith("fastapi") for r in extras["serve"]) and any(r.startswith("uvicorn") for r in extras["serve"])
+    # CI installs the test extra: it must bring the serve dependencies and httpx (TestClient)
+    assert {"fastapi", "uvicorn", "httpx"} <= {r.split(">")[0].split("=")[0].split("<")[0] for r in extras["test"]}
