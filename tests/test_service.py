@@ -315,6 +315,21 @@ def test_xgid_without_reader_says_so(client):
         assert r.status_code == 400 and r.json()["code"] == "xgid_unsupported"
 
 
+XGID_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"  # the start, bottom player to roll 31
+
+
+@pytest.mark.skipif(not xgid_supported(), reason="the XGID reader (bgrl/xgid.py) is not installed")
+def test_xgid_position_and_its_dice(client):
+    r = client.post("/v1/move", json={"position": {"xgid": XGID_31}, "level": "expert", "seed": 0})
+    assert r.status_code == 200, r.text
+    by_id = client.post("/v1/move", json=move_body(dice=(3, 1), level="expert", seed=0)).json()
+    assert r.json()["play"] == by_id["play"] and r.json()["position_id"] == by_id["position_id"]
+    h = client.post("/v1/hint", json={"position": {"xgid": XGID_31}, "dice": [6, 5]}).json()
+    assert h["dice"] == [6, 5] and h["position_id"] == START_POSITION_ID  # explicit dice win over the XGID's
+    bad = client.post("/v1/move", json={"position": {"xgid": "XGID=nonsense"}, "dice": [3, 1]})
+    assert bad.status_code == 400 and bad.json()["code"] == "bad_xgid"
+
+
 def test_not_found_and_method_are_json(client):
     r = client.get("/v2/nothing")
     assert r.status_code == 404 and r.json()["code"] == "not_found"

@@ -116,6 +116,16 @@ def test_errors(engine, line, reply):
     assert alive and len(out) == 1 and out[0].startswith(reply), out
 
 
+def test_position_xgid(engine):
+    from bgrl.service.engine import xgid_supported
+
+    out, _ = run_session(["position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "go"], engine)
+    if xgid_supported():
+        assert out[-1] == "bestmove 8/5 6/5"  # the XGID's own dice (31)
+    else:
+        assert out == ["error unsupported position xgid", "error bad_state missing position"]
+
+
 def test_missing_dice_is_bad_state(engine):
     out, _ = run_session(["newgame", f"position gnubgid {START_POSITION_ID}", "go"], engine)
     assert out == ["error bad_state missing dice"]
