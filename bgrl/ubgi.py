@@ -268,7 +268,7 @@ def main_loop(stdin, stdout, engine_factory=None) -> int:
     except ImportError:  # pragma: no cover
         pass
     session = UbgiSession(write, engine_factory)
-    for raw in stdin:
+    for raw in iter(stdin.readline, ""):  # one line at a time: a controller waits for each answer
         if not session.handle(raw.strip()):
             break
     return 0

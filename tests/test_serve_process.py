@@ -65,6 +65,9 @@ def test_real_server_answers_wildbg_opening(server):
     v = httpx.get(base + "/v1/version", timeout=10).json()
     assert v["limits"]["max_inflight"] == 2 and v["limits"]["pool_workers"] == 1
     assert httpx.get(base + "/docs", timeout=10).status_code == 200
+    # an error raised inside a worker process comes back as JSON 400
+    r = httpx.post(base + "/v1/move", json={"position": {"gnubg_id": "AAAAIAAAAAAAAA"}, "dice": [3, 1]}, timeout=30)
+    assert r.status_code == 400 and r.json()["code"] == "game_over"
 
 
 def test_real_server_sheds_load_with_503_and_stays_up(server):

@@ -159,3 +159,40 @@ def test_scripted_session_subprocess():
     assert "value engine.level beginner" in lines
     assert lines[-2:] == ["error unsupported go cube (bgrl has no cube engine)", "error bad_command unknown command bogus"]
     assert lines.count("readyok") == 1  # nothing is answered after quit
+
+
+@pytest.mark.timeout(180)
+def test_interactive_subprocess_answers_line_by_line():
+    """A controller writes one command and waits for the answer before the next (no read-ahead)."""
+    proc = subprocess.Popen([sys.executable, "-m", "bgrl.cli", "ubgi"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        def send(line):
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+
+        def read_until(prefix):
+            seen = []
+            while True:
+                ln = proc.stdout.readline()
+                assert ln, f"engine closed its output; saw {seen}"
+                seen.append(ln.rstrip("\n"))
+                if seen[-1].startswith(prefix):
+                    return seen
+
+        send("ubgi")
+        assert read_until("ubgiok")[2] == "proto 0.2"
+        send("isready")
+        assert read_until("readyok") == ["readyok"]
+        send(f"position gnubgid {START_POSITION_ID}")
+        send("dice 3 1")
+        send("go")
+        assert read_until("bestmove")[-1] == "bestmove 8/5 6/5"
+        send("get engine.level")
+        assert read_until("value") == ["value engine.level expert"]
+        send("quit")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
