@@ -95,3 +95,28 @@ def test_stopped_by_pid(server):
     assert proc.wait(timeout=20) in (0, -signal.SIGTERM)
     with pytest.raises(httpx.TransportError):
         httpx.get(base + "/v1/health", timeout=2)
+
+
+@pytest.mark.slow
+def test_dead_engine_worker_is_replaced():
+    """A worker process that dies (killed, crashed) costs a 503, then a new pool serves."""
+    import os
+
+    from fastapi.testclient import TestClient
+
+    from bgrl.service.app import Settings, create_app
+
+    body = {"position": {"gnubg_id": "4HPwATDgc/ABMA"}, "dice": [3, 1]}
+    with TestClient(create_app(settings=Settings(pool_kind="process", pool_workers=1))) as c:
+        assert c.post("/v1/move", json=body).status_code == 200
+        (pid,) = list(c.app.state.limiter.pool._processes)  # the one worker this test started
+        os.kill(pid, signal.SIGKILL)
+        codes = []
+        for _ in range(20):
+            r = c.post("/v1/move", json=body)
+            codes.append(r.status_code)
+            if r.status_code == 200:
+                break
+            assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
+            time.sleep(0.5)
+        assert codes[0] == 503 and codes[-1] == 200 and r.json()["play"] == "8/5 6/5", codes
