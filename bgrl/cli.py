@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | play | match | train | serve | ubgi``.
+"""Command-line interface: ``bgrl moves | hint | play | match | levels | train | serve | ubgi``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -99,27 +99,18 @@ def _evaluator_for(checkpoint):
 
 def cmd_hint(args) -> int:
     from .board import Position
-    from .hints import rank_plays
+    from .levels_cli import hint_agent, hint_json, hint_text
 
+    if args.top is not None and args.top < 0:
+        raise CLIError(f"--top must be >= 0 (0 = all plays), got {args.top}")
     pos = Position.from_id(args.position)
     dice = _dice_arg(args.dice)
-    evaluator, path = _evaluator_for(args.checkpoint)
-    ranked = rank_plays(pos, dice, evaluator)
+    agent, ply, label = hint_agent(args.level, args.ply, args.checkpoint)
+    ranked = agent.hint(pos, dice, ply=ply)
     if args.json:
-        print(json.dumps({"position_id": pos.position_id, "dice": list(dice), "plays": [r.as_dict() for r in ranked]}))
-        return 0
-    print(f"Position {pos.position_id}, roll {dice[0]}-{dice[1]} ({path.name}, 0-ply, cubeless equity of the side playing)")
-    if not ranked:
-        print("  no die can be played: the turn passes")
-        return 0
-    width = max(len(r.play.notation) for r in ranked)
-    print(f"  {'#':>3}  {'play':<{width}}  {'equity':>7}  {'vs best':>7}  win    wg    wbg    lg    lbg")
-    for r in ranked:
-        p = r.probabilities
-        print(
-            f"  {r.rank:3d}  {r.play.notation:<{width}}  {r.equity:+.3f}   {0.0 - r.equity_loss + 0.0:+.3f}  "
-            f"{p.win:.3f} {p.win_gammon:.3f} {p.win_backgammon:.3f} {p.lose_gammon:.3f} {p.lose_backgammon:.3f}"
-        )
+        print(json.dumps(hint_json(pos, dice, ranked, agent.level.name, ply, args.top)))
+    else:
+        print(hint_text(pos, dice, ranked, label, ply, args.top))
     return 0
 
 
@@ -208,6 +199,12 @@ def cmd_play(args) -> int:
 
     human = args.color
     computer = BLACK if human == WHITE else WHITE
+    if args.level is not None:
+        from .levels_cli import check_level
+
+        if args.opponent != "default":
+            raise CLIError("--level and --opponent exclude each other: --level LEVEL is --opponent LEVEL")
+        args.opponent = check_level(args.level)
     agent = load_agent(args.opponent)
     evaluators = [getattr(agent, "evaluator", None)]
     if args.checkpoint is not None:  # check it now, not at the first hint
@@ -318,6 +315,12 @@ def cmd_play(args) -> int:
     return 0
 
 
+def _levels(args) -> int:
+    from .levels_cli import cmd_levels
+
+    return cmd_levels(args)
+
+
 # ----------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bgrl", description="Backgammon RL engine: legal plays, hints, games, matches, training.")
@@ -330,28 +333,36 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_moves)
 
-    h = sub.add_parser("hint", help="rank all legal plays by equity")
+    h = sub.add_parser("hint", help="rank all legal plays by equity (a level's n-ply search)")
     h.add_argument("position", help="gnubg Position ID")
     h.add_argument("dice", nargs="+", help="the roll: 53, 5-3 or 5 3")
-    h.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped checkpoints/default.pt)")
+    h.add_argument("--level", default=None, help="rank with this level's noise-free search (default expert; see bgrl levels)")
+    h.add_argument("--ply", type=int, default=None, help="search depth 0..3 in gnubg's convention (default: the level's)")
+    h.add_argument("--top", type=int, default=None, metavar="N", help="show the N best plays (default and 0: all)")
+    h.add_argument("--checkpoint", metavar="PATH", help="network checkpoint replacing the level's network")
     h.add_argument("--json", action="store_true")
     h.set_defaults(func=cmd_hint)
 
     pl = sub.add_parser("play", help="play a game against the computer in the terminal")
     pl.add_argument("--color", "--colour", choices=["white", "black"], default="white", help="your colour (White moves first)")
-    pl.add_argument("--opponent", default="default", help="random, pubeval, default or a checkpoint path")
+    pl.add_argument("--opponent", default="default", help="random, pubeval, default, a level name or a checkpoint path")
+    pl.add_argument("--level", default=None, help="play against this level (see bgrl levels); same as --opponent LEVEL")
     pl.add_argument("--seed", type=int, default=None, help="seed of the dice")
     pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the higher moves first with both")
     pl.add_argument("--checkpoint", metavar="PATH", help="network for hints and draw offers when the opponent has none (default: shipped)")
     pl.set_defaults(func=cmd_play)
 
     ma = sub.add_parser("match", help="play N money games between two agents (paired dice)")
-    ma.add_argument("a", help="random, pubeval, default or a checkpoint path")
-    ma.add_argument("b", help="random, pubeval, default or a checkpoint path")
+    ma.add_argument("a", help="random, pubeval, default, a level name (bgrl levels) or a checkpoint path")
+    ma.add_argument("b", help="random, pubeval, default, a level name (bgrl levels) or a checkpoint path")
     ma.add_argument("--games", type=int, default=1000)
     ma.add_argument("--seed", type=int, default=0)
     ma.add_argument("--json", action="store_true")
     ma.set_defaults(func=cmd_match)
+
+    lv = sub.add_parser("levels", help="the named levels: definition and measured strength")
+    lv.add_argument("--json", action="store_true")
+    lv.set_defaults(func=_levels)
 
     from .training.loop import TrainConfig
 

@@ -87,10 +87,10 @@ _F1 = (MoveFilter(8, 0.16),)
 LEVELS: dict[str, Level] = {
     lv.name: lv
     for lv in (
-        Level("beginner", "early", 0, (), 0.060, "a network after 2,000 self-play games, 0-ply, with gnubg's beginner noise"),
-        Level("casual", "default", 0, (), 0.080, "the shipped network, 0-ply, with large equity noise"),
-        Level("intermediate", "default", 0, (), 0.040, "the shipped network, 0-ply, with gnubg's intermediate noise"),
-        Level("advanced", "default", 0, (), 0.0, "the shipped network, 0-ply, no noise"),
+        Level("beginner", "early", 0, (), 0.0, "a network after 3,000 self-play games (consistent strategic weakness), 0-ply"),
+        Level("casual", "default", 0, (), 0.060, "the shipped network, 0-ply, with gnubg's beginner noise"),
+        Level("intermediate", "default", 0, (), 0.030, "the shipped network, 0-ply, with equity noise"),
+        Level("advanced", "default", 0, (), 0.0, "the shipped network, 0-ply"),
         Level("expert", "default", 1, _F1, 0.0, "the shipped network, 1-ply, gnubg's 0-ply filter"),
         Level("world-class", "default", 2, GNUBG_FILTERS, 0.0, "the shipped network, 2-ply, gnubg's normal filters"),
     )
@@ -199,10 +199,10 @@ def _evaluator(network: str):
         ev = _EVAL_CACHE.get(network)
         if ev is None:
             from .checkpoint import load_network
-            from .evaluator import NetEvaluator
+            from .fasteval import best_evaluator
 
             net, meta = load_network(shipped_checkpoint(network))
-            ev = (NetEvaluator(net, meta["encoder"]), meta)
+            ev = (best_evaluator(net, meta["encoder"]), meta)
             _EVAL_CACHE[network] = ev
         return ev
 

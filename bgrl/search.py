@@ -52,6 +52,9 @@ __all__ = [
 ]
 
 MAX_PLY = 3
+#: After-states searched per generate/evaluator call at 1-ply and deeper (each expands to
+#: about 21 x 20 replies, ~0.3 MB apiece); larger batches are cut into chunks of this size.
+CHUNK = 256
 
 
 def _rolls():
@@ -132,13 +135,16 @@ def after_state_probs(evaluator, after_states: np.ndarray, ply: int) -> np.ndarr
     -------
     float64 (M, 5): outcome probabilities of the side that played (gnubg's order).
 
-    Each depth costs one generate call and one evaluator call for the whole batch.
+    Each depth costs one generate call and one evaluator call for the whole batch (for up
+    to :data:`CHUNK` after-states; larger batches go through in chunks of that size).
     """
     if not 0 <= int(ply) <= MAX_PLY:
         raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
     a = np.ascontiguousarray(after_states, dtype=np.int8)
     if ply == 0 or a.shape[0] == 0:
         return np.asarray(evaluator(a), dtype=np.float64).reshape(a.shape[0], 5)
+    if a.shape[0] > CHUNK:  # bound the memory of one step (matches search thousands of games)
+        return np.concatenate([after_state_probs(evaluator, a[i : i + CHUNK], ply) for i in range(0, a.shape[0], CHUNK)])
     res = game_results(a)
     live = res == 0
     out = np.zeros((a.shape[0], 5))

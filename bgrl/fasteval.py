@@ -1,0 +1,99 @@
+"""A faster network evaluator for search: the first layer as a table lookup (torch).
+
+The ``td198``/``td198r`` inputs of a point depend only on the signed checker count on it,
+and the first layer is linear, so its output is a sum, over the 24 points, of one row of a
+precomputed table (point, count -> 80 hidden pre-activations) plus a few dense features
+(bars, borne-off, race flag and pip counts). :class:`FastNetEvaluator` computes exactly
+:class:`bgrl.evaluator.NetEvaluator`'s probabilities (up to float32 rounding, tested) with
+one ``embedding_bag`` instead of building the (N, 202) input matrix; in a 2-ply search that
+is most of the time. The tables are a snapshot of the network's weights when the
+evaluator is built: build a new one after training changes them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .encoding import num_features
+from .evaluator import NetEvaluator
+from .model import TDNet
+
+__all__ = ["FastNetEvaluator", "supports", "best_evaluator"]
+
+_UNITS = np.zeros((16, 4), dtype=np.float64)
+for _n in range(16):
+    _UNITS[_n] = [_n >= 1, _n >= 2, _n >= 3, max(_n - 3, 0) / 2.0]
+
+
+class FastNetEvaluator(NetEvaluator):
+    """:class:`NetEvaluator` with a table-lookup first layer (same protocol and results).
+
+    Parameters
+    ----------
+    net : TDNet whose first layer takes ``encoder``'s inputs (one hidden layer, sigmoid)
+    encoder : ``"td198"`` or ``"td198r"``
+
+    Read-only after construction: safe to call from several threads.
+    """
+
+    def __init__(self, net: TDNet, encoder: str):
+        super().__init__(net, encoder)
+        if not supports(net, encoder):
+            raise ValueError(f"FastNetEvaluator supports td198/td198r networks, got encoder {encoder!r} with {net.n_inputs} inputs")
+        with torch.no_grad():
+            w1 = net.fc1.weight.detach().double().numpy()  # (H, F)
+            b1 = net.fc1.bias.detach().double().numpy()
+        hidden = w1.shape[0]
+        # columns: hidden pre-activations, then mover pips, opponent pips, mover and
+        # opponent checkers on points 1..24, and bit masks of the points each side holds
+        # (sums of distinct powers of two below 2**24: exact in float32)
+        table = np.zeros((24, 31, hidden + 6))
+        for i in range(1, 25):  # board index i = mover's point i = opponent's point 25 - i
+            m = w1[:, 4 * (i - 1) : 4 * i]
+            o = w1[:, 98 + 4 * (24 - i) : 98 + 4 * (25 - i)]
+            for v in range(1, 16):
+                table[i - 1, 15 + v, :hidden] = m @ _UNITS[v]
+                table[i - 1, 15 - v, :hidden] = o @ _UNITS[v]
+                table[i - 1, 15 + v, hidden:] = [v * i, 0, v, 0, 2.0 ** (i - 1), 0]
+                table[i - 1, 15 - v, hidden:] = [0, v * (25 - i), 0, v, 0, 2.0 ** (i - 1)]
+        self._hidden = hidden
+        cols = [96, 97, 194, 195] + ([198, 199, 200, 201] if encoder == "td198r" else [])
+        self._table = torch.from_numpy(table.reshape(24 * 31, hidden + 6).astype(np.float32))
+        self._dense = torch.from_numpy(w1[:, cols].T.astype(np.float32).copy())  # (D, H)
+        self._bias = torch.from_numpy((b1 + w1[:, 196]).astype(np.float32))  # turn unit 196 = 1
+        self._point_base = torch.arange(24, dtype=torch.int64) * 31 + 15
+        self._race = encoder == "td198r"
+
+    def position_probs(self, boards: np.ndarray) -> np.ndarray:
+        """Probabilities (N, 5) of the side on roll for positions int8 (N, 26) (not over)."""
+        b = np.ascontiguousarray(boards, dtype=np.int8)
+        with torch.inference_mode():
+            bt = torch.from_numpy(b)
+            out = torch.nn.functional.embedding_bag(bt[:, 1:25].long() + self._point_base, self._table, mode="sum")
+            hd = self._hidden
+            bar_m = bt[:, 25].float()
+            bar_o = -bt[:, 0].float()
+            feats = [bar_m / 2.0, (15 - out[:, hd + 2] - bar_m) / 15.0, bar_o / 2.0, (15 - out[:, hd + 3] - bar_o) / 15.0]
+            if self._race:
+                pm = out[:, hd] + 25 * bar_m
+                po = out[:, hd + 1] + 25 * bar_o
+                mask_m = out[:, hd + 4].int()
+                mask_o = out[:, hd + 5].int()
+                # race: no bar checkers and every mover checker below the opponent's lowest point
+                race = (bar_m == 0) & (bar_o == 0) & ((mask_o == 0) | (mask_m < (mask_o & -mask_o)))
+                feats += [race.float(), pm / 167.0, po / 167.0, (po - pm) / 50.0]
+            dense = torch.stack(feats, 1)
+            h = torch.sigmoid(out[:, :hd] + dense @ self._dense + self._bias)
+            return torch.sigmoid(self.net.fc2(h)).numpy().astype(np.float64)
+
+
+def supports(net, encoder: str) -> bool:
+    """Whether :class:`FastNetEvaluator` can stand in for ``NetEvaluator(net, encoder)``:
+    a :class:`TDNet` exactly (one sigmoid hidden layer) on td198/td198r inputs."""
+    return type(net) is TDNet and encoder in ("td198", "td198r") and getattr(net, "n_inputs", None) == num_features(encoder)
+
+
+def best_evaluator(net, encoder: str) -> NetEvaluator:
+    """A :class:`FastNetEvaluator` where :func:`supports` says so, else a NetEvaluator."""
+    return FastNetEvaluator(net, encoder) if supports(net, encoder) else NetEvaluator(net, encoder)
