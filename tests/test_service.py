@@ -510,3 +510,11 @@ def test_service_package_is_built():
     assert any(r.startswith("fastapi") for r in extras["serve"]) and any(r.startswith("uvicorn") for r in extras["serve"])
     # CI installs the test extra: it must bring the serve dependencies and httpx (TestClient)
     assert {"fastapi", "uvicorn", "httpx"} <= {r.split(">")[0].split("=")[0].split("<")[0] for r in extras["test"]}
+
+
+def test_version_lists_every_network_verified(real):
+    v = real.get("/v1/version").json()
+    manifest = json.loads((Path(__file__).parents[1] / "checkpoints" / "manifest.json").read_text())
+    by_file = {Path(e["file"]).stem: e["sha256"] for e in manifest.values() if isinstance(e, dict) and "sha256" in e}
+    nets = v["model"]["networks"]
+    assert nets and all(by_file[name] == sha for name, sha in nets.items())

@@ -320,6 +320,7 @@ class Engine:
             self.evaluator, self.model_sha256, meta = self._load_network(self.model_path)
             self.model_meta = {k: meta.get(k) for k in ("encoder", "games_trained") if k in meta}
         self._nets["default"] = self.evaluator
+        self.network_sha256: dict[str, str] = {"default": self.model_sha256}
         self.levels: dict[str, LevelInfo] = {}
         for name in LEVEL_NAMES:
             if self._levels_mod is not None:
@@ -330,7 +331,7 @@ class Engine:
                     if evaluator is not None:
                         self._nets[lv.network] = evaluator
                     elif path.is_file():
-                        self._nets[lv.network] = self._load_network(path)[0]
+                        self._nets[lv.network], self.network_sha256[lv.network], _ = self._load_network(path)
                     else:
                         self.warnings.append(f"level {name}: network {lv.network!r} is not shipped ({path.name} missing); using the default network")
                         note = f" [network {lv.network!r} not shipped: default network used]"
@@ -376,7 +377,7 @@ class Engine:
         return {
             "engine": ENGINE_NAME,
             "version": __version__,
-            "model": {"file": self.model_path.name, "sha256": self.model_sha256, **self.model_meta},
+            "model": {"file": self.model_path.name, "sha256": self.model_sha256, **self.model_meta, "networks": dict(self.network_sha256)},
             "levels": [lv.as_dict() for lv in self.levels.values()],
         }
 
