@@ -426,8 +426,10 @@ def _fuzz(client, n: int, seed: int = 0) -> dict:
     for k in range(n):
         board = _random_board(rng)
         dice = rng.integers(0, 8, size=2).tolist()
-        if k % 3 == 0:
+        if k % 6 == 0:
             r = client.post("/v1/move", json={"position": {"board": board}, "dice": dice, "level": LEVEL_NAMES[k % 4], "seed": k})
+        elif k % 6 == 3:
+            r = client.post("/v1/hint", json={"position": {"board": board}, "dice": dice, "level": LEVEL_NAMES[k % 4], "top": 3})
         elif k % 3 == 1:
             q = "&".join(f"p{i}={v}" for i, v in enumerate(board) if v)
             r = client.get(f"/move?die1={dice[0]}&die2={dice[1]}&level=beginner&{q}")

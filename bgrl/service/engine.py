@@ -322,10 +322,10 @@ class Engine:
         self._nets["default"] = self.evaluator
         self.network_sha256: dict[str, str] = {"default": self.model_sha256}
         self.levels: dict[str, LevelInfo] = {}
+        missing: set[str] = set()
         for name in LEVEL_NAMES:
-            if self._levels_mod is not None:
-                lv = self._levels_mod.LEVELS[name]
-                note = ""
+            lv = self._levels_mod.LEVELS.get(name) if self._levels_mod is not None else None
+            if lv is not None:
                 if lv.network not in self._nets:
                     path = shipped_checkpoint(lv.network)
                     if evaluator is not None:
@@ -333,9 +333,10 @@ class Engine:
                     elif path.is_file():
                         self._nets[lv.network], self.network_sha256[lv.network], _ = self._load_network(path)
                     else:
-                        self.warnings.append(f"level {name}: network {lv.network!r} is not shipped ({path.name} missing); using the default network")
-                        note = f" [network {lv.network!r} not shipped: default network used]"
+                        self.warnings.append(f"network {lv.network!r} is not shipped ({path.name} missing); its levels use the default network")
+                        missing.add(lv.network)
                         self._nets[lv.network] = self.evaluator
+                note = f" [network {lv.network!r} not shipped: default network used]" if lv.network in missing else ""
                 self._level_defs[name] = lv
                 self.levels[name] = LevelInfo(name, int(lv.ply), float(lv.noise), lv.definition() + note)
             else:
@@ -410,7 +411,7 @@ class Engine:
         d = parse_dice_value(dice)
         _check_not_over(pos)
         self._check_ply(ply)
-        if self._levels_mod is not None:
+        if lv.name in self._level_defs:
             ranked = self._agent(lv.name, ply=ply).hint(pos, d)
             if not ranked:
                 return []
@@ -463,7 +464,7 @@ class Engine:
             seed = secrets.randbits(63)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
             raise ServiceError("bad_seed", f"seed must be an int in 0..2**63-1, got {_clip(seed)}")
-        if self._levels_mod is not None:
+        if lv.name in self._level_defs:
             play = self._agent(lv.name, seed=int(seed), ply=ply).choose_play(pos, d)
         else:
             play = self._fallback_choice(pos, d, lv, rng_for(int(seed), pos, d, lv.name))
@@ -492,7 +493,7 @@ class Engine:
 
         # The opponent "has just played" into this position: its probabilities, flipped.
         after = flip(pos.board)[None]
-        if self._levels_mod is not None:
+        if lv.name in self._level_defs:
             from ..search import after_state_probs
 
             lvd = self._level_defs[lv.name]
