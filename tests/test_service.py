@@ -520,3 +520,13 @@ def test_version_lists_every_network_verified(real):
     by_file = {Path(e["file"]).stem: e["sha256"] for e in manifest.values() if isinstance(e, dict) and "sha256" in e}
     nets = v["model"]["networks"]
     assert nets and all(by_file[name] == sha for name, sha in nets.items())
+
+
+def test_serve_without_the_extra_says_how_to_install(monkeypatch, capsys):
+    import sys
+
+    from bgrl.cli import main
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn -> ImportError
+    assert main(["serve"]) == 2
+    assert "pip install 'bgrl[serve]'" in capsys.readouterr().err
