@@ -31,7 +31,7 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s, loopback only)")
     s.add_argument("--port", type=int, default=8080, help="TCP port (default: %(default)s)")
     s.add_argument("--workers", type=int, default=1, help="server processes, each loading every level (default: %(default)s)")
-    s.add_argument("--pool-workers", type=int, default=0, help="engine threads per process (default: cores / processes)")
+    s.add_argument("--pool-workers", type=int, default=0, help="engine workers (processes or threads, see --pool) per server process (default: cores / server processes)")
     s.add_argument("--pool", choices=["process", "thread"], default="process",
                    help="engine workers: processes (each loads every level; true parallelism) or threads (default: %(default)s)")
     s.add_argument("--max-inflight", type=int, default=0, help="requests admitted at once per process before 503 (default: 8 x pool workers)")
