@@ -8,19 +8,6 @@ import sys
 __all__ = ["add_serve_parser", "add_ubgi_parser", "cmd_serve", "cmd_ubgi"]
 
 
-def _positive(kind, what):
-    def conv(text):
-        try:
-            v = kind(text)
-        except ValueError:
-            raise ValueError(f"{what} must be a number, got {text[:40]!r}") from None
-        if v <= 0:
-            raise ValueError(f"{what} must be > 0, got {text[:40]!r}")
-        return v
-
-    return conv
-
-
 def add_serve_parser(sub) -> None:
     s = sub.add_parser(
         "serve",
