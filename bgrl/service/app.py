@@ -106,9 +106,12 @@ def _worker_call(method: str, *args):
     return getattr(_WORKER_ENGINE, method)(*args)
 
 
-def _worker_ready() -> bool:
-    time.sleep(0.2)  # hold this worker so the next ping reaches (and starts) another
-    return _WORKER_ENGINE is not None
+def _worker_ready() -> int:
+    """The worker's pid once its engine is loaded (held briefly so pings spread out)."""
+    time.sleep(0.05)
+    if _WORKER_ENGINE is None:  # pragma: no cover - the initializer failed
+        raise RuntimeError("engine worker has no engine")
+    return os.getpid()
 
 
 class Limiter:
@@ -138,10 +141,14 @@ class Limiter:
 
     async def start(self) -> None:
         """Start every worker process and wait until each has loaded the levels."""
-        if self.settings.pool_kind == "process":
-            pings = [asyncio.wrap_future(self.pool.submit(_worker_ready)) for _ in range(self.settings.pool_workers)]
-            if not all(await asyncio.gather(*pings)):  # pragma: no cover
-                raise RuntimeError("an engine worker failed to start")
+        if self.settings.pool_kind != "process":
+            return
+        n, seen = self.settings.pool_workers, set()
+        t_end = time.monotonic() + 300
+        while len(seen) < n:  # ping until every worker has answered (each answers once loaded)
+            if time.monotonic() > t_end:  # pragma: no cover
+                raise RuntimeError(f"only {len(seen)} of {n} engine workers started within 300 s")
+            seen.update(await asyncio.gather(*(asyncio.wrap_future(self.pool.submit(_worker_ready)) for _ in range(n))))
 
     def _done(self, _fut) -> None:
         with self._lock:
