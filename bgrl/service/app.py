@@ -148,7 +148,10 @@ class Limiter:
         while len(seen) < n:  # ping until every worker has answered (each answers once loaded)
             if time.monotonic() > t_end:  # pragma: no cover
                 raise RuntimeError(f"only {len(seen)} of {n} engine workers started within 300 s")
-            seen.update(await asyncio.gather(*(asyncio.wrap_future(self.pool.submit(_worker_ready)) for _ in range(n))))
+            try:
+                seen.update(await asyncio.gather(*(asyncio.wrap_future(self.pool.submit(_worker_ready)) for _ in range(n))))
+            except concurrent.futures.BrokenExecutor:
+                raise RuntimeError("the engine worker processes failed to start (their error is printed above)") from None
 
     def _done(self, _fut) -> None:
         with self._lock:
