@@ -21,6 +21,9 @@ from .model import TDNet
 
 __all__ = ["FastNetEvaluator", "supports", "best_evaluator"]
 
+#: Batches up to this many positions are computed in numpy (lower fixed cost), larger ones in torch.
+SMALL_BATCH = 64
+
 _UNITS = np.zeros((16, 4), dtype=np.float64)
 for _n in range(16):
     _UNITS[_n] = [_n >= 1, _n >= 2, _n >= 3, max(_n - 3, 0) / 2.0]
@@ -64,10 +67,37 @@ class FastNetEvaluator(NetEvaluator):
         self._bias = torch.from_numpy((b1 + w1[:, 196]).astype(np.float32))  # turn unit 196 = 1
         self._point_base = torch.arange(24, dtype=torch.int64) * 31 + 15
         self._race = encoder == "td198r"
+        # numpy copies for small batches (torch's per-call overhead dominates below ~100 rows)
+        self._np_table = self._table.numpy()
+        self._np_dense = self._dense.numpy()
+        self._np_bias = self._bias.numpy()
+        self._np_w2 = net.fc2.weight.detach().numpy().T.copy()
+        self._np_b2 = net.fc2.bias.detach().numpy().copy()
+        self._np_base = np.arange(24, dtype=np.intp) * 31 + 15
+
+    def _small(self, b: np.ndarray) -> np.ndarray:
+        """The same computation in numpy (float32), for small batches."""
+        out = self._np_table[b[:, 1:25].astype(np.intp) + self._np_base].sum(axis=1)
+        hd = self._hidden
+        bar_m = b[:, 25].astype(np.float32)
+        bar_o = -b[:, 0].astype(np.float32)
+        feats = [bar_m / 2.0, (15 - out[:, hd + 2] - bar_m) / 15.0, bar_o / 2.0, (15 - out[:, hd + 3] - bar_o) / 15.0]
+        if self._race:
+            pm = out[:, hd] + 25 * bar_m
+            po = out[:, hd + 1] + 25 * bar_o
+            mask_m = out[:, hd + 4].astype(np.int64)
+            mask_o = out[:, hd + 5].astype(np.int64)
+            race = (bar_m == 0) & (bar_o == 0) & ((mask_o == 0) | (mask_m < (mask_o & -mask_o)))
+            feats += [race.astype(np.float32), pm / 167.0, po / 167.0, (po - pm) / 50.0]
+        dense = np.stack(feats, 1).astype(np.float32)
+        h = 1.0 / (1.0 + np.exp(-(out[:, :hd] + dense @ self._np_dense + self._np_bias)))
+        return (1.0 / (1.0 + np.exp(-(h @ self._np_w2 + self._np_b2)))).astype(np.float64)
 
     def position_probs(self, boards: np.ndarray) -> np.ndarray:
         """Probabilities (N, 5) of the side on roll for positions int8 (N, 26) (not over)."""
         b = np.ascontiguousarray(boards, dtype=np.int8)
+        if b.shape[0] <= SMALL_BATCH:
+            return self._small(b)
         with torch.inference_mode():
             bt = torch.from_numpy(b)
             out = torch.nn.functional.embedding_bag(bt[:, 1:25].long() + self._point_base, self._table, mode="sum")

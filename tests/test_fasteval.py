@@ -26,6 +26,8 @@ def test_fast_equals_plain(encoder, n_in):
     aft = generate(np.concatenate([boards, sb]), np.concatenate([dice, sd]))
     plain, fast = NetEvaluator(net, encoder), FastNetEvaluator(net, encoder)
     np.testing.assert_allclose(fast(aft.boards), plain(aft.boards), atol=2e-5)
+    small = np.concatenate([fast(aft.boards[i : i + 50]) for i in range(0, 1000, 50)])  # the numpy path
+    np.testing.assert_allclose(small, plain(aft.boards[:1000]), atol=2e-5)
     assert fast(aft.boards[:0]).shape == (0, 5)
 
 

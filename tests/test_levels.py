@@ -1,0 +1,180 @@
+"""Named levels: table, reproducible noise, hints by ply, thread safety, CLI."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+import pytest
+
+import bgrl
+from bgrl.board import Position
+from bgrl.cli import main
+from bgrl.levels import LEVEL_NAMES, LEVELS, LevelAgent, load_level, measured_levels, play_noise
+from bgrl.movegen import generate
+from positions import agent_game_positions
+
+
+@pytest.fixture(scope="module")
+def decisions():
+    """(Position, dice) pairs with at least two legal plays, from pubeval self-play."""
+    boards, dice = agent_game_positions(bgrl.load_agent("pubeval"), np.random.default_rng(11), 60, parallel=6)
+    aft = generate(boards, dice)
+    keep = np.flatnonzero(aft.counts > 1)[:16]
+    return [(Position.from_board(boards[i]), tuple(int(x) for x in dice[i])) for i in keep]
+
+
+def test_table_names_and_order():
+    assert LEVEL_NAMES == ("beginner", "casual", "intermediate", "advanced", "expert", "world-class")
+    assert LEVELS["world-class"].ply == 2 and LEVELS["expert"].ply >= 1
+    for name in LEVEL_NAMES:
+        agent = bgrl.load_agent(name)
+        assert isinstance(agent, LevelAgent) and agent.name == name
+        assert callable(agent.hint) and callable(agent.choose_play)
+
+
+def test_unknown_level_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown level 'grandmaster'"):
+        load_level("grandmaster")
+    with pytest.raises(ValueError, match="world-class"):
+        bgrl.load_agent("grandmaster")
+
+
+def test_noise_is_reproducible_and_seeded(decisions):
+    casual = bgrl.load_agent("casual")
+    other = bgrl.load_agent("casual", seed=1)
+    first = [casual.choose_play(p, d).notation for p, d in decisions]
+    again = [bgrl.load_agent("casual").choose_play(p, d, rng=np.random.default_rng(99)).notation for p, d in decisions]
+    assert first == again
+    # the noise of a seed is a different draw: over many plays it must differ somewhere
+    aft = generate(np.stack([p.board for p, _ in decisions]), np.array([d for _, d in decisions], dtype=np.int8))
+    z0, z1 = play_noise(aft, "casual", 0), play_noise(aft, "casual", 1)
+    assert not np.allclose(z0, z1)
+    assert abs(z0.mean()) < 0.5 and 0.6 < z0.std() < 1.4  # roughly standard normal
+    # and it does not depend on what else is in the batch
+    one = np.concatenate([play_noise(generate(p.board[None], np.array([d], dtype=np.int8)), "casual", 0) for p, d in decisions])
+    np.testing.assert_array_equal(one, z0)
+    assert [other.choose_play(p, d).notation for p, d in decisions]  # runs
+
+
+def test_batched_select_equals_one_by_one(decisions):
+    for name in ("intermediate", "expert"):
+        agent = bgrl.load_agent(name)
+        boards = np.stack([p.board for p, _ in decisions])
+        aft = generate(boards, np.array([d for _, d in decisions], dtype=np.int8))
+        batch = agent.select(aft, None) - aft.offsets[:-1]
+        for i, (p, d) in enumerate(decisions):
+            single = generate(p.board[None], np.array([d], dtype=np.int8))
+            assert int(agent.select(single, None)[0]) == int(batch[i])
+
+
+def test_hint_orders_by_ply_then_equity_and_agrees_with_choice(decisions):
+    agent = bgrl.load_agent("world-class")
+    for p, d in decisions[:4]:
+        ranked = agent.hint(p, d)
+        plies = [r.ply for r in ranked]
+        assert plies == sorted(plies, reverse=True) and plies[0] == 2
+        for a, b in zip(ranked, ranked[1:]):
+            if a.ply == b.ply:
+                assert a.equity >= b.equity
+        assert ranked[0].play.notation == agent.choose_play(p, d).notation
+        assert ranked[0].equity_loss == 0.0
+        assert {r.play.notation for r in ranked} == {pl.notation for pl in bgrl.legal_plays(p, d)}
+    zero = agent.hint(decisions[0][0], decisions[0][1], ply=0)
+    assert all(r.ply == 0 for r in zero) and all(r.equity_loss >= 0 for r in zero)
+
+
+def test_thread_safety_eight_threads(decisions):
+    agent = bgrl.load_agent("expert")
+    work = decisions[:8]
+
+    def answer(p, d):
+        return agent.choose_play(p, d).notation, [(r.play.notation, r.ply, round(r.equity, 9)) for r in agent.hint(p, d)]
+
+    sequential = [answer(p, d) for p, d in work]
+    results: list = [None] * 8
+    errors: list = []
+    barrier = threading.Barrier(8)
+
+    def run(t):
+        try:
+            barrier.wait()
+            results[t] = [answer(*work[(t + k) % len(work)]) for k in range(len(work))]
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    for t in range(8):
+        for k in range(len(work)):
+            assert results[t][k] == sequential[(t + k) % len(work)]
+
+
+def test_measured_file_names_known_levels():
+    m = measured_levels()
+    for name in m.get("levels", {}):
+        assert name in LEVELS
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_hint_level_and_ply(capsys):
+    code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["level"] == "expert" and obj["ply"] == 1
+    assert obj["plays"][0]["ply"] == 1 and {p["ply"] for p in obj["plays"]} <= {0, 1}
+    code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--ply", "0", "--json", "--top", "3")
+    obj = json.loads(out)
+    assert len(obj["plays"]) == 3 and all(p["ply"] == 0 for p in obj["plays"])
+    code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--level", "beginner")
+    assert code == 0 and "level beginner, 0-ply" in out and "0-ply" in out.splitlines()[2]
+
+
+@pytest.mark.parametrize("argv", [
+    ["hint", "4HPwATDgc/ABMA", "53", "--level", "pro"],
+    ["hint", "4HPwATDgc/ABMA", "53", "--ply", "7"],
+    ["hint", "4HPwATDgc/ABMA", "53", "--top", "-1"],
+    ["match", "expert", "grandmaster", "--games", "2"],
+])
+def test_cli_bad_level_input(capsys, argv):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and err.startswith("bgrl: error:") and len(err.strip().splitlines()) == 1 and out == ""
+
+
+def test_cli_levels_and_match(capsys):
+    code, out, _ = run_cli(capsys, "levels")
+    assert code == 0 and all(name in out for name in LEVEL_NAMES)
+    code, out, _ = run_cli(capsys, "levels", "--json")
+    assert [r["name"] for r in json.loads(out)["levels"]] == list(LEVEL_NAMES)
+    code, out, _ = run_cli(capsys, "match", "expert", "beginner", "--games", "2", "--json")
+    assert code == 0 and json.loads(out)["games"] == 2
+
+
+def test_env_opponent_accepts_level_names():
+    import gymnasium as gym
+
+    import bgrl.env  # noqa: F401
+
+    env = gym.make("bgrl/Backgammon-v0", opponent="intermediate")
+    obs, info = env.reset(seed=0)
+    obs, *_ = env.step(0)
+    assert env.unwrapped.opponent.name == "intermediate"
+
+
+def test_cli_play_level(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    code, out, _ = run_cli(capsys, "play", "--level", "advanced", "--seed", "1")
+    assert code == 0 and "advanced" in out
+    code, out, err = run_cli(capsys, "play", "--level", "pro")
+    assert code == 2 and "unknown level 'pro'" in err
