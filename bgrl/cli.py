@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | play | match | review | levels | benchmark | train``.
+"""Command-line interface: ``bgrl moves | hint | play | match | review | levels | benchmark | train | serve | ubgi``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -334,6 +334,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .training.cli import add_train_parser
 
     add_train_parser(sub)
+
+    from .service.cli import add_serve_parser, add_ubgi_parser
+
+    add_serve_parser(sub)
+    add_ubgi_parser(sub)
     return p
 
 

@@ -1,0 +1,453 @@
+"""The HTTP bot service: FastAPI app factory (needs the ``serve`` extra).
+
+Endpoints (README, "HTTP bot service"): ``POST /v1/move``, ``/v1/hint``, ``/v1/eval``,
+``GET /v1/health``, ``/v1/version``, and wildbg-compatible ``GET /move`` and ``GET /eval``
+(query parameters and JSON shapes of wildbg's web API,
+https://github.com/carsten-wenderdel/wildbg, crates/web). OpenAPI at ``/docs``.
+
+Errors are always JSON ``{"code", "message"}``: 422 for a request that does not match the
+schema (``code = "invalid_request"``, plus ``detail``), 400 for a bad position, Position ID,
+XGID, dice or level, 413 for a body over the size limit, 503 with ``Retry-After`` when more
+than ``max_inflight`` requests are outstanding, 504 when a request passes its deadline.
+
+CPU work runs in a bounded thread pool (``pool_workers`` threads, one torch thread each);
+all levels are loaded once, in the lifespan, before the server accepts a connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import sys
+import threading
+import time
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Annotated
+
+import numpy as np
+from fastapi import FastAPI, Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .. import __version__
+from ..board import NUM_CHECKERS, Position
+from . import schemas as S
+from .engine import ENGINE_NAME, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
+
+__all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
+
+UBGI_VERSION = "0.2"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Service limits.
+
+    max_body_bytes : largest request body accepted (413 above).
+    max_inflight : requests admitted at once per server process (queued + running); one
+        more gets 503 at once.
+    pool_workers : engine workers per server process (default: the cores / processes).
+    pool_kind : ``"process"`` (worker processes, each loading every level: real parallelism,
+        and the event loop never waits for the GIL), ``"thread"``, or ``"auto"`` = process
+        for the shipped engine, thread for an injected one (tests).
+    deadline_s : seconds a request may take, queueing included (504 after).
+    retry_after_s : the ``Retry-After`` header of a 503, seconds.
+    """
+
+    max_body_bytes: int = 16_384
+    max_inflight: int = 0  # 0 = 8 x pool_workers
+    pool_workers: int = 0  # 0 = os.cpu_count()
+    pool_kind: str = "auto"
+    deadline_s: float = 10.0
+    retry_after_s: int = 1
+
+    def resolved(self, injected: bool = False) -> "Settings":
+        pool = self.pool_workers or max(1, os.cpu_count() or 1)
+        kind = self.pool_kind if self.pool_kind != "auto" else ("thread" if injected else "process")
+        if kind not in ("thread", "process"):
+            raise ValueError(f"pool_kind must be 'process', 'thread' or 'auto', got {self.pool_kind!r}")
+        return replace(self, max_inflight=self.max_inflight or 8 * pool, pool_workers=pool, pool_kind=kind)
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        """Settings from ``BGRL_SERVE_<FIELD>`` environment variables (how ``bgrl serve
+        --workers N`` hands them to uvicorn's worker processes)."""
+        kw: dict = {}
+        for f in fields(cls):
+            v = os.environ.get(f"BGRL_SERVE_{f.name.upper()}")
+            if v is not None:
+                kw[f.name] = v if f.type in ("str", str) else float(v) if f.type in ("float", float) else int(v)
+        return cls(**kw)
+
+
+class Overloaded(Exception):
+    pass
+
+
+class DeadlineExceeded(Exception):
+    pass
+
+
+_WORKER_ENGINE = None
+
+
+def _init_worker(factory) -> None:
+    """Worker process start-up: one torch thread, every level loaded once."""
+    global _WORKER_ENGINE
+    _one_torch_thread()
+    _WORKER_ENGINE = factory()
+
+
+def _worker_call(method: str, *args):
+    return getattr(_WORKER_ENGINE, method)(*args)
+
+
+def _worker_ready() -> int:
+    """The worker's pid once its engine is loaded (held briefly so pings spread out)."""
+    time.sleep(0.05)
+    if _WORKER_ENGINE is None:  # pragma: no cover - the initializer failed
+        raise RuntimeError("engine worker has no engine")
+    return os.getpid()
+
+
+class Limiter:
+    """Admission control and the bounded engine pool. A request is admitted only while
+    fewer than ``max_inflight`` engine jobs are outstanding; a job stays outstanding until
+    it really finishes (a job past its deadline still counts while it runs).
+
+    ``run(method, *args)`` calls ``engine.<method>(*args)`` in the pool: in a worker
+    process (each holding its own Engine, built by ``factory``) or a thread.
+    """
+
+    def __init__(self, settings: Settings, engine, factory=None):
+        self.settings = settings
+        self.engine = engine
+        self.factory = factory
+        self._lock = threading.Lock()
+        self.inflight = 0
+        self.pool = self._new_pool()
+
+    def _new_pool(self):
+        n = self.settings.pool_workers
+        if self.settings.pool_kind == "process":
+            import multiprocessing
+
+            return concurrent.futures.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(self.factory,))
+        return concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="bgrl-engine", initializer=_one_torch_thread)
+
+    async def start(self) -> None:
+        """Start every worker process and wait until each has loaded the levels."""
+        if self.settings.pool_kind != "process":
+            return
+        n, seen = self.settings.pool_workers, set()
+        t_end = time.monotonic() + 300
+        while len(seen) < n:  # ping until every worker has answered (each answers once loaded)
+            if time.monotonic() > t_end:  # pragma: no cover
+                raise RuntimeError(f"only {len(seen)} of {n} engine workers started within 300 s")
+            try:
+                seen.update(await asyncio.gather(*(asyncio.wrap_future(self.pool.submit(_worker_ready)) for _ in range(n))))
+            except concurrent.futures.BrokenExecutor:
+                raise RuntimeError("the engine worker processes failed to start (their error is printed above)") from None
+
+    def _done(self, _fut) -> None:
+        with self._lock:
+            self.inflight -= 1
+
+    async def run(self, method: str, *args):
+        with self._lock:
+            if self.inflight >= self.settings.max_inflight:
+                raise Overloaded()
+            self.inflight += 1
+        try:
+            if self.settings.pool_kind == "process":
+                cf = self.pool.submit(_worker_call, method, *args)
+            else:
+                cf = self.pool.submit(getattr(self.engine, method), *args)
+        except BaseException as exc:
+            self._done(None)
+            if isinstance(exc, concurrent.futures.BrokenExecutor):
+                self._restart()
+                raise Overloaded() from None
+            raise
+        cf.add_done_callback(self._done)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(cf), timeout=self.settings.deadline_s)
+        except asyncio.TimeoutError:
+            cf.cancel()  # only stops it if still queued
+            raise DeadlineExceeded() from None
+        except concurrent.futures.BrokenExecutor:  # a worker process died (e.g. killed): replace the pool
+            self._restart()
+            raise Overloaded() from None
+
+    def _restart(self) -> None:
+        with self._lock:
+            if getattr(self.pool, "_broken", False):
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = self._new_pool()
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _one_torch_thread() -> None:
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except Exception:  # pragma: no cover - torch is a core dependency
+        pass
+
+
+def _error(status: int, code: str, message: str, headers: dict | None = None, **extra) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message, **extra}, status_code=status, headers=headers)
+
+
+class BodyLimit:
+    """ASGI middleware: answer 413 (JSON) for a request body over ``max_bytes``, whether
+    the size is announced in Content-Length or only seen while reading."""
+
+    def __init__(self, app, max_bytes: int):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        for k, v in scope.get("headers", []):
+            if k == b"content-length":
+                if not v.isdigit() or int(v) > self.max_bytes:
+                    return await _error(413, "too_large", f"request body over {self.max_bytes} bytes")(scope, receive, send)
+        # Read the (small) body here, stopping at the limit, then hand it on in one piece.
+        chunks, seen, more = [], 0, True
+        while more:
+            msg = await receive()
+            if msg["type"] != "http.request":  # client went away
+                return
+            body = msg.get("body", b"")
+            seen += len(body)
+            if seen > self.max_bytes:
+                return await _error(413, "too_large", f"request body over {self.max_bytes} bytes")(scope, receive, send)
+            chunks.append(body)
+            more = msg.get("more_body", False)
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _probs(p) -> S.Probabilities:
+    p = np.asarray(p, dtype=np.float64)
+    return S.Probabilities(win=round(float(p[0]), 6), win_gammon=round(float(p[1]), 6), win_backgammon=round(float(p[2]), 6),
+                           lose_gammon=round(float(p[3]), 6), lose_backgammon=round(float(p[4]), 6))
+
+
+def _wildbg_probs(p) -> S.WildbgProbabilities:
+    q = _probs(p)
+    return S.WildbgProbabilities(win=q.win, winG=q.win_gammon, winBg=q.win_backgammon, loseG=q.lose_gammon, loseBg=q.lose_backgammon)
+
+
+def _steps(play) -> list[S.Step]:
+    return [S.Step(**{"from": a, "to": b}) for a, b in plain_steps(play)]
+
+
+def cube_decision(equity: float) -> tuple[bool, bool]:
+    """A crude money-game cube hint from cubeless equity E of the side on roll (bgrl has no
+    cube engine): double when 0.4 <= E < 1.0 (past 1.0 playing on for the gammon is worth
+    more than the opponent's pass); the opponent accepts while E <= 0.5 (the dead-cube take
+    point: after a take the taker's cubeless equity is -E per point, and a pass costs 1 of
+    the doubled 2, i.e. 0.5 per point). Returns ``(double, accept)``."""
+    return (0.4 <= equity < 1.0), (equity <= 0.5)
+
+
+def _position(p: S.PositionIn) -> tuple[Position, tuple[int, int] | None]:
+    return parse_position(p.gnubg_id, p.xgid, p.board)
+
+
+def _dice(given, from_xgid):
+    if given is not None:
+        return given
+    if from_xgid is not None:
+        return from_xgid
+    raise ServiceError("bad_dice", "dice missing: give [d1, d2] (or an XGID that carries dice)")
+
+
+# ----------------------------------------------------------------------------- the app
+def create_app(engine: Engine | None = None, settings: Settings | None = None) -> FastAPI:
+    """Build the service. ``engine``: inject one (tests); None loads every level at start-up
+    (lifespan), verifying the model's sha256."""
+    cfg = (settings or Settings()).resolved(injected=engine is not None)
+    if cfg.pool_kind == "process" and engine is not None:
+        raise ValueError("an injected engine needs pool_kind='thread' (worker processes build their own)")
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        _one_torch_thread()
+        eng = engine if engine is not None else Engine()
+        for w in getattr(eng, "warnings", []):
+            print(f"bgrl serve: warning: {w}", file=sys.stderr)
+        limiter = Limiter(cfg, eng, factory=Engine)
+        await limiter.start()
+        app.state.engine, app.state.limiter = eng, limiter
+        try:
+            yield
+        finally:
+            limiter.shutdown()
+
+    app = FastAPI(
+        title="bgrl",
+        version=__version__,
+        summary="Backgammon engine: moves, hints and evaluations at named levels; wildbg-compatible /move and /eval.",
+        lifespan=lifespan,
+        responses={400: {"model": S.ErrorResponse, "description": "bad position, Position ID, XGID, dice or level"},
+                   422: {"model": S.ErrorResponse, "description": "request does not match the schema"},
+                   503: {"model": S.ErrorResponse, "description": "overloaded; retry after Retry-After seconds"},
+                   504: {"model": S.ErrorResponse, "description": "past the deadline"}},
+    )
+    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
+    app.state.settings = cfg
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        errs = [{k: e.get(k) for k in ("loc", "msg", "type")} for e in exc.errors()]
+        first = errs[0] if errs else {"loc": (), "msg": "invalid request"}
+        where = ".".join(str(x) for x in first.get("loc") or ())
+        return _error(422, "invalid_request", f"{where}: {first.get('msg')}" if where else str(first.get("msg")), detail=jsonable_encoder(errs))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return _error(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(ServiceError)
+    async def _bad(request: Request, exc: ServiceError):
+        return _error(400, exc.code, exc.message)
+
+    @app.exception_handler(Overloaded)
+    async def _busy(request: Request, exc: Overloaded):
+        return _error(503, "overloaded", f"more than {cfg.max_inflight} requests in flight; retry later", headers={"Retry-After": str(cfg.retry_after_s)})
+
+    @app.exception_handler(DeadlineExceeded)
+    async def _late(request: Request, exc: DeadlineExceeded):
+        return _error(504, "deadline_exceeded", f"the request took longer than {cfg.deadline_s} s")
+
+    @app.exception_handler(Exception)
+    async def _internal(request: Request, exc: Exception):  # pragma: no cover - a bug; fuzz tests look for these
+        return _error(500, "internal", f"internal error ({type(exc).__name__})")
+
+    def served(eng: Engine, t0: float) -> dict:
+        return {"engine": ENGINE_NAME, "version": __version__, "model_sha256": eng.model_sha256, "elapsed_ms": round((time.perf_counter() - t0) * 1000.0, 3)}
+
+    async def run(request: Request, method: str, *args):
+        return await request.app.state.limiter.run(method, *args)
+
+    # ---- v1
+    @app.post("/v1/move", response_model=S.MoveResponse, tags=["v1"])
+    async def move(req: S.MoveRequest, request: Request):
+        """Choose the level's play. The same request with the same seed always gives the same play."""
+        t0 = time.perf_counter()
+        eng: Engine = request.app.state.engine
+
+        pos, xd = _position(req.position)
+        r = await run(request, "move", pos, parse_dice_value(_dice(req.dice, xd)), req.level, req.seed)
+        return S.MoveResponse(play=plain_notation(r.play), moves=_steps(r.play), position_id=r.result_id, level=r.level, ply=r.ply, seed=r.seed, **served(eng, t0))
+
+    @app.post("/v1/hint", response_model=S.HintResponse, tags=["v1"])
+    async def hint(req: S.HintRequest, request: Request):
+        """Legal plays ranked by the level's own noise-free evaluation, best first."""
+        t0 = time.perf_counter()
+        eng: Engine = request.app.state.engine
+
+        pos, xd = _position(req.position)
+        dd = parse_dice_value(_dice(req.dice, xd))
+        rows, n_legal = await run(request, "ranked", pos, dd, req.level, req.top)
+        out = [
+            S.HintPlay(rank=r.rank, play=plain_notation(r.play), moves=_steps(r.play), position_id=r.play.position_id, ply=r.ply,
+                       equity=round(r.equity, 6), equity_loss=round(r.equity_loss, 6), probabilities=_probs(r.probabilities))
+            for r in rows
+        ]
+        return S.HintResponse(position_id=pos.position_id, dice=[max(dd), min(dd)], level=req.level, ply=eng.level(req.level).ply,
+                              legal_plays=n_legal, plays=out, **served(eng, t0))
+
+    @app.post("/v1/eval", response_model=S.EvalResponse, tags=["v1"])
+    async def evaluate(req: S.EvalRequest, request: Request):
+        """Probabilities and cubeless equity of the side on roll, before it rolls."""
+        t0 = time.perf_counter()
+        eng: Engine = request.app.state.engine
+
+        pos, _ = _position(req.position)
+        p, ply = await run(request, "evaluate", pos, req.level)
+        from ..model import equity
+
+        return S.EvalResponse(position_id=pos.position_id, level=req.level, ply=ply, equity=round(float(equity(p)), 6), probabilities=_probs(p), **served(eng, t0))
+
+    @app.get("/v1/health", response_model=S.Health, tags=["v1"])
+    async def health(request: Request):
+        """Liveness and readiness (every level loaded)."""
+        eng = getattr(request.app.state, "engine", None)
+        if eng is None:  # pragma: no cover - the lifespan runs before any request
+            return JSONResponse({"status": "starting", "ready": False, "levels_loaded": 0}, status_code=503)
+        return S.Health(status="ok", ready=True, levels_loaded=len(eng.levels))
+
+    @app.get("/v1/version", response_model=S.VersionResponse, tags=["v1"])
+    async def version(request: Request):
+        """Engine, model, levels and limits."""
+        eng: Engine = request.app.state.engine
+        info = eng.info()
+        limits = S.Limits(max_body_bytes=cfg.max_body_bytes, max_inflight=cfg.max_inflight, pool_workers=cfg.pool_workers,
+                          deadline_s=cfg.deadline_s, max_checkers=NUM_CHECKERS, max_top=10_000)
+        return S.VersionResponse(api="v1", limits=limits, protocols={"wildbg": "GET /move, GET /eval", "ubgi": UBGI_VERSION},
+                                 xgid_supported=xgid_supported(), **info)
+
+    # ---- wildbg
+    def pips_board(q) -> list[int]:
+        return [int(getattr(q, f"p{i}") or 0) for i in range(26)]
+
+    @app.get("/move", response_model=S.WildbgMoveResponse, tags=["wildbg"])
+    async def wildbg_move(q: Annotated[S.WildbgMoveQuery, Query()], request: Request):
+        """wildbg's ``GET /move``: every legal play, best first, with the probabilities after
+        it for the side that moved. ``die1``, ``die2``, ``p0``..``p25`` (mover's view, bar = 25,
+        opponent's bar = 0, negative = opponent), optional ``x_away``/``o_away`` (money: omit or
+        0; one-point match: both 1)."""
+        xa, oa = q.x_away or 0, q.o_away or 0
+        if (xa, oa) not in ((0, 0), (1, 1)):
+            raise ServiceError("unsupported", "only money games (x_away = o_away = 0) and one-point matches (x_away = o_away = 1) are supported")
+        dmp = (xa, oa) == (1, 1)
+
+        pos, _ = parse_position(board=pips_board(q))
+        d = parse_dice_value((q.die1, q.die2))
+        items = await run(request, "move_list", pos, d, q.level, q.seed, dmp)
+        return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=_steps(p) if p else [], probabilities=_wildbg_probs(pr)) for p, pr in items])
+
+    @app.get("/eval", response_model=S.WildbgEvalResponse, tags=["wildbg"])
+    async def wildbg_eval(q: Annotated[S.WildbgEvalQuery, Query()], request: Request):
+        """wildbg's ``GET /eval``: the probabilities of the side on roll (before rolling) and a
+        crude cube hint (:func:`cube_decision`; bgrl has no cube engine)."""
+        pos, _ = parse_position(board=pips_board(q))
+        p, _ply = await run(request, "evaluate", pos, q.level)
+        from ..model import equity
+
+        dbl, acc = cube_decision(float(equity(p)))
+        return S.WildbgEvalResponse(cube=S.WildbgCube(double=dbl, accept=acc), probabilities=_wildbg_probs(p))
+
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """uvicorn factory for worker processes: ``Settings.from_env()``."""
+    return create_app(settings=Settings.from_env())
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """Environment variables that make :func:`app_from_env` rebuild ``settings``."""
+    return {f"BGRL_SERVE_{k.upper()}": str(v) for k, v in asdict(settings).items()}

@@ -1,0 +1,511 @@
+"""The one adapter between the serving front ends (HTTP, UBGI) and the engine's levels.
+
+Every front end talks to :class:`Engine`: choose a play at a level (:meth:`Engine.move`),
+rank the plays at a level (:meth:`Engine.hint`), evaluate a position (:meth:`Engine.evaluate`).
+Nothing else in :mod:`bgrl.service` or :mod:`bgrl.ubgi` knows how a level is built.
+
+Levels
+------
+The six level names are those of the levels table (``beginner`` ... ``world-class``).
+When the levels module (:mod:`bgrl.levels`) is installed, a level is whatever
+``bgrl.load_agent(name)`` returns (an agent with ``choose_play(position, dice, rng)`` and
+``hint(position, dice)``). Until then each level is the shipped network at 0-ply with
+gnubg-style equity noise: a Gaussian of standard deviation ``noise`` (points per game)
+added to every play's cubeless equity before the best is taken (sigma 0.060 / 0.050 /
+0.040 / 0.015 / 0 / 0 for beginner ... world-class, the values of GNU Backgammon's levels,
+DESIGN.md). Hints are always the level's noise-free ranking.
+
+Reproducibility: the random numbers of a decision come from a
+:class:`numpy.random.SeedSequence` of ``(seed, position, dice, level)``, so the same
+request with the same seed always gives the same play, and one game seed still gives
+independent noise at every position.
+
+Ply is counted as in gnubg (0-ply = the network on the after-states). The UBGI front end
+adds one (UBGI 1-ply = gnubg 0-ply).
+
+Input errors raise :class:`ServiceError` with a short machine-readable ``code``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..board import Position, START_POSITION_ID, borne_off, flip
+from ..movegen import validate_dice
+from ..notation import Play, legal_plays, parse_dice
+
+__all__ = [
+    "LEVEL_NAMES",
+    "FALLBACK_NOISE",
+    "DEFAULT_LEVEL",
+    "ENGINE_NAME",
+    "ServiceError",
+    "LevelInfo",
+    "MoveResult",
+    "HintRow",
+    "Engine",
+    "plain_steps",
+    "plain_notation",
+    "parse_position",
+    "parse_dice_value",
+    "rng_for",
+    "xgid_supported",
+]
+
+ENGINE_NAME = "bgrl"
+LEVEL_NAMES = ("beginner", "casual", "intermediate", "advanced", "expert", "world-class")
+DEFAULT_LEVEL = "expert"
+# gnubg's levels (DESIGN.md): equity noise sigma in points per game.
+FALLBACK_NOISE = {"beginner": 0.060, "casual": 0.050, "intermediate": 0.040, "advanced": 0.015, "expert": 0.0, "world-class": 0.0}
+MAX_SEED = 2**63 - 1
+
+
+class ServiceError(ValueError):
+    """Bad input to the engine: ``code`` (e.g. ``bad_position_id``), ``message`` (one line)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __reduce__(self):  # survives the trip back from a worker process
+        return (ServiceError, (self.code, self.message))
+
+
+# ----------------------------------------------------------------------------- optional modules
+def _levels_module():
+    try:
+        from .. import levels  # noqa: F401  (built on the levels branch)
+    except ImportError:
+        return None
+    return levels
+
+
+def _xgid_module():
+    try:
+        from .. import xgid  # built on the play branch
+    except ImportError:
+        return None
+    return xgid
+
+
+def xgid_supported() -> bool:
+    """True when the XGID reader (:mod:`bgrl.xgid`) is installed."""
+    return _xgid_module() is not None
+
+
+# ----------------------------------------------------------------------------- input parsing
+def _clip(text, n: int = 60) -> str:
+    s = repr(text)
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+def parse_position(gnubg_id: str | None = None, xgid: str | None = None, board=None) -> tuple[Position, tuple[int, int] | None]:
+    """Position from exactly one of a gnubg Position ID, an XGID or a board of 26 ints
+    (bgrl's board encoding, the side on roll's view; the same numbering as wildbg's
+    ``p0..p25``: index 0 = the opponent's bar as a negative count, 1..24 = the mover's points,
+    25 = the mover's bar). Returns ``(position, dice)``; dice come only from an XGID that has them.
+
+    Raises ServiceError (codes ``bad_position_id``, ``bad_xgid``, ``xgid_unsupported``,
+    ``bad_position``).
+    """
+    given = [x is not None for x in (gnubg_id, xgid, board)]
+    if sum(given) != 1:
+        raise ServiceError("bad_position", "give exactly one of gnubg_id, xgid or board")
+    if gnubg_id is not None:
+        try:
+            return Position.from_id(gnubg_id), None
+        except (TypeError, ValueError) as exc:
+            raise ServiceError("bad_position_id", str(exc)) from None
+    if xgid is not None:
+        return _parse_xgid(xgid)
+    try:
+        vals = list(board)
+    except TypeError:
+        raise ServiceError("bad_position", f"board must be a list of 26 ints, got {_clip(board)}") from None
+    if len(vals) != 26 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
+        raise ServiceError("bad_position", f"board must be a list of 26 ints, got {_clip(vals)}")
+    if any(abs(int(v)) > 15 for v in vals):
+        raise ServiceError("bad_position", "board counts must lie in -15..15")
+    try:
+        return Position(np.array(vals, dtype=np.int64)), None
+    except (TypeError, ValueError) as exc:
+        raise ServiceError("bad_position", str(exc)) from None
+
+
+def _parse_xgid(text: str) -> tuple[Position, tuple[int, int] | None]:
+    mod = _xgid_module()
+    if mod is None:
+        raise ServiceError("xgid_unsupported", "XGID is not supported yet by this server; send gnubg_id or board")
+    fn = getattr(mod, "parse_xgid", None) or getattr(mod, "from_xgid", None)
+    if fn is None:  # pragma: no cover - depends on the other branch's API
+        raise ServiceError("xgid_unsupported", "XGID reader found but it has no parse_xgid()")
+    try:
+        res = fn(text)
+    except (TypeError, ValueError) as exc:
+        raise ServiceError("bad_xgid", str(exc)) from None
+    pos, dice = res if isinstance(res, tuple) else (res, None)
+    if not isinstance(pos, Position):
+        pos = getattr(pos, "position", pos)
+    if not isinstance(pos, Position):  # pragma: no cover
+        pos = Position(np.asarray(pos))
+    if dice is not None:
+        dice = tuple(int(d) for d in dice) if dice else None
+    return pos, dice
+
+
+def parse_dice_value(dice) -> tuple[int, int]:
+    """Dice from ``[d1, d2]`` (ints 1..6) or text like ``"31"``, ``"3-1"``.
+
+    Raises ServiceError ``bad_dice``.
+    """
+    try:
+        if isinstance(dice, str):
+            return parse_dice(dice)
+        if isinstance(dice, (list, tuple)) and all(isinstance(d, int) and not isinstance(d, bool) for d in dice):
+            if any(abs(d) > 100 for d in dice):
+                raise ValueError(f"each die must be 1..6, got {_clip(list(dice))}")
+        return validate_dice(dice)
+    except (TypeError, ValueError) as exc:
+        raise ServiceError("bad_dice", str(exc)) from None
+
+
+def _check_not_over(pos: Position) -> None:
+    m, o = borne_off(pos.board)
+    if int(m) == 15 or int(o) == 15:
+        raise ServiceError("game_over", f"the game is over in position {pos.position_id}: one side has borne off all 15 checkers")
+
+
+# ----------------------------------------------------------------------------- notation for machines
+def plain_steps(play: Play | None) -> list[tuple[int, int]]:
+    """The checker moves of a play as ``(from, to)`` pairs in the mover's numbering,
+    bar = 25, off = 0, one pair per die, in an order that can be applied one by one
+    (highest source first; for one source the larger die first). ``[]`` for a pass."""
+    if play is None:
+        return []
+    steps = [(int(s), max(int(d), 0)) for s, d, _hit in play.moves]
+    return sorted(steps, key=lambda t: (-t[0], t[1]))
+
+
+def plain_notation(play: Play | None) -> str:
+    """Plain notation (``24/18 13/12``, ``bar/22``, ``6/off``, ``pass``): one ``from/to``
+    per die, no hit marks, no repeat counts (the UBGI ``bestmove`` payload)."""
+    steps = plain_steps(play)
+    if not steps:
+        return "pass"
+    name = lambda p: "bar" if p == 25 else ("off" if p == 0 else str(p))  # noqa: E731
+    return " ".join(f"{name(s)}/{name(d)}" for s, d in steps)
+
+
+def rng_for(seed: int, pos: Position, dice: tuple[int, int], level: str) -> np.random.Generator:
+    """The generator of one decision: a SeedSequence of (seed, position, dice, level)."""
+    key = zlib.crc32(pos.board.tobytes())
+    lvl = LEVEL_NAMES.index(level) if level in LEVEL_NAMES else zlib.crc32(level.encode())
+    return np.random.default_rng(np.random.SeedSequence([int(seed), key, max(dice), min(dice), lvl]))
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class LevelInfo:
+    """One level: name, ply (gnubg convention, 0 = the network), noise (sigma, points per
+    game), and where its definition came from."""
+
+    name: str
+    ply: int
+    noise: float
+    source: str
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "ply": self.ply, "noise": self.noise, "source": self.source}
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    """A chosen play (None = pass), the position after it (opponent on roll), level, ply, seed."""
+
+    play: Play | None
+    result_id: str
+    level: str
+    ply: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class HintRow:
+    """One ranked play: probabilities and equity of the side that played, after the play
+    (equity in points per game), its loss to the best, and the ply it was judged at."""
+
+    rank: int
+    play: Play
+    equity: float
+    equity_loss: float
+    probabilities: np.ndarray = field(repr=False)
+    ply: int
+
+
+# ----------------------------------------------------------------------------- the engine
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def verify_model(path: Path, manifest: Path | None = None) -> str:
+    """sha256 of a network file, checked against ``manifest.json`` beside it when the
+    manifest lists the file. Returns the hex digest.
+
+    Raises RuntimeError when the file differs from the manifest (a corrupt or swapped model).
+    """
+    digest, _listed = _verify(Path(path), manifest)
+    return digest
+
+
+def _verify(path: Path, manifest: Path | None = None) -> tuple[str, bool]:
+    """(sha256, whether the manifest lists the file); RuntimeError on a mismatch."""
+    digest = _sha256(path)
+    manifest = manifest or path.with_name("manifest.json")
+    if manifest.is_file():
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise RuntimeError(f"{manifest} is not valid JSON ({exc}): cannot verify the models") from None
+        for entry in data.values() if isinstance(data, dict) else []:
+            if isinstance(entry, dict) and Path(str(entry.get("file", ""))).name == path.name and "sha256" in entry:
+                if entry["sha256"] != digest:
+                    raise RuntimeError(f"model {path} has sha256 {digest}, but {manifest.name} says {entry['sha256']}: refusing to serve it")
+                return digest, True
+    return digest, False
+
+
+class Engine:
+    """Levels loaded once, shared by every request; safe to call from several threads
+    (no state changes after construction; the networks are only read).
+
+    Parameters
+    ----------
+    evaluator : callable after-states int8 (M, 26) -> float (M, 5), optional
+        Outcome probabilities of the side that played (bgrl.evaluator protocol). Given: every
+        level uses it instead of its network (tests inject a fake here). None: the shipped
+        networks, each verified by sha256 against ``checkpoints/manifest.json``.
+    model_path : path of the main network (default: the shipped ``checkpoints/default.pt``).
+    model_sha256 : reported digest when ``evaluator`` is injected.
+    use_levels : None = the levels module when it is installed; False = the fallback table.
+
+    Raises RuntimeError when a network file is missing or differs from the manifest.
+    """
+
+    def __init__(self, evaluator=None, model_path=None, model_sha256: str | None = None, use_levels: bool | None = None):
+        from ..resources import shipped_checkpoint
+
+        self.model_path = Path(model_path) if model_path is not None else shipped_checkpoint("default")
+        self._levels_mod = _levels_module() if use_levels is not False else None
+        self._nets: dict[str, object] = {}
+        self._level_defs: dict[str, object] = {}
+        self.warnings: list[str] = []
+        if evaluator is not None:
+            self.evaluator = evaluator
+            self.model_sha256 = model_sha256 or "injected"
+            self.model_meta: dict = {"encoder": "injected"}
+        else:
+            self.evaluator, self.model_sha256, meta = self._load_network(self.model_path)
+            self.model_meta = {k: meta.get(k) for k in ("encoder", "games_trained") if k in meta}
+        self._nets["default"] = self.evaluator
+        self.network_sha256: dict[str, str] = {"default": self.model_sha256}
+        self.levels: dict[str, LevelInfo] = {}
+        missing: set[str] = set()
+        for name in LEVEL_NAMES:
+            lv = self._levels_mod.LEVELS.get(name) if self._levels_mod is not None else None
+            if lv is not None:
+                if lv.network not in self._nets:
+                    path = shipped_checkpoint(lv.network)
+                    if evaluator is not None:
+                        self._nets[lv.network] = evaluator
+                    elif path.is_file():
+                        self._nets[lv.network], self.network_sha256[lv.network], _ = self._load_network(path)
+                    else:
+                        self.warnings.append(f"network {lv.network!r} is not shipped ({path.name} missing); its levels use the default network")
+                        missing.add(lv.network)
+                        self._nets[lv.network] = self.evaluator
+                note = f" [network {lv.network!r} not shipped: default network used]" if lv.network in missing else ""
+                self._level_defs[name] = lv
+                self.levels[name] = LevelInfo(name, int(lv.ply), float(lv.noise), lv.definition() + note)
+            else:
+                self.levels[name] = LevelInfo(name, 0, FALLBACK_NOISE[name], "fallback: default network, 0-ply, equity noise")
+        # Warm up once so the first request does not pay for lazy initialisation.
+        self.hint(Position.from_id(START_POSITION_ID), (3, 1), LEVEL_NAMES[0])
+
+    def _load_network(self, path: Path):
+        if not path.is_file():
+            raise RuntimeError(f"model file not found: {path}")
+        digest, listed = _verify(path)
+        if not listed:
+            self.warnings.append(f"model {path.name} is not listed in manifest.json: its sha256 {digest} could not be verified")
+        from ..checkpoint import load_network
+
+        net, meta = load_network(path)
+        try:  # the table-lookup evaluator the levels use, where it exists (same results, faster)
+            from ..fasteval import best_evaluator
+        except ImportError:
+            from ..evaluator import NetEvaluator as best_evaluator
+        return best_evaluator(net, meta["encoder"]), digest, meta
+
+    # -- helpers
+    def level(self, name: str) -> LevelInfo:
+        try:
+            return self.levels[name]
+        except (KeyError, TypeError):
+            raise ServiceError("bad_level", f"unknown level {_clip(name)}: expected one of {', '.join(LEVEL_NAMES)}") from None
+
+    def max_ply(self) -> int:
+        """Deepest search available (gnubg convention): 0 without the levels module."""
+        if self._levels_mod is None:
+            return 0
+        from ..search import MAX_PLY
+
+        return int(MAX_PLY)
+
+    def info(self) -> dict:
+        return {
+            "engine": ENGINE_NAME,
+            "version": __version__,
+            "model": {"file": self.model_path.name, "sha256": self.model_sha256, **self.model_meta, "networks": dict(self.network_sha256)},
+            "levels": [lv.as_dict() for lv in self.levels.values()],
+        }
+
+    def _agent(self, name: str, seed: int = 0, ply: int | None = None):
+        """A LevelAgent of the levels module (cheap: the networks are shared)."""
+        from dataclasses import replace
+
+        lv = self._level_defs[name]
+        if ply is not None and ply != lv.ply:
+            from ..search import GNUBG_FILTERS
+
+            lv = replace(lv, ply=int(ply), filters=lv.filters if len(lv.filters) >= int(ply) else GNUBG_FILTERS)
+        return self._levels_mod.LevelAgent(lv, self._nets[lv.network], seed=seed)
+
+    def _check_ply(self, ply: int | None) -> None:
+        if ply is not None and not 0 <= int(ply) <= self.max_ply():
+            raise ServiceError("bad_ply", f"ply must be 0..{self.max_ply()} (gnubg convention), got {_clip(ply)}")
+
+    # -- decisions
+    def hint(self, pos: Position, dice, level: str = DEFAULT_LEVEL, top: int | None = None, dmp: bool = False, ply: int | None = None) -> list[HintRow]:
+        """Every legal play ranked best first by the level's noise-free evaluation at its
+        ply (or ``ply``, gnubg convention), ``top`` rows at most; plays cut by a move filter
+        keep the shallower ply they reached and come after the deeper ones, as in gnubg.
+        ``dmp``: rank by winning chances only (one-point match: gammons do not count).
+        [] when no die can be played.
+
+        Raises ServiceError for a finished game, bad dice, an unknown level or ply.
+        """
+        lv = self.level(level)
+        d = parse_dice_value(dice)
+        _check_not_over(pos)
+        self._check_ply(ply)
+        if lv.name in self._level_defs:
+            ranked = self._agent(lv.name, ply=ply).hint(pos, d)
+            if not ranked:
+                return []
+            probs = np.stack([r.probabilities.to_array() for r in ranked])
+            plies = np.array([int(r.ply) for r in ranked])
+            plays = [r.play for r in ranked]
+        else:
+            plays = legal_plays(pos, d)
+            if not plays:
+                return []
+            probs = np.asarray(self.evaluator(np.stack([p.after_state for p in plays])), dtype=np.float64)
+            plies = np.zeros(len(plays), dtype=np.int64)
+        score = _score(probs, dmp)
+        order = np.lexsort((-score, -plies))  # deeper ply first, then value (stable)
+        best = score[order[0]]
+        if top:
+            order = order[:top]
+        return [HintRow(r + 1, plays[i], float(score[i]), float(best - score[i]), probs[i], int(plies[i])) for r, i in enumerate(order)]
+
+    def ranked(self, pos: Position, dice, level: str = DEFAULT_LEVEL, top: int | None = None) -> tuple[list[HintRow], int]:
+        """:meth:`hint` cut to ``top`` rows, and the number of legal plays."""
+        rows = self.hint(pos, dice, level)
+        return (rows[:top] if top else rows), len(rows)
+
+    def move_list(self, pos: Position, dice, level: str = DEFAULT_LEVEL, seed: int | None = None, dmp: bool = False) -> list[tuple[Play | None, np.ndarray]]:
+        """wildbg's list: every play with the probabilities after it (side that played),
+        ranked by the level's noise-free evaluation, except that a noisy level's own choice
+        (or any level's when ``seed`` is given) comes first. ``[(None, probs)]`` when no die
+        can be played (the probabilities of the unchanged position, opponent on roll)."""
+        rows = self.hint(pos, dice, level, dmp=dmp)
+        if not rows:
+            return [(None, np.asarray(self.evaluator(pos.board[None]), dtype=np.float64)[0])]
+        if self.level(level).noise > 0 or seed is not None:
+            chosen = self.move(pos, dice, level, seed).play
+            rows = sorted(rows, key=lambda r: r.play.position_id != chosen.position_id)  # stable: the choice first
+        return [(r.play, r.probabilities) for r in rows]
+
+    def move(self, pos: Position, dice, level: str = DEFAULT_LEVEL, seed: int | None = None, ply: int | None = None) -> MoveResult:
+        """The level's play for one position and roll (``ply`` overrides the level's search
+        depth, gnubg convention). ``seed`` None draws a fresh seed (reported in the result,
+        so the play can be reproduced).
+
+        Raises ServiceError for a finished game, bad dice, an unknown level, ply or seed.
+        """
+        lv = self.level(level)
+        d = parse_dice_value(dice)
+        _check_not_over(pos)
+        self._check_ply(ply)
+        if seed is None:
+            seed = secrets.randbits(63)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
+            raise ServiceError("bad_seed", f"seed must be an int in 0..2**63-1, got {_clip(seed)}")
+        if lv.name in self._level_defs:
+            play = self._agent(lv.name, seed=int(seed), ply=ply).choose_play(pos, d)
+        else:
+            play = self._fallback_choice(pos, d, lv, rng_for(int(seed), pos, d, lv.name))
+        result = play.position_id if play is not None else Position(flip(pos.board)).position_id
+        return MoveResult(play, result, lv.name, lv.ply if ply is None else int(ply), int(seed))
+
+    def _fallback_choice(self, pos: Position, d, lv: LevelInfo, rng: np.random.Generator) -> Play | None:
+        plays = legal_plays(pos, d)
+        if not plays:
+            return None
+        probs = np.asarray(self.evaluator(np.stack([p.after_state for p in plays])), dtype=np.float64)
+        eq = _score(probs, False)
+        if lv.noise > 0:  # noise in canonical play order, so the draw does not depend on ties
+            eq = eq + rng.normal(0.0, lv.noise, size=eq.shape)
+        return plays[int(np.argmax(eq))]
+
+    def evaluate(self, pos: Position, level: str = DEFAULT_LEVEL) -> tuple[np.ndarray, int]:
+        """Outcome probabilities float64 (5,) of the side on roll, before it rolls, at the
+        level's ply, and that ply.
+
+        Raises ServiceError ``game_over`` for a finished game, ``bad_level``.
+        """
+        lv = self.level(level)
+        _check_not_over(pos)
+        from ..model import flip_probs
+
+        # The opponent "has just played" into this position: its probabilities, flipped.
+        after = flip(pos.board)[None]
+        if lv.name in self._level_defs:
+            from ..search import after_state_probs
+
+            lvd = self._level_defs[lv.name]
+            p = after_state_probs(self._nets[lvd.network], after, lv.ply)[0]
+        else:
+            p = np.asarray(self.evaluator(after), dtype=np.float64)[0]
+        return flip_probs(p), lv.ply
+
+
+def _score(probs: np.ndarray, dmp: bool) -> np.ndarray:
+    if dmp:  # one-point match: only winning counts; equity 2*win - 1
+        return 2.0 * probs[:, 0] - 1.0
+    from ..model import equity
+
+    return equity(probs)

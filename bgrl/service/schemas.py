@@ -1,0 +1,226 @@
+"""Request and response schemas of the HTTP service (pydantic v2; needs the ``serve`` extra).
+
+Conventions (README, "HTTP bot service"):
+
+* Positions are always seen from the side on roll (the mover). ``board`` is bgrl's board
+  encoding, which is also wildbg's ``p0..p25``: index 1..24 = the mover's points in the
+  mover's numbering (positive = mover's checkers, negative = opponent's), 25 = the mover's
+  bar (>= 0), 0 = the opponent's bar (<= 0).
+* A checker move is ``{"from": f, "to": t}`` in the mover's numbering, bar = 25, off = 0,
+  one per die.
+* Probabilities are cumulative, of one side: ``win`` includes gammons and backgammons,
+  ``win_gammon`` includes backgammons; equity is cubeless, in points per game.
+* Ply is gnubg's: 0-ply = the network on the after-states.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+
+from .engine import LEVEL_NAMES, MAX_SEED
+
+Level = Literal["beginner", "casual", "intermediate", "advanced", "expert", "world-class"]
+assert tuple(Level.__args__) == LEVEL_NAMES  # one list of names
+
+Count = Annotated[int, Field(ge=-15, le=15)]
+Dice = Annotated[list[int], Field(min_length=1, max_length=8)] | Annotated[str, Field(max_length=16)]
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED, description="same request + same seed = same play; omitted: a fresh seed, returned in the response")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PositionIn(_Strict):
+    """Exactly one of ``gnubg_id``, ``xgid`` or ``board``; the side on roll is the mover."""
+
+    gnubg_id: str | None = Field(None, max_length=64, examples=["4HPwATDgc/ABMA"], description="gnubg Position ID, as GNU Backgammon shows it")
+    xgid: str | None = Field(None, max_length=128, description="eXtreme Gammon XGID (400 xgid_unsupported until the XGID reader is installed)")
+    board: list[Count] | None = Field(None, min_length=26, max_length=26, description="26 ints: 0 = opponent's bar (<= 0), 1..24 = mover's points, 25 = mover's bar (>= 0)")
+
+    @model_validator(mode="after")
+    def _exactly_one(self):
+        given = [k for k in ("gnubg_id", "xgid", "board") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"position needs exactly one of gnubg_id, xgid, board; got {given or 'none'}")
+        return self
+
+
+class MoveRequest(_Strict):
+    position: PositionIn
+    dice: Dice | None = Field(None, description="[d1, d2] or text like '31'; may be omitted only for an XGID that carries dice", examples=[[3, 1]])
+    level: Level = "expert"
+    seed: Seed | None = None
+
+
+class HintRequest(_Strict):
+    position: PositionIn
+    dice: Dice | None = Field(None, examples=[[3, 1]])
+    level: Level = "expert"
+    top: int | None = Field(None, ge=1, le=10_000, description="at most this many plays (default: all)")
+
+
+class EvalRequest(_Strict):
+    position: PositionIn
+    level: Level = "expert"
+
+
+class Step(BaseModel):
+    """One checker move, mover's numbering: bar = 25, off = 0."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    from_: int = Field(alias="from", ge=0, le=25)
+    to: int = Field(ge=0, le=25)
+
+
+class Probabilities(BaseModel):
+    """Cumulative outcome probabilities of one side, each in [0, 1]."""
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+
+class _Served(BaseModel):
+    engine: str
+    version: str
+    model_sha256: str
+    elapsed_ms: float
+
+
+class MoveResponse(_Served):
+    play: str = Field(description="plain notation: '24/18 13/12', 'bar/22', '6/off', or 'pass'")
+    moves: list[Step] = Field(description="the play's checker moves, applicable in this order; [] for a pass")
+    position_id: str = Field(description="gnubg Position ID after the play, the opponent on roll")
+    level: Level
+    ply: int
+    seed: int
+
+
+class HintPlay(BaseModel):
+    rank: int
+    play: str
+    moves: list[Step]
+    position_id: str
+    ply: int
+    equity: float = Field(description="cubeless equity of the side that played, after the play, points per game")
+    equity_loss: float = Field(description="best equity minus this one (>= 0)")
+    probabilities: Probabilities
+
+
+class HintResponse(_Served):
+    position_id: str
+    dice: list[int]
+    level: Level
+    ply: int
+    legal_plays: int = Field(description="number of distinct legal plays (0: the turn passes)")
+    plays: list[HintPlay]
+
+
+class EvalResponse(_Served):
+    position_id: str
+    level: Level
+    ply: int
+    equity: float = Field(description="cubeless equity of the side on roll, before rolling, points per game")
+    probabilities: Probabilities
+
+
+class Health(BaseModel):
+    status: Literal["ok", "starting"]
+    ready: bool
+    levels_loaded: int
+
+
+class Limits(BaseModel):
+    max_body_bytes: int
+    max_inflight: int
+    pool_workers: int
+    deadline_s: float
+    max_checkers: int
+    max_top: int
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    file: str
+    sha256: str
+
+
+class LevelOut(BaseModel):
+    name: Level
+    ply: int
+    noise: float
+    source: str
+
+
+class VersionResponse(BaseModel):
+    engine: str
+    version: str
+    api: str
+    model: ModelInfo
+    levels: list[LevelOut]
+    limits: Limits
+    protocols: dict[str, str]
+    xgid_supported: bool
+
+
+class ErrorResponse(BaseModel):
+    """Every error: a short machine-readable code and a one-line message."""
+
+    code: str
+    message: str
+
+
+# ----------------------------------------------------------------------------- wildbg
+class WildbgProbabilities(BaseModel):
+    """wildbg's view of the five probabilities (cumulative, like gnubg's)."""
+
+    win: float
+    winG: float
+    winBg: float
+    loseG: float
+    loseBg: float
+
+
+class WildbgMoveInfo(BaseModel):
+    play: list[Step] = Field(description="0 to 4 checker moves; [] when no move is possible")
+    probabilities: WildbgProbabilities
+
+
+class WildbgMoveResponse(BaseModel):
+    moves: list[WildbgMoveInfo] = Field(description="best first; exactly one entry with an empty play when no move is possible")
+
+
+class WildbgCube(BaseModel):
+    double: bool
+    accept: bool
+
+
+class WildbgEvalResponse(BaseModel):
+    cube: WildbgCube
+    probabilities: WildbgProbabilities
+
+
+_pips = {f"p{i}": (Count | None, Field(None, description=("opponent's bar (<= 0)" if i == 0 else "mover's bar (>= 0)" if i == 25 else None))) for i in range(26)}
+
+WildbgEvalQuery = create_model(
+    "WildbgEvalQuery",
+    __base__=BaseModel,
+    level=(Level, Field("expert", description="bgrl extension: the level whose evaluation (ply) is returned")),
+    **_pips,
+)
+WildbgMoveQuery = create_model(
+    "WildbgMoveQuery",
+    __base__=BaseModel,
+    die1=(int, Field(description="1..6")),
+    die2=(int, Field(description="1..6")),
+    x_away=(int | None, Field(None, ge=0, le=10_000, description="omit or 0 (money game); 1 with o_away=1: one-point match")),
+    o_away=(int | None, Field(None, ge=0, le=10_000)),
+    level=(Level, Field("expert", description="bgrl extension: the level whose ranking (and, for a noisy level, whose choice first) is returned")),
+    seed=(Seed | None, Field(None, description="bgrl extension: seed of a noisy level's choice")),
+    **_pips,
+)

@@ -1,0 +1,122 @@
+"""`bgrl serve` as a real uvicorn process on a free loopback port: polled on /v1/health,
+asked the wildbg opening 31, overloaded a little (bounded: 12 requests), stopped by its PID."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+httpx = pytest.importorskip("httpx")
+
+OPENING_31 = "/move?die1=3&die2=1&p6=5&p8=3&p13=5&p24=2&p1=-2&p12=-5&p17=-3&p19=-5"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bgrl.cli", "serve", "--port", str(port), "--pool-workers", "1", "--max-inflight", "2", "--deadline", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"bgrl serve exited with {proc.returncode}: {proc.stderr.read()[-2000:]}")
+            try:
+                if httpx.get(base + "/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("bgrl serve did not become healthy within 90 s")
+            time.sleep(0.2)
+        yield base, proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)  # stopped by its PID
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def test_real_server_answers_wildbg_opening(server):
+    base, proc = server
+    r = httpx.get(base + OPENING_31, timeout=30)
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    assert r.json()["moves"][0]["play"] == [{"from": 8, "to": 5}, {"from": 6, "to": 5}]
+    v = httpx.get(base + "/v1/version", timeout=10).json()
+    assert v["limits"]["max_inflight"] == 2 and v["limits"]["pool_workers"] == 1
+    assert httpx.get(base + "/docs", timeout=10).status_code == 200
+    # an error raised inside a worker process comes back as JSON 400
+    r = httpx.post(base + "/v1/move", json={"position": {"gnubg_id": "AAAAIAAAAAAAAA"}, "dice": [3, 1]}, timeout=30)
+    assert r.status_code == 400 and r.json()["code"] == "game_over"
+
+
+def test_real_server_sheds_load_with_503_and_stays_up(server):
+    base, proc = server
+    body = {"position": {"gnubg_id": "BAAQhVJKKSkFAA"}, "dice": [1, 1], "level": "expert", "top": 3}  # 2,226 plays
+
+    def call(_):
+        r = httpx.post(base + "/v1/hint", json=body, timeout=60)
+        return r.status_code, r.headers.get("retry-after")
+
+    with concurrent.futures.ThreadPoolExecutor(12) as ex:
+        results = list(ex.map(call, range(12)))
+    codes = [c for c, _ in results]
+    assert set(codes) <= {200, 503}, codes
+    assert codes.count(200) >= 1 and codes.count(503) >= 1, codes
+    assert all(ra == "1" for c, ra in results if c == 503)
+    assert httpx.get(base + "/v1/health", timeout=10).status_code == 200
+    assert proc.poll() is None
+
+
+def test_stopped_by_pid(server):
+    base, proc = server
+    proc.send_signal(signal.SIGTERM)
+    # uvicorn shuts down gracefully, then re-raises the signal it caught (exit status -SIGTERM)
+    assert proc.wait(timeout=20) in (0, -signal.SIGTERM)
+    with pytest.raises(httpx.TransportError):
+        httpx.get(base + "/v1/health", timeout=2)
+
+
+@pytest.mark.slow
+def test_dead_engine_worker_is_replaced():
+    """A worker process that dies (killed, crashed) costs a 503, then a new pool serves."""
+    import os
+
+    from fastapi.testclient import TestClient
+
+    from bgrl.service.app import Settings, create_app
+
+    body = {"position": {"gnubg_id": "4HPwATDgc/ABMA"}, "dice": [3, 1]}
+    with TestClient(create_app(settings=Settings(pool_kind="process", pool_workers=1))) as c:
+        assert c.post("/v1/move", json=body).status_code == 200
+        (pid,) = list(c.app.state.limiter.pool._processes)  # the one worker this test started
+        os.kill(pid, signal.SIGKILL)
+        codes = []
+        for _ in range(20):
+            r = c.post("/v1/move", json=body)
+            codes.append(r.status_code)
+            if r.status_code == 200:
+                break
+            assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
+            time.sleep(0.5)
+        assert codes[0] == 503 and codes[-1] == 200 and r.json()["play"] == "8/5 6/5", codes
