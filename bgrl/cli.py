@@ -180,9 +180,9 @@ class _AgentHintRanker:
     """Hints from an agent that ranks plays itself (``agent.hint(position, dice)``, as the
     named levels do), so hints come at the opponent's level and ply."""
 
-    def __init__(self, agent):
+    def __init__(self, agent, whose: str = "the opponent's"):
         self.agent = agent
-        self.name = f"level {getattr(agent, 'name', 'opponent')} (the opponent's)"
+        self.name = f"level {getattr(agent, 'name', 'opponent')} ({whose})"
         self.ply = getattr(getattr(agent, "level", None), "ply", 0)
 
     def __call__(self, position, dice):
@@ -196,6 +196,13 @@ def _play_ranker(args):
 
     def load(agent):
         evaluator = getattr(agent, "evaluator", None)
+        if args.hint_level is not None:
+            from .agents import load_agent
+            from .levels_cli import check_level
+
+            if args.checkpoint is not None:
+                raise CLIError("--hint-level and --checkpoint exclude each other: both choose the hint engine")
+            return _AgentHintRanker(load_agent(check_level(args.hint_level)), "--hint-level")
         if args.checkpoint is None and callable(getattr(agent, "hint", None)):  # a level agent (bgrl.levels)
             return _AgentHintRanker(agent)
         if args.checkpoint is not None or evaluator is None:
@@ -292,6 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "written to the game record)")
     pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the "
                     "higher moves first with both (default: off)")
+    pl.add_argument("--hint-level", metavar="LEVEL", default=None, help="level whose noise-free search gives the hints "
+                    "and judges resignations and draws (default: the opponent's level; see bgrl levels)")
     pl.add_argument("--checkpoint", metavar="PATH", help="network that gives the hints and judges your resignations "
                     "and draw offers (default: the opponent's network, or the shipped one when the opponent has none)")
     pl.add_argument("--position", metavar="ID", help="practise a position: start from this Position ID or XGID with "

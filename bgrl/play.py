@@ -295,7 +295,22 @@ class TerminalGame:
             if not self._human_turn(dice):
                 return 0
         self._result()
+        self._offer_review()
         return 0
+
+    def _offer_review(self) -> None:
+        """When a game was played to its end, offer a review of the human's and the computer's
+        checker plays (bgrl.review) by the hint engine; an empty answer or end of input skips."""
+        if not any(t.player == self.human for t in self.record.turns):
+            return
+        self.say("Review this game (every play ranked by the hint engine, with your error rate)? [y/N]")
+        answer = self.input()
+        if not answer or answer.strip().lower() not in ("y", "yes"):
+            return
+        from .review import SearchRanker, format_review, review_record
+
+        ranker = SearchRanker.from_agent(self.agent) if hasattr(self.agent, "level") else self.ranker
+        self.say(format_review(review_record(self.record, ranker)))
 
     def _computer_turn(self, dice) -> None:
         g = self.game

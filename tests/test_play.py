@@ -545,3 +545,40 @@ def test_play_hints_come_from_an_agent_that_ranks_itself():
     ranker = _play_ranker(SimpleNamespace(checkpoint=None))(LevelLike())
     assert ranker.name.startswith("level expert") and ranker.ply == 1
     assert len(ranker(Position.start(), (3, 1))) == 16 and calls == [(3, 1)]
+
+
+def test_review_offered_at_game_end(tmp_path):
+    """issue 7 item 6: `bgrl play` offers the review when a game ends; 'y' prints it, an
+    empty answer skips it."""
+    from bgrl.hints import rank_plays
+    from bgrl.resources import shipped_checkpoint
+    from bgrl.checkpoint import load_network
+    from bgrl.evaluator import NetEvaluator
+    from bgrl.play import NetworkRanker
+
+    net, meta = load_network(shipped_checkpoint())
+    ranker = NetworkRanker(NetEvaluator(net, meta["encoder"]), "network default.pt")
+    assert callable(rank_plays)
+    b = board({1: 1, 2: 1}, {24: 2, 20: 13})
+    code, out, g = play("2/off 1/off", "y", start=Position(b), first_dice=(2, 1), ranker=ranker, save_dir=tmp_path)
+    assert code == 0 and "Review this game" in out
+    assert "supernatural" in out and "2/1 1/off" in out  # the one decision, the alternative and the rating
+    code, out2, _ = play("2/off 1/off", "", start=Position(b), first_dice=(2, 1), ranker=ranker, save_dir=tmp_path)
+    assert "Review this game" in out2 and "supernatural" not in out2
+
+
+def test_play_hint_level_flag():
+    """issue 9 item 8: hints come from the level chosen with --hint-level (default: the
+    opponent's level); an unknown level is a one-line error."""
+    import subprocess
+    import sys
+
+    exe = [sys.executable, "-c", "import sys; from bgrl.cli import main; sys.exit(main())"]
+    r = subprocess.run(exe + ["play", "--level", "casual", "--hint-level", "advanced", "--no-save", "--seed", "1"],
+                       input="quit\n", capture_output=True, text=True, timeout=120)
+    assert "Hints from level advanced (--hint-level), 0-ply" in r.stdout, r.stdout[-800:] + r.stderr[-800:]
+    r = subprocess.run(exe + ["play", "--level", "casual", "--no-save", "--seed", "1"], input="quit\n",
+                       capture_output=True, text=True, timeout=120)
+    assert "Hints from level casual (the opponent's)" in r.stdout, r.stdout[-800:]
+    r = subprocess.run(exe + ["play", "--hint-level", "nosuch", "--no-save"], input="quit\n", capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "unknown level 'nosuch'" in r.stderr and "Traceback" not in r.stderr
