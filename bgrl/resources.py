@@ -37,11 +37,17 @@ def resolve_checkpoint(spec) -> Path:
     """Where a checkpoint named by the user lies.
 
     ``"default"`` is the shipped network; a run folder means its ``final.pt``, else its
-    ``latest.pt``; anything else is taken as a file path (checked by the loader).
+    ``latest.pt``; a bare name of another shipped network (``checkpoints/<name>.pt``, listed
+    in ``checkpoints/manifest.json``, e.g. ``"td198g"``) means that network when no file or
+    folder of that name exists here; anything else is taken as a file path (checked by the
+    loader).
     """
     if str(spec) == "default":
         return shipped_checkpoint("default")
     p = Path(spec)
+    name = str(spec)
+    if not p.exists() and name.replace("-", "").replace("_", "").isalnum() and shipped_checkpoint(name).is_file():
+        return shipped_checkpoint(name)
     if p.is_dir():
         for name in ("final.pt", "latest.pt"):
             if (p / name).is_file():

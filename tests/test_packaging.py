@@ -77,3 +77,20 @@ def test_wheel_ships_network_and_hint_runs_from_it(tmp_path):
     r = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stdout[-1000:] + r.stderr[-2000:]
     assert '"8/5 6/5"' in r.stdout
+
+
+def test_shipped_networks_resolve_by_name(tmp_path, monkeypatch):
+    """Every network in checkpoints/manifest.json is reachable by its bare name (``default``,
+    ``early``, ...) from any folder; a file of that name in the working folder wins."""
+    import json
+
+    from bgrl.resources import resolve_checkpoint, shipped_checkpoint
+
+    monkeypatch.chdir(tmp_path)
+    names = json.loads((ROOT / "checkpoints" / "manifest.json").read_text()).keys()
+    assert "default" in names
+    for name in names:
+        assert resolve_checkpoint(name) == shipped_checkpoint(name) and shipped_checkpoint(name).is_file(), name
+    (tmp_path / "early").mkdir()
+    assert resolve_checkpoint("early") == tmp_path / "early" or resolve_checkpoint("early") == Path("early")
+    assert resolve_checkpoint("nosuch") == Path("nosuch")
