@@ -196,7 +196,7 @@ def _play_ranker(args):
 
     def load(agent):
         evaluator = getattr(agent, "evaluator", None)
-        if args.hint_level is not None:
+        if getattr(args, "hint_level", None) is not None:
             from .agents import load_agent
             from .levels_cli import check_level
 

@@ -459,6 +459,13 @@ def run_from_args(args, load_ranker) -> int:
     agent = load_agent(args.opponent)
     ranker = load_ranker(agent)
     save_dir = None if args.no_save else (Path(args.save).expanduser() if args.save else default_games_dir())
+    if save_dir is not None:  # refuse an unusable folder before the game, not after it
+        if save_dir.exists() and not save_dir.is_dir():
+            raise ValueError(f"--save {_clip(str(save_dir))}: that is a file; expected a folder for game records")
+        try:
+            save_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"--save {_clip(str(save_dir))}: cannot create the folder ({exc.strerror or exc})") from None
     game = TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), compact=(args.notation == "compact"),
                         start=start, first_dice=dice, opening_roll=args.opening_roll, save_dir=save_dir, seed=seed,
                         opponent_name=getattr(agent, "name", str(args.opponent)))

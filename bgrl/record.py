@@ -115,7 +115,10 @@ def read_record(path, check: bool = True) -> GameRecord:
     """Read a ``bgrl-game-1`` record.
 
     With ``check`` every turn's position, dice and play are validated: the play must be
-    legal (or null exactly when no die can be played).
+    legal (or null exactly when no die can be played), and the game must hang together:
+    the first turn is ``start_on_roll``'s at ``start_position_id``, players alternate, each
+    turn's position is the one the previous play (or pass) left, nobody plays after the game
+    is over, and a played-out result names the side that bore off and the points it won.
 
     Raises
     ------
@@ -147,6 +150,8 @@ def read_record(path, check: bool = True) -> GameRecord:
     n0, head = objs[0]
     if head.get("type") != "game" or head.get("format") != FORMAT:
         raise bad(n0, f"expected a header {{\"type\": \"game\", \"format\": \"{FORMAT}\"}}, got {str(head)[:80]}")
+    if head.get("start_on_roll", "white") not in PLAYERS:
+        raise bad(n0, f"start_on_roll must be 'white' or 'black', got {str(head.get('start_on_roll'))[:40]!r}")
     rec = GameRecord(white=str(head.get("white", "white")), black=str(head.get("black", "black")),
                      start_position_id=str(head.get("start_position_id", "4HPwATDgc/ABMA")),
                      start_on_roll=str(head.get("start_on_roll", "white")), seed=head.get("seed"), date=head.get("date"))
@@ -165,12 +170,14 @@ def read_record(path, check: bool = True) -> GameRecord:
         missing = [k for k in ("player", "position_id", "dice", "play") if k not in obj]
         if missing:
             raise bad(n, f"turn lacks {missing}")
+        if "turn" in obj and (isinstance(obj["turn"], bool) or not isinstance(obj["turn"], int)):
+            raise bad(n, f"turn must be an integer, got {str(obj['turn'])[:40]!r}")
         if obj["player"] not in PLAYERS:
             raise bad(n, f"player must be 'white' or 'black', got {obj['player']!r}")
         try:
             pos = Position.from_id(str(obj["position_id"]))
             d = obj["dice"]
-            if not (isinstance(d, list) and len(d) == 2):
+            if not (isinstance(d, list) and len(d) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in d)):
                 raise ValueError(f"dice must be a list of two integers 1..6, got {d!r}")
             dice = parse_dice(f"{d[0]}{d[1]}")
         except ValueError as exc:
@@ -187,5 +194,58 @@ def read_record(path, check: bool = True) -> GameRecord:
                     play = play_from_notation(pos, dice, play).notation
                 except IllegalPlayError as exc:
                     raise bad(n, f"illegal play {play!r}: {exc}") from None
+        if check:
+            _check_sequence(rec, obj["player"], pos, bad(n, "").args[0])
         rec.turns.append(Turn(obj["player"], pos.position_id, dice, play))
+    if check:
+        _check_result(rec, path)
     return rec
+
+
+def _after(turn: Turn):
+    """(after-state of the mover or None for a pass, the next position with the opponent on roll)."""
+    pos = Position.from_id(turn.position_id)
+    if turn.play is None:
+        return None, pos.flipped()
+    p = play_from_notation(pos, turn.dice, turn.play)
+    return p.after_state, p.position
+
+
+def _check_sequence(rec: GameRecord, player: str, pos: Position, where: str) -> None:
+    from .rules import game_results
+
+    if not rec.turns:
+        if player != rec.start_on_roll:
+            raise RecordError(f"{where}the first turn is {player}'s, but the header says {rec.start_on_roll} starts")
+        if pos.position_id != rec.start_position_id:
+            raise RecordError(f"{where}the first position {pos.position_id} is not the header's start_position_id {rec.start_position_id}")
+        m_off, o_off = pos.off
+        if m_off == 15 or o_off == 15:
+            raise RecordError(f"{where}the start position {pos.position_id} is already a finished game")
+        return
+    prev = rec.turns[-1]
+    if player == prev.player:
+        raise RecordError(f"{where}{player} plays twice in a row; turns must alternate")
+    after, nxt = _after(prev)
+    if after is not None and game_results(after[None])[0]:
+        raise RecordError(f"{where}the game was over after the previous turn; nothing may be played after it")
+    if pos.position_id != nxt.position_id:
+        raise RecordError(f"{where}position {pos.position_id} is not the one the previous turn left ({nxt.position_id})")
+
+
+def _check_result(rec: GameRecord, path: Path) -> None:
+    from .rules import game_results
+
+    if not rec.turns:
+        return
+    last = rec.turns[-1]
+    after, _ = _after(last)
+    points = int(game_results(after[None])[0]) if after is not None else 0
+    res = rec.result
+    if points:
+        want = {"winner": last.player, "points": points, "how": HOWS[points - 1]}
+        if res is None or any(res[k] != v for k, v in want.items()):
+            raise RecordError(f"{path}: the last play bears off {last.player}'s last checker ({HOWS[points - 1]}, {points} point(s)), "
+                              f"but the result line says {None if res is None else {k: res[k] for k in want}}")
+    elif res is not None and res["how"] in HOWS[:3]:
+        raise RecordError(f"{path}: the result says the game was played out ({res['how']}), but no side has borne off all its checkers")

@@ -136,7 +136,7 @@ def parse_xgid(text: str) -> tuple[Position, tuple[int, int] | None]:
         raise XGIDError(f"XGID {shown}: match length {length}; bgrl plays money games only (field 9 must be 0)")
     if len(fields) == 10:
         _int_field(fields, 9, "max cube", shown)
-    if len(dice_txt) != 2 or not dice_txt.isdigit():
+    if len(dice_txt) != 2 or not (dice_txt.isascii() and dice_txt.isdigit()):
         raise XGIDError(f"XGID {shown}: field 5 (dice) must be two digits like 31, or 00 before the roll; got {_short(dice_txt, 12)!r}")
     dice = None
     if dice_txt != "00":

@@ -582,3 +582,15 @@ def test_play_hint_level_flag():
     assert "Hints from level casual (the opponent's)" in r.stdout, r.stdout[-800:]
     r = subprocess.run(exe + ["play", "--hint-level", "nosuch", "--no-save"], input="quit\n", capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "unknown level 'nosuch'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_play_save_to_a_file_is_refused_before_the_game(tmp_path):
+    """adversarial check: --save naming a file must not let a game be played and then lost."""
+    import subprocess
+    import sys
+
+    f = tmp_path / "afile"
+    f.write_text("x")
+    r = subprocess.run([sys.executable, "-c", "import sys; from bgrl.cli import main; sys.exit(main())", "play", "--save", str(f)],
+                       input="quit\n", capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--save" in r.stderr and "expected a folder" in r.stderr and "You play" not in r.stdout

@@ -54,3 +54,41 @@ def test_empty_and_missing(tmp_path):
         read_record(tmp_path / "e.jsonl")
     with pytest.raises(RecordError, match="cannot read"):
         read_record(tmp_path / "missing.jsonl")
+
+
+def _lines_of_match_game():
+    from pathlib import Path
+
+    return (Path(__file__).parent / "data" / "bgrl_match_game.jsonl").read_text().splitlines()
+
+
+def _edit(lines, index, **changes):
+    obj = json.loads(lines[index])
+    obj.update(changes)
+    out = list(lines)
+    out[index] = json.dumps(obj)
+    return out
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda L: _edit(L, 2, position_id="4HPwATDgc/ABMA"), "is not the one the previous turn left"),
+    (lambda L: _edit(L, 1, player="black"), "first turn is black's"),
+    (lambda L: _edit(L, 0, start_on_roll="green"), "start_on_roll must be"),
+    (lambda L: _edit(L, 0, start_position_id="AAAAAAAAAAAAAA"), "line 2"),
+    (lambda L: _edit(L, 1, turn="x"), "turn must be an integer"),
+    (lambda L: _edit(L, 1, dice=[63, ""]), "dice must be"),
+    (lambda L: _edit(L, len(L) - 1, winner="black" if json.loads(L[-1])["winner"] == "white" else "white"), "result line says"),
+])
+def test_inconsistent_games_are_refused(tmp_path, edit, words):
+    """A record must hang together (adversarial check): each line may be valid alone and the
+    game still impossible."""
+    lines = _lines_of_match_game()
+    assert read_record(_write(tmp_path, lines)).result is not None  # the fixture itself is fine
+    with pytest.raises(RecordError, match=words):
+        read_record(_write(tmp_path, edit(lines)))
+
+
+def _write(tmp_path, lines):
+    p = tmp_path / "g.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    return p

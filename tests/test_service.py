@@ -210,8 +210,8 @@ def test_move_pass(client):
 
 def test_move_board_and_gnubg_id_agree(client):
     a = client.post("/v1/move", json=move_body({"board": START_BOARD.tolist()}, dice=(4, 2), seed=1)).json()
-    b = client.post("/v1/move", json=move_body({"gnubg_id": START_POSITION_ID}, dice="42", seed=1)).json()
-    assert a["play"] == b["play"] and a["position_id"] == b["position_id"]
+    b = client.post("/v1/move", json=move_body({"gnubg_id": START_POSITION_ID}, dice=(4, 2), seed=1)).json()
+    assert a.get("play") == b.get("play") and a.get("position_id") == b.get("position_id"), (a, b)
 
 
 def test_move_bar_and_off_notation(client):
@@ -530,3 +530,17 @@ def test_serve_without_the_extra_says_how_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn -> ImportError
     assert main(["serve"]) == 2
     assert "pip install 'bgrl[serve]'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("body", [
+    {"position": {"gnubg_id": "4HPwATDgc/ABMA"}, "dice": [True, 1], "level": "expert"},
+    {"position": {"gnubg_id": "4HPwATDgc/ABMA"}, "dice": ["3", "1"], "level": "expert"},
+    {"position": {"gnubg_id": "4HPwATDgc/ABMA"}, "dice": [3.0, 1.0], "level": "expert"},
+    {"position": {"board": [True if i == 6 else int(v) for i, v in enumerate(START_BOARD)]}, "dice": [3, 1], "level": "expert"},
+])
+def test_wrong_types_are_refused_not_coerced(body):
+    """A bool, a numeric string or a float where an integer is expected is a 422 schema
+    error: coercing it would silently play another roll or position (adversarial check)."""
+    with TestClient(create_app(settings=Settings(pool_kind="thread"))) as c:
+        r = c.post("/v1/move", json=body)
+    assert r.status_code == 422, r.text

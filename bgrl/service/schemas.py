@@ -17,15 +17,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, create_model, model_validator
 
 from .engine import LEVEL_NAMES, MAX_SEED
 
 Level = Literal["beginner", "casual", "intermediate", "advanced", "expert", "world-class"]
 assert tuple(Level.__args__) == LEVEL_NAMES  # one list of names
 
-Count = Annotated[int, Field(ge=-15, le=15)]
-Dice = Annotated[list[int], Field(min_length=1, max_length=8)] | Annotated[str, Field(max_length=16)]
+Count = Annotated[int, Field(ge=-15, le=15)]  # query parameters (text by nature)
+JsonCount = Annotated[StrictInt, Field(ge=-15, le=15)]  # JSON bodies: true, 1.0 and "1" are refused (422), not coerced
+Dice = Annotated[list[StrictInt], Field(min_length=1, max_length=8)] | Annotated[str, Field(max_length=16)]
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED, description="same request + same seed = same play; omitted: a fresh seed, returned in the response")]
 
 
@@ -38,7 +39,7 @@ class PositionIn(_Strict):
 
     gnubg_id: str | None = Field(None, max_length=64, examples=["4HPwATDgc/ABMA"], description="gnubg Position ID, as GNU Backgammon shows it")
     xgid: str | None = Field(None, max_length=128, description="eXtreme Gammon XGID (400 xgid_unsupported until the XGID reader is installed)")
-    board: list[Count] | None = Field(None, min_length=26, max_length=26, description="26 ints: 0 = opponent's bar (<= 0), 1..24 = mover's points, 25 = mover's bar (>= 0)")
+    board: list[JsonCount] | None = Field(None, min_length=26, max_length=26, description="26 ints: 0 = opponent's bar (<= 0), 1..24 = mover's points, 25 = mover's bar (>= 0)")
 
     @model_validator(mode="after")
     def _exactly_one(self):
