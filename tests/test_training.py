@@ -449,3 +449,16 @@ def test_benchmark_flag_without_the_module_is_a_clean_error(tmp_path, monkeypatc
     monkeypatch.setattr(tcli, "_benchmark_hook", lambda: None)
     assert main(["train", "--run-dir", str(tmp_path / "r"), "--benchmark-every", "5"]) == 2
     assert "--benchmark-every" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, words", [(b"\xb8\x00\xff\x10binary", "not a text file"), (b"run_dir = 5\n", "run_dir must be a string")])
+def test_config_file_errors_name_the_flag(tmp_path, capsys, content, words):
+    """adversarial check: a binary --config file or a run_dir of the wrong type is a one-line
+    error naming --config."""
+    from bgrl.cli import main
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_bytes(content)
+    assert main(["train", "--config", str(cfg), "--run-dir", str(tmp_path / "r"), "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--config" in err and words in err

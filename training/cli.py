@@ -91,6 +91,8 @@ def cmd_train(args) -> int:
         flags[name] = getattr(args, name)
     given = {**file_cfg, **{k: v for k, v in flags.items() if v is not None}}
     run_dir_cfg = given.pop("run_dir", None)
+    if run_dir_cfg is not None and not isinstance(run_dir_cfg, str):
+        raise ValueError(f"--config {args.config}: run_dir must be a string (a folder path), got {run_dir_cfg!r}")
     if args.games is not None and args.games < 1:
         raise ValueError(f"--games must be >= 1, got {args.games}")
     benchmark = None

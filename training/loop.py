@@ -131,9 +131,11 @@ def load_config_file(path) -> dict:
 
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"--config {p}: cannot read it ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"--config {p}: not a text file; expected a TOML or JSON table of settings (UTF-8)") from None
     try:
         if p.suffix.lower() == ".json":
             data = json.loads(text)
