@@ -16,8 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .board import Position
-from .movegen import AfterStates, generate, validate_dice
+from .movegen import AfterStates, generate
 from .notation import Play, legal_plays
 from .resources import shipped_checkpoint
 
@@ -49,11 +48,13 @@ class Agent:
     def choose_play(self, position, dice, rng: np.random.Generator | None = None) -> Play | None:
         """Choose a play for one position.
 
-        position : Position or gnubg Position ID str; dice : pair of ints 1..6.
+        position : Position, gnubg Position ID or XGID (str); dice : pair of ints 1..6 or text
+        like ``"53"`` (:func:`bgrl.xgid.position_and_dice`).
         Returns one of :func:`bgrl.notation.legal_plays` (None if no die can be played).
         """
-        pos = position if isinstance(position, Position) else Position.from_id(position)
-        d = validate_dice(dice)
+        from .xgid import position_and_dice
+
+        pos, d = position_and_dice(position, dice)
         plays = legal_plays(pos, d)
         if not plays:
             return None

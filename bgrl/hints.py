@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import Position
 from .model import Probabilities
-from .notation import Play, legal_plays, parse_dice
+from .notation import Play, legal_plays
 from .search import GNUBG_FILTERS, search_plays
 
 __all__ = ["RankedPlay", "rank_plays"]
@@ -57,8 +56,10 @@ def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -
     play valued at a shallower ply. Returns [] when no die can be played. Ties keep
     canonical order.
     """
-    pos = position if isinstance(position, Position) else Position.from_id(position)
-    plays = legal_plays(pos, parse_dice(dice))
+    from .xgid import position_and_dice
+
+    pos, d = position_and_dice(position, dice)
+    plays = legal_plays(pos, d)
     if not plays:
         return []
     boards = np.stack([p.after_state for p in plays])

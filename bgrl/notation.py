@@ -229,7 +229,7 @@ def parse_dice(text) -> tuple[int, int]:
     if isinstance(text, (tuple, list)):
         return validate_dice(text)
     if not isinstance(text, str):
-        raise TypeError(f"dice must be a string like '53' or '5-3', got {type(text).__name__}")
+        raise TypeError(f"dice must be a pair of ints 1..6 or a string like '53' or '5-3', got {type(text).__name__}")
     m = _DICE_RE.match(text)
     if not m:
         raise ValueError(f"dice must be two digits 1-6 written like '53', '5-3' or '5 3'; got {_clip(text)!r}")

@@ -216,3 +216,27 @@ def read_position(text: str) -> tuple[Position, tuple[int, int] | None]:
     if looks_like_xgid(text):
         return parse_xgid(text)
     return Position.from_id(text), None
+
+
+def position_and_dice(position, dice=None) -> tuple[Position, tuple[int, int]]:
+    """The Python API's reader of one decision (``Agent.choose_play``, ``hint``, ``rank_plays``).
+
+    position : a :class:`Position`, a gnubg Position ID or an XGID (str);
+    dice : a pair of ints 1..6, text like ``"53"`` / ``"5-3"``, or None to use the XGID's dice.
+    Returns (Position of the side on roll, (die, die)).
+
+    Raises ValueError (TypeError for a non-text, non-pair ``dice``) naming what was expected.
+    """
+    from .notation import parse_dice
+
+    if isinstance(position, Position):
+        pos, xgid_dice = position, None
+    elif isinstance(position, str):
+        pos, xgid_dice = read_position(position)
+    else:
+        raise TypeError(f"position must be a Position, a gnubg Position ID or an XGID (str), got {type(position).__name__}")
+    if dice is None:
+        if xgid_dice is None:
+            raise ValueError("dice are needed: a pair of ints 1..6 or text like '53' (only an XGID with dice may omit them)")
+        return pos, xgid_dice
+    return pos, parse_dice(dice)

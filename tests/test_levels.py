@@ -209,3 +209,23 @@ def test_ladder_script_writes_figures(tmp_path):
     assert r["games"] == 10 and r["command"] == "bgrl match beginner random --games 10 --seed 1" and r["ppg"] > 0
     assert d["levels"]["expert"]["definition"]["ply"] == LEVELS["expert"].ply
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_api_reads_positions_and_dice_alike():
+    """One reader for the Python API (adversarial check): choose_play and hint take the same
+    dice forms ("31", (3, 1)) and positions (Position ID, XGID with its own dice)."""
+    import pytest
+
+    import bgrl
+
+    a = bgrl.load_agent("advanced")
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+    p1 = a.choose_play("4HPwATDgc/ABMA", "31", rng=None)
+    p2 = a.choose_play("4HPwATDgc/ABMA", (3, 1))
+    p3 = a.choose_play(xgid, None)
+    assert p1.notation == p2.notation == p3.notation == a.hint("4HPwATDgc/ABMA", "31")[0].play.notation
+    assert a.hint(xgid, None)[0].play.notation == p1.notation
+    with pytest.raises(ValueError, match="dice are needed"):
+        a.choose_play("4HPwATDgc/ABMA", None)
+    with pytest.raises(TypeError, match="pair of ints 1..6 or a string"):
+        a.hint("4HPwATDgc/ABMA", 0)
