@@ -336,19 +336,7 @@ def mat_text(records, match_length: int = 0) -> str:
 
 def write_mat(records, path, match_length: int = 0) -> Path:
     """Write :func:`mat_text` to ``path`` atomically (temporary file, then rename)."""
-    import os
-    import tempfile
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(mat_text(records, match_length))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    from .fileio import write_text_atomic
+
+    return write_text_atomic(path, mat_text(records, match_length))

@@ -24,8 +24,6 @@ file or the whole new one, never half a game.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,20 +93,10 @@ class GameRecord:
 
 def write_record(record: GameRecord, path) -> Path:
     """Write ``record`` to ``path`` atomically as JSON lines. Returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from .fileio import write_text_atomic
+
     text = "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in record.lines())
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_text_atomic(path, text)
 
 
 def read_record(path, check: bool = True) -> GameRecord:

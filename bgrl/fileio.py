@@ -1,0 +1,27 @@
+"""Atomic text files: a crash leaves either the old file or the whole new one."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["write_text_atomic"]
+
+
+def write_text_atomic(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder,
+    fsync and rename; creates the folder. Returns the path. Raises OSError."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
