@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Probabilities
+from .model import Probabilities, equity
 from .notation import Play, legal_plays
 from .search import GNUBG_FILTERS, search_plays
 
@@ -56,25 +56,37 @@ def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -
     play valued at a shallower ply. Returns [] when no die can be played. Ties keep
     canonical order.
     """
+    from .movegen import generate
+    from .notation import _legal_plays_of
     from .xgid import position_and_dice
 
     pos, d = position_and_dice(position, dice)
-    plays = legal_plays(pos, d)
+    if 15 in pos.off:
+        legal_plays(pos, d)  # raises the game-over error
+    aft = generate(pos.board[None], np.array([d], dtype=np.int8), validate=False)
+    plays = _legal_plays_of(pos.board, d, aft)
     if not plays:
         return []
-    boards = np.stack([p.after_state for p in plays])
-    res = search_plays(evaluator, boards, np.array([0, len(plays)]), ply, filters, search_forced=True)
-    eq, depth, probs = res.equity, res.ply, res.probs
-    order = np.lexsort((-eq, -depth.astype(np.int64)))
+    boards = aft.boards
+    if int(ply) == 0:  # search_plays at 0-ply is the evaluator alone: skip its bookkeeping
+        probs = np.asarray(evaluator(boards), dtype=np.float64).reshape(boards.shape[0], 5)
+        eq = equity(probs)
+        depth = np.zeros(boards.shape[0], dtype=np.int8)
+        order = np.argsort(-eq, kind="stable")  # = the lexsort below when every depth is 0
+    else:
+        res = search_plays(evaluator, boards, np.array([0, len(plays)]), ply, filters, search_forced=True)
+        eq, depth, probs = res.equity, res.ply, res.probs
+        order = np.lexsort((-eq, -depth.astype(np.int64)))
     best = eq[order[0]]
+    eq_list, loss_list, depth_list, prob_rows = eq.tolist(), (best - eq).tolist(), depth.tolist(), probs.tolist()
     return [
         RankedPlay(
             rank=r + 1,
             play=plays[i],
-            equity=float(eq[i]),
-            equity_loss=float(best - eq[i]),
-            probabilities=Probabilities.from_array(probs[i]),
-            ply=int(depth[i]),
+            equity=eq_list[i],
+            equity_loss=loss_list[i],
+            probabilities=Probabilities(*prob_rows[i]),
+            ply=depth_list[i],
         )
-        for r, i in enumerate(order)
+        for r, i in enumerate(order.tolist())
     ]

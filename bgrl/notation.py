@@ -16,12 +16,13 @@ notation is rebuilt from (position, dice, after-state) here, at the edges.
 
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import MOVER_BAR, OPP_BAR, Position, _position_id, flip
+from .board import MOVER_BAR, OPP_BAR, Position, flip
 from .movegen import generate, single_steps, validate_dice
 
 __all__ = [
@@ -141,18 +142,19 @@ def compact_notation(moves, other_side: bool = False) -> str:
     return _merge(texts)
 
 
-def _paths(board: np.ndarray, dice: tuple[int, int], n_moves: int) -> dict[bytes, tuple]:
-    """Map each board reachable with ``n_moves`` checker moves (bytes) to one sequence of
-    checker moves ``((src, dst, hit), ...)`` reaching it.
+def _path_arrays(board: np.ndarray, dice: tuple[int, int], n_moves: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every way of playing ``n_moves`` checker moves: final boards int8 (K, 26) and their
+    checker moves int16 (K, n_moves, 3) as (src, dst, hit), in the order the paths are found.
 
     Every die order is expanded with the batched :func:`bgrl.movegen.single_steps`,
     carrying the (source, destination, hit) history of each partial play as arrays; for
     doubles the moves go from the highest source down (as in the generator), so nothing
-    is expanded twice. The higher-die-first order is tried first, so its path is kept.
+    is expanded twice. The higher-die-first order comes first, so the first path that
+    reaches a board is a higher-die-first one where there is one.
     """
     d1, d2 = max(dice), min(dice)
     orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
-    found: dict[bytes, tuple] = {}
+    boards, hists = [], []
     for order in orders:
         frontier = board[None].astype(np.int8)
         hist = np.zeros((1, 0, 3), dtype=np.int16)
@@ -167,9 +169,95 @@ def _paths(board: np.ndarray, dice: tuple[int, int], n_moves: int) -> dict[bytes
             if max_src is not None:
                 max_src = src.astype(np.int16)
             if level == n_moves:
-                for k in range(new.shape[0]):
-                    found.setdefault(new[k].tobytes(), hist[k])
-    return {key: tuple((int(s_), int(d_), bool(h_)) for s_, d_, h_ in h.tolist()) for key, h in found.items()}
+                boards.append(new)
+                hists.append(hist)
+    if not boards:
+        return np.zeros((0, 26), dtype=np.int8), np.zeros((0, n_moves, 3), dtype=np.int16)
+    return np.concatenate(boards), np.concatenate(hists)
+
+
+def _row_keys(rows: np.ndarray) -> list[bytes]:
+    """The bytes of each row of a 2-D array (one ``tobytes`` call, then slices)."""
+    rows = np.ascontiguousarray(rows)
+    raw = rows.tobytes()
+    w = rows.shape[1] * rows.itemsize
+    return [raw[i : i + w] for i in range(0, len(raw), w)]
+
+
+#: (checker moves of a play, as the bytes of its int16 (n, 3) history) -> (notation, moves tuple).
+#: A bounded memo shared by all threads (dict reads and writes are atomic); cleared when full.
+_MOVES_MEMO: dict[bytes, tuple[str, tuple]] = {}
+_MOVES_MEMO_MAX = 200_000
+
+
+def _moves_and_notation(hist: np.ndarray) -> list[tuple[str, tuple]]:
+    """(notation, moves) of each play from its checker moves int16 (k, n, 3) (src, dst, hit)."""
+    memo = _MOVES_MEMO
+    out = []
+    missing = []
+    for j, key in enumerate(_row_keys(hist.reshape(hist.shape[0], -1))):
+        got = memo.get(key)
+        out.append(got)
+        if got is None:
+            missing.append((j, key))
+    if missing:
+        if len(memo) > _MOVES_MEMO_MAX:
+            memo.clear()
+        rows = hist.tolist()
+        for j, key in missing:
+            moves = tuple((s, d, bool(h)) for s, d, h in rows[j])
+            got = (format_moves(moves), moves)
+            memo[key] = got
+            out[j] = got
+    return out
+
+
+def _paths(board: np.ndarray, dice: tuple[int, int], n_moves: int) -> dict[bytes, tuple]:
+    """Map each board reachable with ``n_moves`` checker moves (bytes) to one sequence of
+    checker moves ``((src, dst, hit), ...)`` reaching it (the first found, see
+    :func:`_path_arrays`)."""
+    finals, hist = _path_arrays(board, dice, n_moves)
+    found: dict[bytes, int] = {}
+    for k, key in enumerate(_row_keys(finals)):
+        found.setdefault(key, k)
+    return {key: tuple((int(s_), int(d_), bool(h_)) for s_, d_, h_ in hist[k].tolist()) for key, k in found.items()}
+
+
+def _plays_moves(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray, n_moves: int) -> list[tuple[str, tuple]]:
+    """(notation, moves) of each legal after-state int8 (k, 26) of ``board`` with ``dice``
+    that uses ``n_moves`` >= 1 checker moves: the first path found that reaches it."""
+    finals, hist = _path_arrays(board, dice, n_moves)
+    keys = _row_keys(finals)
+    n = len(keys)
+    first = dict(zip(reversed(keys), range(n - 1, -1, -1)))  # earliest path of each board wins
+    idx = [first[a] for a in _row_keys(after_states)]
+    return _moves_and_notation(hist[idx])
+
+
+_PID_POS = np.arange(80)
+
+
+def _after_position_ids(after_states: np.ndarray) -> list[str]:
+    """gnubg Position IDs of the results of after-states int8 (k, 26) (the opponent on
+    roll), vectorised; the same as ``position_id(flip(a))`` for each row ``a``."""
+    a = np.asarray(after_states, dtype=np.int16)
+    k = a.shape[0]
+    if k == 0:
+        return []
+    # the flipped board's counts in gnubg's order: the side on roll after the play is the
+    # opponent of the mover, encoded first (see bgrl.board.position_id)
+    counts = np.empty((k, 50), dtype=np.int64)
+    counts[:, :24] = np.maximum(a[:, 1:25], 0)
+    counts[:, 24] = a[:, 25]
+    counts[:, 25:49] = np.maximum(-a[:, 24:0:-1], 0)
+    counts[:, 49] = -a[:, 0]
+    ends = np.cumsum(counts + 1, axis=1)  # one past each separator
+    bits = _PID_POS[None, :] < ends[:, -1:]  # all bits up to the last separator ...
+    bits[np.repeat(np.arange(k), 50), (ends - 1).ravel()] = False  # ... less the separators
+    key = np.zeros((k, 12), dtype=np.uint8)
+    key[:, :10] = np.packbits(bits, axis=1, bitorder="little")
+    text = base64.b64encode(key.tobytes()).decode("ascii")
+    return [text[i : i + 14] for i in range(0, len(text), 16)]
 
 
 def notations(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray, n_moves: int) -> list[str]:
@@ -180,8 +268,19 @@ def notations(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray
     """
     if n_moves == 0:
         return [""] * after_states.shape[0]
-    paths = _paths(board, dice, n_moves)
-    return [format_moves(paths[a.tobytes()]) for a in after_states]
+    return [t for t, _ in _plays_moves(board, dice, after_states, n_moves)]
+
+
+def _legal_plays_of(board: np.ndarray, d: tuple[int, int], aft) -> list[Play]:
+    """The Play objects of one position's after-states ``aft`` (AfterStates of one position)."""
+    if aft.dice_used[0] == 0:
+        return []
+    boards = aft.boards if aft.boards.flags.c_contiguous else np.ascontiguousarray(aft.boards)
+    named = _plays_moves(board, d, boards, int(aft.dice_used[0]))
+    pids = _after_position_ids(boards)
+    frozen = boards.copy()
+    frozen.setflags(write=False)
+    return [Play(text, pid, frozen[j], moves) for j, ((text, moves), pid) in enumerate(zip(named, pids))]
 
 
 def legal_plays(position, dice) -> list[Play]:
@@ -206,16 +305,7 @@ def legal_plays(position, dice) -> list[Play]:
     if mover_off == 15 or opp_off == 15:
         raise ValueError(f"the game is over in position {pos.position_id}: one side has borne off all 15 checkers")
     aft = generate(pos.board[None], np.array([d], dtype=np.int8))
-    if aft.dice_used[0] == 0:
-        return []
-    paths = _paths(pos.board, d, int(aft.dice_used[0]))
-    plays = []
-    for a in aft.group(0):
-        moves = paths[a.tobytes()]  # the same lookup as notations()
-        a = a.copy()
-        a.setflags(write=False)
-        plays.append(Play(format_moves(moves), _position_id(flip(a).tolist()), a, moves))
-    return plays
+    return _legal_plays_of(pos.board, d, aft)
 
 
 _DICE_RE = re.compile(r"^\s*([1-6])\s*[-,\s]?\s*([1-6])\s*$")
