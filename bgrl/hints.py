@@ -56,18 +56,15 @@ def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -
     play valued at a shallower ply. Returns [] when no die can be played. Ties keep
     canonical order.
     """
-    from .movegen import generate
     from .notation import _legal_plays_of
     from .xgid import position_and_dice
 
     pos, d = position_and_dice(position, dice)
     if 15 in pos.off:
         legal_plays(pos, d)  # raises the game-over error
-    aft = generate(pos.board[None], np.array([d], dtype=np.int8), validate=False)
-    plays = _legal_plays_of(pos.board, d, aft)
+    plays, boards = _legal_plays_of(pos.board, d)
     if not plays:
         return []
-    boards = aft.boards
     if int(ply) == 0:  # search_plays at 0-ply is the evaluator alone: skip its bookkeeping
         probs = np.asarray(evaluator(boards), dtype=np.float64).reshape(boards.shape[0], 5)
         eq = equity(probs)

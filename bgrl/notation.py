@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .board import MOVER_BAR, OPP_BAR, Position, flip
-from .movegen import generate, single_steps, validate_dice
+from .movegen import _WIDTH, _unique_order, single_steps, validate_dice
 
 __all__ = [
     "Play", "IllegalPlayError", "legal_plays", "notations", "format_moves", "compact_notation", "parse_play",
@@ -271,16 +271,72 @@ def notations(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray
     return [t for t, _ in _plays_moves(board, dice, after_states, n_moves)]
 
 
-def _legal_plays_of(board: np.ndarray, d: tuple[int, int], aft) -> list[Play]:
-    """The Play objects of one position's after-states ``aft`` (AfterStates of one position)."""
-    if aft.dice_used[0] == 0:
-        return []
-    boards = aft.boards if aft.boards.flags.c_contiguous else np.ascontiguousarray(aft.boards)
-    named = _plays_moves(board, d, boards, int(aft.dice_used[0]))
-    pids = _after_position_ids(boards)
-    frozen = boards.copy()
-    frozen.setflags(write=False)
-    return [Play(text, pid, frozen[j], moves) for j, ((text, moves), pid) in enumerate(zip(named, pids))]
+def _explore(board: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Every legal play of one position as a path: final boards int8 (K, 26) (with
+    repeats) and checker moves int16 (K, n, 3), n = the dice the plays use (0: a pass, K = 0).
+
+    The paths of :func:`_path_arrays` expanded to the deepest level any die order reaches
+    (the maximum-dice rule); when only one die of a non-double can be played, the higher
+    one's plays if it can be played alone, else the lower one's (RULES.md, as
+    :func:`bgrl.movegen.generate`). Higher-die-first paths come first.
+    """
+    d1, d2 = max(dice), min(dice)
+    orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
+    per_order = []
+    for order in orders:
+        frontier = board[None].astype(np.int8)
+        hist = np.zeros((1, 0, 3), dtype=np.int16)
+        max_src = np.full(1, 25, dtype=np.int16) if d1 == d2 else None
+        levels = []
+        for die in order:
+            new, origin, src, dst, hit = single_steps(frontier, np.full(frontier.shape[0], die, dtype=np.int8), max_src)
+            if new.shape[0] == 0:
+                break
+            step = np.stack([src, dst, hit], axis=1).astype(np.int16)[:, None, :]
+            hist = np.concatenate([hist[origin], step], axis=1)
+            frontier = new
+            if max_src is not None:
+                max_src = src.astype(np.int16)
+            levels.append((new, hist))
+        per_order.append(levels)
+    n = max(len(levels) for levels in per_order)
+    if n == 0:
+        return np.zeros((0, 26), dtype=np.int8), np.zeros((0, 0, 3), dtype=np.int16)
+    if n == 1 and d1 != d2:  # one die only: the higher if it can be played alone
+        return per_order[0][0] if per_order[0] else per_order[1][0]
+    got = [levels[n - 1] for levels in per_order if len(levels) == n]
+    if len(got) == 1:
+        return got[0]
+    return np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got])
+
+
+def _legal_after_states(board: np.ndarray, dice: tuple[int, int]):
+    """One position's legal plays in one pass: (after-states int8 (k, 26) in
+    :func:`bgrl.movegen.generate`'s canonical order, (notation, moves) of each, dice used);
+    k = 0 for a pass."""
+    finals, hist = _explore(board, dice)
+    k = finals.shape[0]
+    if k == 0:
+        return finals, [], 0
+    wide = np.zeros((k, _WIDTH), dtype=np.int8)
+    wide[:, :26] = finals
+    canon = _unique_order(wide, np.zeros(k, dtype=np.int64))  # generate's order of the distinct boards
+    after = finals[canon]
+    keys = _row_keys(finals)
+    first = dict(zip(reversed(keys), range(k - 1, -1, -1)))  # earliest path of each board wins
+    idx = [first[key] for key in _row_keys(after)]
+    return after, _moves_and_notation(hist[idx]), hist.shape[1]
+
+
+def _legal_plays_of(board: np.ndarray, dice: tuple[int, int]) -> tuple[list[Play], np.ndarray]:
+    """The legal plays of a checked board and roll (see :func:`legal_plays`) and their
+    after-states, int8 (k, 26), read-only, row j = ``plays[j].after_state``."""
+    after, named, _ = _legal_after_states(board, dice)
+    after.setflags(write=False)
+    if not named:
+        return [], after
+    pids = _after_position_ids(after)
+    return [Play(text, pid, after[j], moves) for j, ((text, moves), pid) in enumerate(zip(named, pids))], after
 
 
 def legal_plays(position, dice) -> list[Play]:
@@ -304,8 +360,7 @@ def legal_plays(position, dice) -> list[Play]:
     mover_off, opp_off = pos.off
     if mover_off == 15 or opp_off == 15:
         raise ValueError(f"the game is over in position {pos.position_id}: one side has borne off all 15 checkers")
-    aft = generate(pos.board[None], np.array([d], dtype=np.int8))
-    return _legal_plays_of(pos.board, d, aft)
+    return _legal_plays_of(pos.board, d)[0]
 
 
 _DICE_RE = re.compile(r"^\s*([1-6])\s*[-,\s]?\s*([1-6])\s*$")
