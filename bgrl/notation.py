@@ -12,6 +12,11 @@ move and accepted only when its final position is one of the legal after-states
 
 The hot path (training, matches) never builds notation: it works on after-states;
 notation is rebuilt from (position, dice, after-state) here, at the edges.
+:func:`legal_plays` lists a position's plays in one batched pass (the paths of every die
+order give both the after-states, in :func:`bgrl.movegen.generate`'s canonical order, and
+their checker moves), builds the Position IDs of all results at once, and memoises the
+notation of each sequence of checker moves, so a 0-ply hint stays well under a millisecond
+(README, "Hint latency").
 """
 
 from __future__ import annotations
@@ -142,40 +147,6 @@ def compact_notation(moves, other_side: bool = False) -> str:
     return _merge(texts)
 
 
-def _path_arrays(board: np.ndarray, dice: tuple[int, int], n_moves: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every way of playing ``n_moves`` checker moves: final boards int8 (K, 26) and their
-    checker moves int16 (K, n_moves, 3) as (src, dst, hit), in the order the paths are found.
-
-    Every die order is expanded with the batched :func:`bgrl.movegen.single_steps`,
-    carrying the (source, destination, hit) history of each partial play as arrays; for
-    doubles the moves go from the highest source down (as in the generator), so nothing
-    is expanded twice. The higher-die-first order comes first, so the first path that
-    reaches a board is a higher-die-first one where there is one.
-    """
-    d1, d2 = max(dice), min(dice)
-    orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
-    boards, hists = [], []
-    for order in orders:
-        frontier = board[None].astype(np.int8)
-        hist = np.zeros((1, 0, 3), dtype=np.int16)
-        max_src = np.full(1, 25, dtype=np.int16) if d1 == d2 else None
-        for level, die in enumerate(order[:n_moves], start=1):
-            new, origin, src, dst, hit = single_steps(frontier, np.full(frontier.shape[0], die, dtype=np.int8), max_src)
-            if new.shape[0] == 0:
-                break
-            step = np.stack([src, dst, hit], axis=1).astype(np.int16)[:, None, :]
-            hist = np.concatenate([hist[origin], step], axis=1)
-            frontier = new
-            if max_src is not None:
-                max_src = src.astype(np.int16)
-            if level == n_moves:
-                boards.append(new)
-                hists.append(hist)
-    if not boards:
-        return np.zeros((0, 26), dtype=np.int8), np.zeros((0, n_moves, 3), dtype=np.int16)
-    return np.concatenate(boards), np.concatenate(hists)
-
-
 def _row_keys(rows: np.ndarray) -> list[bytes]:
     """The bytes of each row of a 2-D array (one ``tobytes`` call, then slices)."""
     rows = np.ascontiguousarray(rows)
@@ -187,7 +158,7 @@ def _row_keys(rows: np.ndarray) -> list[bytes]:
 #: (checker moves of a play, as the bytes of its int16 (n, 3) history) -> (notation, moves tuple).
 #: A bounded memo shared by all threads (dict reads and writes are atomic); cleared when full.
 _MOVES_MEMO: dict[bytes, tuple[str, tuple]] = {}
-_MOVES_MEMO_MAX = 200_000
+_MOVES_MEMO_MAX = 50_000
 
 
 def _moves_and_notation(hist: np.ndarray) -> list[tuple[str, tuple]]:
@@ -212,26 +183,19 @@ def _moves_and_notation(hist: np.ndarray) -> list[tuple[str, tuple]]:
     return out
 
 
-def _paths(board: np.ndarray, dice: tuple[int, int], n_moves: int) -> dict[bytes, tuple]:
-    """Map each board reachable with ``n_moves`` checker moves (bytes) to one sequence of
-    checker moves ``((src, dst, hit), ...)`` reaching it (the first found, see
-    :func:`_path_arrays`)."""
-    finals, hist = _path_arrays(board, dice, n_moves)
-    found: dict[bytes, int] = {}
-    for k, key in enumerate(_row_keys(finals)):
-        found.setdefault(key, k)
-    return {key: tuple((int(s_), int(d_), bool(h_)) for s_, d_, h_ in hist[k].tolist()) for key, k in found.items()}
-
-
-def _plays_moves(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray, n_moves: int) -> list[tuple[str, tuple]]:
+def _plays_moves(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray) -> list[tuple[str, tuple]]:
     """(notation, moves) of each legal after-state int8 (k, 26) of ``board`` with ``dice``
-    that uses ``n_moves`` >= 1 checker moves: the first path found that reaches it."""
-    finals, hist = _path_arrays(board, dice, n_moves)
+    (not a pass): the first path found that reaches it (see :func:`_explore`)."""
+    return _name_plays(*_explore(board, dice), after_states)
+
+
+def _name_plays(finals: np.ndarray, hist: np.ndarray, after_states: np.ndarray) -> list[tuple[str, tuple]]:
+    """(notation, moves) of each after-state from the paths of :func:`_explore` (final
+    boards int8 (K, 26), checker moves int16 (K, n, 3)): the earliest path to each board."""
     keys = _row_keys(finals)
     n = len(keys)
-    first = dict(zip(reversed(keys), range(n - 1, -1, -1)))  # earliest path of each board wins
-    idx = [first[a] for a in _row_keys(after_states)]
-    return _moves_and_notation(hist[idx])
+    first = dict(zip(reversed(keys), range(n - 1, -1, -1)))  # the earliest path of a board wins
+    return _moves_and_notation(hist[[first[a] for a in _row_keys(after_states)]])
 
 
 _PID_POS = np.arange(80)
@@ -268,17 +232,22 @@ def notations(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray
     """
     if n_moves == 0:
         return [""] * after_states.shape[0]
-    return [t for t, _ in _plays_moves(board, dice, after_states, n_moves)]
+    return [t for t, _ in _plays_moves(board, dice, after_states)]
 
 
 def _explore(board: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """Every legal play of one position as a path: final boards int8 (K, 26) (with
     repeats) and checker moves int16 (K, n, 3), n = the dice the plays use (0: a pass, K = 0).
 
-    The paths of :func:`_path_arrays` expanded to the deepest level any die order reaches
+    Every die order is expanded with the batched :func:`bgrl.movegen.single_steps`,
+    carrying the (source, destination, hit) history of each partial play as arrays (a
+    bear-off's destination is ``src - die`` <= 0), to the deepest level any order reaches
     (the maximum-dice rule); when only one die of a non-double can be played, the higher
     one's plays if it can be played alone, else the lower one's (RULES.md, as
-    :func:`bgrl.movegen.generate`). Higher-die-first paths come first.
+    :func:`bgrl.movegen.generate`). For doubles the moves go from the highest source down
+    (as in the generator), so nothing is expanded twice. Paths come in a fixed order: the
+    higher die first before the lower die first, then by the sources of the moves, lowest
+    first; the first path that reaches a board names its play.
     """
     d1, d2 = max(dice), min(dice)
     orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
@@ -322,10 +291,7 @@ def _legal_after_states(board: np.ndarray, dice: tuple[int, int]):
     wide[:, :26] = finals
     canon = _unique_order(wide, np.zeros(k, dtype=np.int64))  # generate's order of the distinct boards
     after = finals[canon]
-    keys = _row_keys(finals)
-    first = dict(zip(reversed(keys), range(k - 1, -1, -1)))  # earliest path of each board wins
-    idx = [first[key] for key in _row_keys(after)]
-    return after, _moves_and_notation(hist[idx]), hist.shape[1]
+    return after, _name_plays(finals, hist, after), hist.shape[1]
 
 
 def _legal_plays_of(board: np.ndarray, dice: tuple[int, int]) -> tuple[list[Play], np.ndarray]:
