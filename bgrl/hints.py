@@ -62,9 +62,10 @@ def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -
     pos, d = position_and_dice(position, dice)
     if 15 in pos.off:
         legal_plays(pos, d)  # raises the game-over error
-    plays, boards = _legal_plays_of(pos.board, d)
+    plays, after = _legal_plays_of(pos.board, d)
     if not plays:
         return []
+    boards = after.copy()  # writable: the plays keep the read-only rows
     if int(ply) == 0:  # search_plays at 0-ply is the evaluator alone: skip its bookkeeping
         probs = np.asarray(evaluator(boards), dtype=np.float64).reshape(boards.shape[0], 5)
         eq = equity(probs)

@@ -176,11 +176,32 @@ def _moves_and_notation(hist: np.ndarray) -> list[tuple[str, tuple]]:
             memo.clear()
         rows = hist.tolist()
         for j, key in missing:
-            moves = tuple((s, d, bool(h)) for s, d, h in rows[j])
-            got = (format_moves(moves), moves)
+            moves = tuple((s, d, h == 1) for s, d, h in rows[j])
+            got = (_format_path(moves), moves)
             memo[key] = got
             out[j] = got
     return out
+
+
+# the text of one checker move (src, max(dst, 0), hit), as format_moves writes it
+_MOVE_TEXT = {(s, d, h): f"{_pt(s)}/{_pt(d)}{'*' if h else ''}" for s in range(1, 26) for d in range(0, 25) for h in (False, True)}
+
+
+def _format_path(moves: tuple) -> str:
+    """:func:`format_moves` of checker moves ``((src, dst, hit), ...)`` with int src/dst
+    and bool hit, by table look-up (the same text)."""
+    items = [(s, d if d > 0 else 0, h) for s, d, h in moves]
+    if len(items) == 1:
+        return _MOVE_TEXT[items[0]]
+    items.sort(key=_move_order)
+    texts = [_MOVE_TEXT[m] for m in items]
+    if len(texts) == 2:  # _merge of two
+        return texts[0] + "(2)" if texts[0] == texts[1] else texts[0] + " " + texts[1]
+    return _merge(texts)
+
+
+def _move_order(m):
+    return (-m[0], -m[1])
 
 
 def _plays_moves(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray) -> list[tuple[str, tuple]]:

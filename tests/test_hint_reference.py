@@ -20,7 +20,7 @@ from bgrl.benchmark import shipped_benchmark_path
 from bgrl.board import Position, flip, position_id
 from bgrl.hints import rank_plays
 from bgrl.movegen import generate
-from bgrl.notation import _step, format_moves, notations
+from bgrl.notation import _format_path, _step, format_moves, notations
 from bgrl.search import search_plays
 
 
@@ -98,6 +98,15 @@ def test_notations_match_the_reference():
         n = int(aft.dice_used[0])
         want = [r[0] for r in reference_plays(b, d)] or [""]
         assert notations(b, d, aft.group(0), n) == want
+
+
+def test_table_formatter_writes_what_format_moves_writes():
+    seen = 0
+    for b, d in CASES:
+        for p in legal_plays(Position(b), d):
+            assert _format_path(p.moves) == format_moves(p.moves) == p.notation
+            seen += 1
+    assert seen > 5000
 
 
 def test_play_objects_are_read_only():
