@@ -83,7 +83,7 @@ def encode(boards: np.ndarray, name: str = ENCODER) -> np.ndarray:
         out[:, 200] = po / 167.0
         out[:, 201] = (po - pm) / 50.0
     if name == "td198g":
-        from .features import both_sides
+        from .features_nb import both_sides_into  # compiled; bgrl.features.both_sides is the reference
 
-        out[:, 202:220] = both_sides(b)
+        both_sides_into(b, out, 202)
     return out
