@@ -68,6 +68,8 @@ if AVAILABLE:
     def _hits(src, blot, opn, bar):  # pragma: no cover - compiled
         """Weighted count (of 36) of hitting rolls (features._hits_no_bar / _hits_from_bar)."""
         total = 0
+        if blot == 0:  # nothing to hit (common): every test below ands with blot
+            return total
         if bar == 0:
             for a in range(1, 7):
                 for c in range(1, a + 1):
