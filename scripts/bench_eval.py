@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """td198g evaluation speed: features, encoding, network probabilities and hint latency,
-with the numpy features (the code before bgrl.features_nb) beside the compiled ones.
+the numpy code (as before bgrl.features_nb / bgrl.encoding_nb) beside the compiled one.
 
     nice python scripts/bench_eval.py [--batches 20,400,8000] [--seconds 0.3] [--hint-positions 10]
 
@@ -10,20 +10,19 @@ default network (every stage of the game). Per row and batch size: the best of
 ``--repeats`` rounds of ``--seconds`` of process CPU time (``time.process_time``), as
 milliseconds per call.
 
-Rows ("numpy features" = :func:`bgrl.features.both_sides`, the reference, patched in where
-the code now calls :func:`bgrl.features_nb.both_sides_into`):
+Rows ("numpy" = the old code path: :func:`bgrl.encoding.encode_numpy` and
+:func:`bgrl.features.both_sides`, the references, patched in where the code now calls the
+compiled versions):
 
-* ``features numpy`` / ``features numba``: the 18 features alone;
-* ``encode td198r``, ``encode td198g (numpy features)``, ``encode td198g``;
-* ``NetEvaluator td198g (numpy features)``: the network's probabilities (``position_probs``,
-  ``exact=False``) as before
-  (encode + forward pass), ``NetEvaluator td198g``: the same with the compiled features,
-  ``FastNetEvaluator td198g``: table-lookup first layer; ``FastNetEvaluator td198r``
-  (the shipped default network) for comparison.
+* ``features numpy`` / ``features numba``: the 18 td198g features alone;
+* ``encode td198r``/``td198g``, numpy and compiled;
+* ``NetEvaluator td198g``: the network's probabilities (``position_probs``, ``exact=False``:
+  encode + forward pass); ``FastNetEvaluator td198g``: table-lookup first layer;
+  ``FastNetEvaluator td198r`` (the shipped default network) for comparison.
 
 Then the hint (:func:`bgrl.hints.rank_plays`, gnubg's move filters) with the shipped td198g
-network at 0, 1 and 2 ply, before (NetEvaluator, numpy features) and now
-(``best_evaluator``, i.e. FastNetEvaluator), on the same contact positions: mean CPU ms.
+network at 0, 1 and 2 ply, before (NetEvaluator, numpy) and now (``best_evaluator``, i.e.
+FastNetEvaluator), on the same contact positions: mean CPU ms per hint.
 """
 
 from __future__ import annotations
@@ -52,18 +51,15 @@ def game_positions(n: int, seed: int) -> np.ndarray:
 
 @contextlib.contextmanager
 def numpy_features():
-    """Make encode / FastNetEvaluator use the numpy reference features (the old code path)."""
-    from bgrl import fasteval, features, features_nb
+    """Make NetEvaluator / FastNetEvaluator use the numpy encoder and features (the old code path)."""
+    from bgrl import encoding, evaluator, fasteval, features
 
-    def into(b, out, col=0):
-        out[:, col : col + 18] = features.both_sides(b)
-
-    saved = features_nb.both_sides_into, fasteval.both_sides
-    features_nb.both_sides_into, fasteval.both_sides = into, features.both_sides
+    saved = evaluator.encode, fasteval.both_sides
+    evaluator.encode, fasteval.both_sides = encoding.encode_numpy, features.both_sides
     try:
         yield
     finally:
-        features_nb.both_sides_into, fasteval.both_sides = saved
+        evaluator.encode, fasteval.both_sides = saved
 
 
 def per_call_ms(fn, seconds: float, repeats: int) -> float:
@@ -99,7 +95,7 @@ def main(argv=None) -> int:
 
     from bgrl import features, features_nb
     from bgrl.checkpoint import load_network
-    from bgrl.encoding import encode
+    from bgrl.encoding import encode, encode_numpy
     from bgrl.evaluator import NetEvaluator
     from bgrl.fasteval import FastNetEvaluator, best_evaluator
     from bgrl.resources import resolve_checkpoint
@@ -117,12 +113,13 @@ def main(argv=None) -> int:
     rows = [
         ("features numpy", lambda b: features.both_sides(b), False),
         ("features numba", lambda b: features_nb.both_sides(b), False),
+        ("encode td198r numpy", lambda b: encode_numpy(b, "td198r"), False),
         ("encode td198r", lambda b: encode(b, "td198r"), False),
-        ("encode td198g (numpy features)", lambda b: encode(b, "td198g"), True),
+        ("encode td198g numpy", lambda b: encode_numpy(b, "td198g"), False),
         ("encode td198g", lambda b: encode(b, "td198g"), False),
-        ("NetEvaluator td198g (numpy features)", plain_g.position_probs, True),
+        ("NetEvaluator td198g (numpy)", plain_g.position_probs, True),
         ("NetEvaluator td198g", plain_g.position_probs, False),
-        ("FastNetEvaluator td198g (numpy features)", fast_g.position_probs, True),
+        ("FastNetEvaluator td198g (numpy)", fast_g.position_probs, True),
         ("FastNetEvaluator td198g", fast_g.position_probs, False),
         ("FastNetEvaluator td198r", fast_r.position_probs, False),
     ]

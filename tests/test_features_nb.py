@@ -107,3 +107,30 @@ def test_bad_shapes_rejected():
         features_nb.both_sides(np.zeros((3, 25), dtype=np.int8))
     with pytest.raises(ValueError, match="float32"):
         features_nb.both_sides_into(np.zeros((3, 26), dtype=np.int8), np.zeros((3, 18)))
+
+
+@pytest.mark.parametrize("name", ["td198", "td198r", "td198g"])
+def test_compiled_encode_equals_numpy(name):
+    from bgrl import encoding_nb
+    from bgrl.encoding import encode_numpy
+
+    assert encoding_nb.AVAILABLE
+    rng = np.random.default_rng(13)
+    gb, _ = random_game_positions(rng, 2000, 32)
+    sb, _ = synthetic_positions(rng, 2000)
+    with np.load(shipped_path("benchmark.npz", package="bgrl.data")) as z:
+        bm = z["board"]
+    edge = np.stack([START_BOARD, np.zeros(26, dtype=np.int8), _board({25: 15}, {}), _board({}, {0: 15}), _board({25: 3, 1: 12}, {0: 2, 24: 13})])
+    for b in (gb, sb, flip(sb), bm, edge, edge[:0]):
+        ref, fast = encode_numpy(b, name), encode(b, name)
+        assert fast.dtype == np.float32 and fast.shape == ref.shape
+        assert np.array_equal(ref.view(np.int32), fast.view(np.int32))  # bit for bit (signed zeros too)
+    assert np.array_equal(encode(gb[::-1], name), encode_numpy(gb[::-1], name))  # a strided view
+    assert np.array_equal(encode(gb.astype(np.int64), name), encode_numpy(gb, name))
+
+
+def test_compiled_encode_rejects_overfull_point():
+    b = np.zeros((1, 26), dtype=np.int8)
+    b[0, 5] = 16
+    with pytest.raises(ValueError, match="15 checkers"):
+        encode(b, "td198r")
