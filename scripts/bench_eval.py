@@ -22,7 +22,8 @@ compiled versions):
 
 Then the hint (:func:`bgrl.hints.rank_plays`, gnubg's move filters) with the shipped td198g
 network at 0, 1 and 2 ply, before (NetEvaluator, numpy) and now (``best_evaluator``, i.e.
-FastNetEvaluator), on the same contact positions: mean CPU ms per hint.
+FastNetEvaluator), on the same contact positions: mean CPU ms per hint; and, for
+comparison, the shipped default (td198r) network's hint now.
 """
 
 from __future__ import annotations
@@ -142,11 +143,13 @@ def main(argv=None) -> int:
         decisions = contact_decisions(3 * args.hint_positions, args.seed)
         now = best_evaluator(net_g, "td198g")
         print(f"\nhint (rank_plays, gnubg filters), td198g network, {args.hint_positions} contact positions per ply: mean CPU ms")
-        print(f"{'ply':>3}  {'before':>10}  {'now':>10}  {'before/now':>10}   (now: {type(now).__name__})")
+        ref = best_evaluator(net_r, "td198r")
+        print(f"{'ply':>3}  {'before':>10}  {'now':>10}  {'before/now':>10}  {'td198r now':>10}   (now: {type(now).__name__}; "
+              f"td198r: the shipped default network)")
         for ply in (0, 1, 2):
             sets = decisions[ply::3]
             res = {}
-            for label, ev, old in (("before", NetEvaluator(net_g, "td198g"), True), ("now", now, False)):
+            for label, ev, old in (("before", NetEvaluator(net_g, "td198g"), True), ("now", now, False), ("td198r", ref, False)):
                 with numpy_features() if old else contextlib.nullcontext():
                     rank_plays(Position.from_board(sets[0][0]), sets[0][1], ev, ply=ply, filters=GNUBG_FILTERS)  # warm-up
                     t = []
@@ -156,7 +159,7 @@ def main(argv=None) -> int:
                         rank_plays(pos, dice, ev, ply=ply, filters=GNUBG_FILTERS)
                         t.append((time.thread_time() - c) * 1e3)
                 res[label] = statistics.fmean(t)
-            print(f"{ply:>3}  {res['before']:>10.2f}  {res['now']:>10.2f}  {res['before'] / res['now']:>9.1f}x", flush=True)
+            print(f"{ply:>3}  {res['before']:>10.2f}  {res['now']:>10.2f}  {res['before'] / res['now']:>9.1f}x  {res['td198r']:>10.2f}", flush=True)
     return 0
 
 
