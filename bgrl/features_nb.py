@@ -36,24 +36,6 @@ if AVAILABLE:
     def _bit(x, p):  # pragma: no cover - compiled
         return (x >> p) & 1
 
-    @njit(cache=True, nogil=True, inline="always")
-    def _high_bit(x):  # pragma: no cover - compiled
-        """Index of the highest set bit (0 for x == 0)."""
-        h = 0
-        while x > 1:
-            x >>= 1
-            h += 1
-        return h
-
-    @njit(cache=True, nogil=True, inline="always")
-    def _low_bit(x):  # pragma: no cover - compiled
-        """Index of the lowest set bit (x > 0)."""
-        h = 0
-        while (x & 1) == 0:
-            x >>= 1
-            h += 1
-        return h
-
     @njit(cache=True, nogil=True)
     def _reach(d, max_k, sources, blot, opn):  # pragma: no cover - compiled
         path = sources
@@ -109,26 +91,33 @@ if AVAILABLE:
         opn = np.int64(0)
         src = np.int64(0)
         made = np.int64(0)
-        theirs = np.int64(0)
         blocked = np.int64(0)
         timing = np.int64(0)
+        top_src = np.int64(0)  # highest point holding a checker of this side (0: none)
+        top_made = np.int64(0)  # highest point it holds with two or more (0: none)
+        low_theirs = np.int64(25)  # lowest point holding an opposing checker (25: none)
         for p in range(1, 25):
             x = v[p]
             bit = np.int64(1) << p
-            if x == -1:
-                blot |= bit
-            if x > -2:
-                opn |= bit
             if x > 0:
                 src |= bit
+                opn |= bit
+                top_src = p
                 if p > 6:
                     timing += x * (p - 6)
-            if x >= 2:
-                made |= bit
-            if x < 0:
-                theirs |= bit
-            if x <= -2:
-                blocked |= bit
+                if x >= 2:
+                    made |= bit
+                    top_made = p
+            elif x == 0:
+                opn |= bit
+            else:
+                if low_theirs == 25:
+                    low_theirs = p
+                if x == -1:
+                    blot |= bit
+                    opn |= bit
+                else:
+                    blocked |= bit
         bar = v[25]
         opn2 = opn | np.int64(1) | (np.int64(1) << 25)
         out[r, c0] = _hits(src, blot, opn2, bar) / 36.0
@@ -139,7 +128,7 @@ if AVAILABLE:
             e = esc_table[(shifted >> p) & 0xFFF]
             if e < lo:
                 lo = e
-        back = np.int64(25) if bar > 0 else np.int64(_high_bit(src))
+        back = np.int64(25) if bar > 0 else top_src
         if back > 0:
             bp = min(back, 24)
             back_esc = esc_table[(shifted >> bp) & 0xFFF]
@@ -148,18 +137,13 @@ if AVAILABLE:
         out[r, c0 + 1] = back_esc / 36.0
         out[r, c0 + 2] = (36 - lo) / 36.0
         out[r, c0 + 3] = back / 25.0
-        out[r, c0 + 4] = _high_bit(made) / 24.0
+        out[r, c0 + 4] = top_made / 24.0
         out[r, c0 + 5] = (timing + bar * 19) / 285.0
-        if v[0] < 0:
-            their_back = 0
-        elif theirs > 0:
-            their_back = _low_bit(theirs)
-        else:
-            their_back = 25
+        their_back = np.int64(0) if v[0] < 0 else low_theirs
         brk = np.int64(0)
-        for p in range(1, 25):
+        for p in range(max(their_back, 1), 25):  # points p with p - their_back + 1 > 0
             x = v[p]
-            if x > 0 and p - their_back + 1 > 0:
+            if x > 0:
                 brk += x * (p - their_back + 1)
         brk += bar * max(26 - their_back, 0)
         out[r, c0 + 6] = brk / 375.0
