@@ -55,6 +55,11 @@ def hint_agent(level=None, ply=None, checkpoint=None) -> tuple[LevelAgent, int, 
 
 
 def hint_json(pos, dice, ranked, level: str, ply: int, top: int | None = None) -> dict:
+    """The JSON hint (``bgrl hint --json``): the best ``top`` plays (None or 0 = all),
+    ranks shared by ties (:mod:`bgrl.ranking`)."""
+    from .ranking import with_shared_ranks
+
+    ranked = with_shared_ranks(ranked)
     shown = ranked if not top else ranked[:top]
     return {
         "position_id": pos.position_id,
@@ -67,7 +72,11 @@ def hint_json(pos, dice, ranked, level: str, ply: int, top: int | None = None) -
 
 def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, compact: bool = False) -> str:
     """The text hint: header, the best ``top`` plays (default 10, 0 = all) with rank, play, ply,
-    equity, difference to the best, and win/wg/wbg/lose/lg/lbg; the columns explained."""
+    equity, difference to the best, and win/wg/wbg/lose/lg/lbg; the columns explained. Plays
+    that tie share a rank (:mod:`bgrl.ranking`)."""
+    from .ranking import with_shared_ranks
+
+    ranked = with_shared_ranks(ranked)
     lines = [f"Position {pos.position_id}, roll {dice[0]}-{dice[1]}: {len(ranked)} legal play(s); {label}, {ply}-ply; "
              "equities and probabilities of the side playing, after the play"]
     if not ranked:

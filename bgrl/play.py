@@ -113,6 +113,9 @@ def hint_table(ranked, engine: str, ply: int, top: int = 5, compact: bool = True
     the columns mean (addressed to the player, or with ``you=False`` to "the side playing")."""
     if not ranked:
         return "  no die can be played: the turn passes"
+    from .ranking import with_shared_ranks
+
+    ranked = with_shared_ranks(ranked)  # ties share a rank
     shown = ranked[: top if top > 0 else len(ranked)]
     names = [r.play.shown(compact) for r in shown]
     width = max(8, max(len(n) for n in names))

@@ -32,6 +32,7 @@ import numpy as np
 
 from .board import Position
 from .hints import RankedPlay, rank_plays
+from .ranking import shared_ranks, with_shared_ranks
 from .model import Probabilities, equity
 from .notation import IllegalPlayError, Play, legal_plays, play_from_notation
 from .record import GameRecord
@@ -149,9 +150,10 @@ class SearchRanker:
                 e, d, pr = res.equity[lo:hi], res.ply[lo:hi], res.probs[lo:hi]
                 order = np.lexsort((-e, -d.astype(np.int64)))
                 best = e[order[0]]
-                out[i] = [RankedPlay(rank=r + 1, play=plays[i][k], equity=float(e[k]), equity_loss=float(best - e[k]),
+                ranks = shared_ranks(e[order], d[order])
+                out[i] = [RankedPlay(rank=int(r), play=plays[i][k], equity=float(e[k]), equity_loss=float(best - e[k]),
                                      probabilities=Probabilities.from_array(pr[k]), ply=int(d[k]))
-                          for r, k in enumerate(order)]
+                          for r, k in zip(ranks, order)]
         return out
 
     def value_at(self, after_states: np.ndarray, plies) -> np.ndarray:
@@ -178,7 +180,7 @@ def NetRanker(evaluator, name: str = "0-ply") -> SearchRanker:
 
 def _reinsert(ranked: list, mine, probs) -> list:
     """``ranked`` with ``mine`` re-valued (``probs``) at the depth of the best play and
-    moved to its place among the plays of that depth; ranks and losses renumbered."""
+    moved to its place among the plays of that depth; ranks (ties shared) and losses renumbered."""
     from dataclasses import replace
 
     top = ranked[0].ply
@@ -188,7 +190,7 @@ def _reinsert(ranked: list, mine, probs) -> list:
     k = sum(1 for r in rest if r.ply == top and r.equity >= e)  # rest starts with the top-ply plays, best first
     lst = rest[:k] + [new] + rest[k:]
     best = lst[0].equity
-    return [replace(r, rank=i + 1, equity_loss=best - r.equity) for i, r in enumerate(lst)]
+    return with_shared_ranks([replace(r, equity_loss=best - r.equity) for r in lst])
 
 
 @dataclass(frozen=True)
@@ -199,12 +201,14 @@ class TurnReview:
     position_id : position before the play (player on roll); dice : (high, low);
     play : the play made (mover's notation) or None when no die could be played;
     legal : number of legal plays (0 = the roll cannot be played, 1 = forced);
-    rank : the played play's rank (1 = best), None when not a decision;
+    rank : the played play's rank (1 = best; plays that tie share a rank,
+    :mod:`bgrl.ranking`), None when not a decision;
     equity / best_equity : cubeless equity (points per game) after the played / best play,
     for the player who moved, opponent to roll; None when not a decision;
     equity_loss : best_equity - equity (>= 0), None when not a decision; mark : see
     :data:`MARKS`; ranked : the ranker's whole list (best first), empty when not a decision;
-    ply : the search depth at which the played and the best play were compared.
+    ply : the search depth at which the played and the best play were compared;
+    played_index : the played play's place in ``ranked`` (0-based), None when not a decision.
     """
 
     turn: int
@@ -221,6 +225,7 @@ class TurnReview:
     mark: str | None = None
     ranked: tuple = ()
     ply: int | None = None
+    played_index: int | None = None
 
     @property
     def decision(self) -> bool:
@@ -228,11 +233,15 @@ class TurnReview:
         return self.legal > 1
 
     def shown(self, top: int = 3) -> list[RankedPlay]:
-        """The ``top`` best plays plus the played one when it ranks lower."""
+        """The ``top`` best plays plus the played one when it is listed lower."""
         rows = list(self.ranked[:top])
-        if self.rank is not None and self.rank > top:
-            rows.append(self.ranked[self.rank - 1])
+        if self.played_index is not None and self.played_index >= top:
+            rows.append(self.ranked[self.played_index])
         return rows
+
+    def is_played(self, row) -> bool:
+        """Whether ``row`` (one of :attr:`ranked`) is the play made."""
+        return self.played_index is not None and self.ranked[self.played_index] is row
 
     def as_dict(self, top: int = 3) -> dict:
         return {
@@ -250,7 +259,7 @@ class TurnReview:
             "equity_loss": None if self.equity_loss is None else round(self.equity_loss, 6),
             "mark": self.mark,
             "ply": self.ply,
-            "alternatives": [dict(r.as_dict(), played=(r.rank == self.rank)) for r in self.shown(top)],
+            "alternatives": [dict(r.as_dict(), played=self.is_played(r)) for r in self.shown(top)],
         }
 
 
@@ -380,7 +389,7 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
         ranked_lists = ranker.rank_many(items)
     else:
         ranked_lists = [ranker(pos, dice) for pos, dice in items]
-    ranked_at = {key: list(r) for key, r in zip(decisions, ranked_lists)}
+    ranked_at = {key: with_shared_ranks(r) for key, r in zip(decisions, ranked_lists)}  # any ranker: ties share a rank
     mine_at = {}
     for (ri, ti), ranked in ranked_at.items():
         played = prepared[ri][ti][3]
@@ -415,7 +424,7 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
             loss = max(0.0, float(ranked[0].equity - mine.equity))
             turns.append(TurnReview(**base, rank=mine.rank, equity=float(mine.equity), best_equity=float(ranked[0].equity),
                                     equity_loss=loss, mark=mark_for(loss), ranked=tuple(ranked),
-                                    ply=getattr(ranked[0], "ply", 0)))
+                                    ply=getattr(ranked[0], "ply", 0), played_index=next(i for i, r in enumerate(ranked) if r is mine)))
         reviews.append(Review(rec.white, rec.black, rec.result, turns, summarize(turns, names), name,
                               list(notes[ri]) if notes else [], game=ri + 1))
     return reviews
@@ -471,7 +480,7 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None)
             width = max(len(r.play.notation) for r in t.shown(top))
             deep = any(getattr(r, "ply", 0) for r in t.shown(top))
             for r in t.shown(top):
-                arrow = ">" if r.rank == t.rank else " "
+                arrow = ">" if t.is_played(r) else " "
                 ply = f"  {r.ply}-ply" if deep else ""
                 out.append(f"        {arrow}{r.rank:3d}. {r.play.notation:<{width}}  {r.equity:+.3f}  "
                            f"({0.0 - r.equity_loss + 0.0:+.3f}){ply}")

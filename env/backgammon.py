@@ -21,7 +21,7 @@ dice for its game ``i`` when seeded ``s`` as this env seeded ``s + i``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import gymnasium as gym
 import numpy as np
@@ -42,6 +42,8 @@ __all__ = [
     "BackgammonEnv",
     "BackgammonSelfPlayEnv",
     "feature_bounds",
+    "action_index",
+    "check_render_mode",
 ]
 
 #: The largest number of distinct legal plays (after-states) of any position and roll: 2226,
@@ -114,6 +116,35 @@ class LegalPlaySpace(spaces.Discrete):
         return hash((self.n, int(self.start)))
 
 
+def action_index(action, n_legal: int, *, expected: str, illegal: Callable[[int, int], str]) -> int:
+    """Check an action of the single-game environments and return it as an ``int``.
+
+    action : an integer scalar (Python ``int`` or a 0-d NumPy integer); ``n_legal`` the
+        number of legal plays of the roll. ``expected`` names what the index refers to in
+        the error (e.g. ``"info['legal_plays']"``); ``illegal(a, k)`` builds the message
+        for an index ``a`` outside ``0..k - 1``.
+    Raises ValueError (one line) for a non-integer (bool, float, array, string, None)
+    or an index out of range. Shared by :class:`BackgammonEnv`,
+    :class:`BackgammonSelfPlayEnv` and :class:`bgrl.env.pettingzoo.BackgammonAECEnv`.
+    """
+    try:
+        a = np.asarray(action)
+        if a.shape != () or a.dtype.kind not in "iu":
+            raise TypeError
+        a = int(a)
+    except (TypeError, ValueError):
+        raise ValueError(f"action must be an integer index into {expected}, got {action!r}") from None
+    if not 0 <= a < n_legal:
+        raise ValueError(illegal(a, n_legal))
+    return a
+
+
+def check_render_mode(render_mode: str | None, modes) -> None:
+    """Raise ValueError unless ``render_mode`` is None or one of ``modes``."""
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+
+
 def _colour_arg(agent_color: str) -> str:
     if agent_color not in (WHITE, BLACK, "alternate"):
         raise ValueError(f"agent_color must be 'white', 'black' or 'alternate', got {agent_color!r}")
@@ -141,8 +172,7 @@ class _BackgammonBase(gym.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
 
     def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, notation: bool = True):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.encoder = encoder
         self.notation = bool(notation)
@@ -211,20 +241,11 @@ class _BackgammonBase(gym.Env):
     def _check_action(self, action) -> int:
         if self._over:
             raise RuntimeError("the game is over: call reset() before step()")
-        try:
-            a = np.asarray(action)
-            if a.shape != () or a.dtype.kind not in "iu":
-                raise TypeError
-            a = int(a)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer index into info['legal_plays'], got {action!r}") from None
-        k = self._after.shape[0]
-        if not 0 <= a < k:
-            raise ValueError(
-                f"illegal action {a}: this roll {self._dice} has {k} legal plays, so the action must be "
-                f"0..{k - 1} (info['action_mask'] marks them); the action space holds {MAX_PLAYS} indices"
-            )
-        return a
+        return action_index(
+            action, self._after.shape[0], expected="info['legal_plays']",
+            illegal=lambda a, k: f"illegal action {a}: this roll {self._dice} has {k} legal plays, so the action must be "
+            f"0..{k - 1} (info['action_mask'] marks them); the action space holds {MAX_PLAYS} indices",
+        )
 
     def _mask(self) -> np.ndarray:
         m = np.zeros(MAX_PLAYS, dtype=np.int8)

@@ -16,7 +16,7 @@ from pettingzoo import AECEnv
 from bgrl.board import START_BOARD, flip
 from bgrl.dice import roll_dice, seed_keys
 from bgrl.encoding import ENCODER, encode
-from bgrl.env.backgammon import BLACK, MAX_PLAYS, WHITE, feature_bounds
+from bgrl.env.backgammon import BLACK, MAX_PLAYS, WHITE, action_index, check_render_mode, feature_bounds
 from bgrl.movegen import generate
 from bgrl.render import render as render_board
 from bgrl.rules import game_result
@@ -81,8 +81,7 @@ class BackgammonAECEnv(AECEnv):
 
     def __init__(self, render_mode: str | None = None, encoder: str = ENCODER):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.encoder = encoder
         self.possible_agents = [WHITE, BLACK]
@@ -178,16 +177,10 @@ class BackgammonAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        try:
-            a = np.asarray(action)
-            if a.shape != () or a.dtype.kind not in "iu":
-                raise TypeError
-            a = int(a)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer index into the legal plays, got {action!r}") from None
-        k = self._after.shape[0]
-        if not 0 <= a < k:
-            raise ValueError(f"illegal action {a} for {agent}: the roll {self._dice} has {k} legal plays (0..{k - 1})")
+        a = action_index(
+            action, self._after.shape[0], expected="the legal plays",
+            illegal=lambda a, k: f"illegal action {a} for {agent}: the roll {self._dice} has {k} legal plays (0..{k - 1})",
+        )
         self._cumulative_rewards[agent] = 0
         after = self._after[a]
         pts = game_result(after)

@@ -1,4 +1,8 @@
 import pytest
+import torch
+
+# one intra-op thread: tests run beside other processes, where two threads can be far slower
+torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="session")

@@ -171,12 +171,14 @@ def test_search_ranker_at_1_ply_matches_hint_and_revalues_filtered_plays(evaluat
     rv = review_record(rec, narrow)
     for t in rv.turns:
         assert t.ply == 1
-        played = next(r for r in t.ranked if r.rank == t.rank)
-        assert played.ply == 1 and played.play.notation == t.play
+        played = t.ranked[t.played_index]
+        assert played.rank == t.rank and played.ply == 1 and played.play.notation == t.play
         direct = after_state_probs(evaluator, played.play.after_state[None], 1)[0]
         assert t.equity == pytest.approx(float(equity(direct)), abs=1e-6)
         assert t.equity_loss == pytest.approx(max(0.0, t.best_equity - t.equity))
-        assert [r.rank for r in t.ranked] == list(range(1, len(t.ranked) + 1))
+        # ties share a rank: 1 + the plays valued deeper, or at the same ply and better by > 1e-9
+        assert [r.rank for r in t.ranked] == [
+            1 + sum(o.ply > r.ply or (o.ply == r.ply and o.equity > r.equity + 1e-9) for o in t.ranked) for r in t.ranked]
         deep = [r.equity for r in t.ranked if r.ply == 1]
         assert deep == sorted(deep, reverse=True) and t.ranked[0].ply == 1
 
@@ -192,7 +194,11 @@ def test_review_of_mat_uses_one_evaluator_call(evaluator):
     for rv in rvs:
         for t in rv.turns:
             if t.decision:
-                assert t.equity_loss >= 0 and t.ranked[t.rank - 1].play.notation == t.play
+                mine = t.ranked[t.played_index]
+                assert t.equity_loss >= 0 and mine.play.notation == t.play and mine.rank == t.rank
+                assert t.rank == 1 + sum(r.equity > t.equity + 1e-9 for r in t.ranked)  # 0-ply: one depth
+                if t.equity_loss == 0:
+                    assert t.rank == 1
                 assert t.equity_loss == pytest.approx(t.best_equity - t.equity)
     # gnubg 0-ply is a strong player: its error rate under our 0-ply network stays modest
     er = [rvs[0].players[c].error_rate for c in ("white", "black")]

@@ -29,7 +29,12 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
     )
     t.add_argument("--config", metavar="FILE", default=None,
                    help="TOML or JSON file of settings (keys: the flag names, e.g. alpha-final = 0.02, or run_dir); flags override it (default: none)")
-    t.add_argument("--games", type=int, default=None, help=f"total games to play (default {c.games}; with --resume: the new total)")
+    t.add_argument("--games", type=int, default=None,
+                   help=f"total games to reach (default {c.games}; with --resume: the new total). Training stops after the step "
+                   "that reaches it, so the total can end slightly above: games played in lockstep that end on the same ply "
+                   "all count (at most --parallel - 1 more); a rounds backend finishes whole rounds of --parallel games. "
+                   "Stopping exactly would change the games in flight, and a resumed run would no longer match an "
+                   "uninterrupted one bit for bit")
     t.add_argument("--run-dir", default=None, help="run folder (default runs/td-YYYYmmdd-HHMMSS)")
     t.add_argument("--resume", metavar="RUN_DIR", default=None, help="continue the run in RUN_DIR from its latest.pt (default: start a new run)")
     t.add_argument("--init-from", metavar="CHECKPOINT", default=None,

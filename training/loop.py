@@ -48,7 +48,11 @@ class TrainConfig:
     change). Invalid values raise ValueError naming the ``bgrl train`` flag."""
 
     games: int = 20_000
-    """Total self-play games to reach (a resumed run continues up to this count)."""
+    """Total self-play games to reach (a resumed run continues up to this count). The run
+    stops after the step that reaches it, so it can end above it: by the games that end on
+    the same lockstep ply (at most ``parallel - 1``), or, with a rounds backend, at the end
+    of a round of ``parallel`` games; kept so that a resumed run matches an uninterrupted
+    one bit for bit."""
     hidden: int = 80
     """Hidden units of the one-hidden-layer network."""
     encoder: str = ENCODER
@@ -515,7 +519,10 @@ def train(
     g_seg = st["games"] - int(loop_state.get("games", 0))
     lines = [
         "",
-        f"done: {st['games']:,} games ({g_seg:,} in this session, {seg:.0f} s of training, "
+        f"done: {st['games']:,} games"
+        + (f" (target {config.games:,}; the last step finished {st['games'] - config.games:,} more: games end in lockstep)"
+           if st["games"] > config.games else "")
+        + f" ({g_seg:,} in this session, {seg:.0f} s of training, "
         f"{g_seg / max(seg, 1e-9):.1f} games/s; wall {time.perf_counter() - t_segment:.0f} s with evaluations)",
     ]
     if final_eval:

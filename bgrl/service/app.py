@@ -7,7 +7,8 @@ https://github.com/carsten-wenderdel/wildbg, crates/web). OpenAPI at ``/docs``.
 
 Errors are always JSON ``{"code", "message"}``: 422 for a request that does not match the
 schema (``code = "invalid_request"``, plus ``detail``), 400 for a bad position, Position ID,
-XGID, dice or level, 413 for a body over the size limit, 503 with ``Retry-After`` when more
+XGID, dice or level (and for an unknown or repeated query parameter of the wildbg routes),
+413 for a body over the size limit, 503 with ``Retry-After`` when more
 than ``max_inflight`` requests are outstanding, 504 when a request passes its deadline.
 
 CPU work runs in a bounded thread pool (``pool_workers`` threads, one torch thread each);
@@ -27,7 +28,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Annotated
 
 import numpy as np
-from fastapi import FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -200,6 +201,27 @@ def _one_torch_thread() -> None:
         torch.set_num_threads(1)
     except Exception:  # pragma: no cover - torch is a core dependency
         pass
+
+
+def _known_query_only(model):
+    """A route dependency that refuses (400 ``unknown_parameter``) a query parameter that
+    ``model`` does not define, or (400 ``duplicate_parameter``) one given twice; wildbg's own server ignores unknown
+    ones, but a misspelt pip (``P5``, ``p26``) would then silently describe another position."""
+    accepted = tuple(model.model_fields)
+    pips = [f"p{i}" for i in range(26)]
+    shown = ", ".join([a for a in accepted if a not in pips] + (["p0..p25"] if set(pips) <= set(accepted) else []))
+
+    def check(request: Request) -> None:
+        keys = [k for k, _ in request.query_params.multi_items()]
+        unknown = sorted({k for k in keys if k not in accepted})
+        if unknown:
+            names = ", ".join(repr(k[:40]) for k in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+            raise ServiceError("unknown_parameter", f"unknown query parameter {names}; accepted: {shown}")
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        if twice:
+            raise ServiceError("duplicate_parameter", f"query parameter {', '.join(twice)} given more than once")
+
+    return Depends(check)
 
 
 def _error(status: int, code: str, message: str, headers: dict | None = None, **extra) -> JSONResponse:
@@ -413,7 +435,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
     def pips_board(q) -> list[int]:
         return [int(getattr(q, f"p{i}") or 0) for i in range(26)]
 
-    @app.get("/move", response_model=S.WildbgMoveResponse, tags=["wildbg"])
+    @app.get("/move", response_model=S.WildbgMoveResponse, tags=["wildbg"], dependencies=[_known_query_only(S.WildbgMoveQuery)])
     async def wildbg_move(q: Annotated[S.WildbgMoveQuery, Query()], request: Request):
         """wildbg's ``GET /move``: every legal play, best first, with the probabilities after
         it for the side that moved. ``die1``, ``die2``, ``p0``..``p25`` (mover's view, bar = 25,
@@ -429,7 +451,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         items = await run(request, "move_list", pos, d, q.level, q.seed, dmp)
         return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=_steps(p) if p else [], probabilities=_wildbg_probs(pr)) for p, pr in items])
 
-    @app.get("/eval", response_model=S.WildbgEvalResponse, tags=["wildbg"])
+    @app.get("/eval", response_model=S.WildbgEvalResponse, tags=["wildbg"], dependencies=[_known_query_only(S.WildbgEvalQuery)])
     async def wildbg_eval(q: Annotated[S.WildbgEvalQuery, Query()], request: Request):
         """wildbg's ``GET /eval``: the probabilities of the side on roll (before rolling) and a
         crude cube hint (:func:`cube_decision`; bgrl has no cube engine)."""

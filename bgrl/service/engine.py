@@ -41,6 +41,7 @@ from .. import __version__
 from ..board import Position, START_POSITION_ID, borne_off, flip
 from ..movegen import validate_dice
 from ..notation import Play, legal_plays, parse_dice
+from ..ranking import shared_ranks
 
 __all__ = [
     "LEVEL_NAMES",
@@ -427,9 +428,10 @@ class Engine:
         score = _score(probs, dmp)
         order = np.lexsort((-score, -plies))  # deeper ply first, then value (stable)
         best = score[order[0]]
+        ranks = shared_ranks(score[order], plies[order])  # ties share a rank (bgrl.ranking)
         if top:
-            order = order[:top]
-        return [HintRow(r + 1, plays[i], float(score[i]), float(best - score[i]), probs[i], int(plies[i])) for r, i in enumerate(order)]
+            order, ranks = order[:top], ranks[:top]
+        return [HintRow(int(r), plays[i], float(score[i]), float(best - score[i]), probs[i], int(plies[i])) for r, i in zip(ranks, order)]
 
     def ranked(self, pos: Position, dice, level: str = DEFAULT_LEVEL, top: int | None = None) -> tuple[list[HintRow], int]:
         """:meth:`hint` cut to ``top`` rows, and the number of legal plays."""

@@ -1,0 +1,48 @@
+"""Average the weights of several checkpoints of one training run (stochastic weight averaging).
+
+TD(lambda) with a constant step size keeps the weights wandering around a good region; the
+mean of snapshots taken along the way is often a better network than any one of them
+(Polyak and Juditsky 1992, "Acceleration of stochastic approximation by averaging";
+Izmailov et al. 2018, "Averaging Weights Leads to Wider Optima and Better Generalization").
+Only snapshots of one run (or of runs that continue one another) make sense to average:
+networks trained apart have their hidden units in different orders.
+
+    python scripts/average_checkpoints.py runs/g1/games_2*.pt runs/g1/games_3*.pt --out runs/g1-swa.pt
+    bgrl benchmark runs/g1-swa.pt
+
+Raises SystemExit when the checkpoints' shapes or encoders differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import torch
+
+from bgrl.checkpoint import load_network, save_checkpoint
+from bgrl.resources import resolve_checkpoint
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("checkpoints", nargs="+", help="checkpoints (.pt, run folders or shipped names)")
+    p.add_argument("--out", required=True, help="output checkpoint")
+    args = p.parse_args(argv)
+    nets = [load_network(resolve_checkpoint(c)) for c in args.checkpoints]
+    net0, meta0 = nets[0]
+    for (net, meta), src in zip(nets, args.checkpoints):
+        if (net.n_inputs, net.hidden, meta.get("encoder")) != (net0.n_inputs, net0.hidden, meta0.get("encoder")):
+            sys.exit(f"average_checkpoints: {src} is a {meta.get('encoder')} {net.n_inputs}-{net.hidden}-5 network; "
+                     f"expected {meta0.get('encoder')} {net0.n_inputs}-{net0.hidden}-5 like {args.checkpoints[0]}")
+    state = {k: torch.stack([n.state_dict()[k].double() for n, _ in nets]).mean(0).float() for k in net0.state_dict()}
+    net0.load_state_dict(state)
+    meta = {k: v for k, v in meta0.items() if k not in ("hidden", "n_inputs", "package_version")}
+    meta.update(averaged_from=[str(c) for c in args.checkpoints], games=max(int(m.get("games", 0)) for _, m in nets))
+    save_checkpoint(args.out, net0, meta)
+    print(f"wrote {args.out}: mean of {len(nets)} checkpoints")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,65 @@
+"""``bgrl serve`` start-up errors: a bad --host or --port, or a port already taken, is one
+clear line and exit status 2, before uvicorn starts (uvicorn's own failure is exit 3)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+pytest.importorskip("fastapi")
+uvicorn = pytest.importorskip("uvicorn")
+
+from bgrl.cli import main  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_uvicorn(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("uvicorn.run reached: the bad flag was not caught before start-up")
+
+    monkeypatch.setattr(uvicorn, "run", refuse)
+
+
+def _one_error_line(capsys) -> str:
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("bgrl: error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize("host", ["999.1.1.1", "1.2.3.4.5", "no such host!", " "])
+def test_bad_host_is_one_line_exit_2(host, capsys):
+    assert main(["serve", "--host", host, "--port", "8080"]) == 2
+    line = _one_error_line(capsys)
+    assert "--host" in line and ("address" in line or "empty" in line)
+
+
+def test_host_not_on_this_machine(capsys):
+    assert main(["serve", "--host", "192.0.2.1"]) == 2  # TEST-NET-1 (RFC 5737): never local
+    assert "not an address of this machine" in _one_error_line(capsys)
+
+
+def test_port_in_use_is_one_line_exit_2(capsys):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert main(["serve", "--host", "127.0.0.1", "--port", str(port)]) == 2
+    line = _one_error_line(capsys)
+    assert f"port {port} is already in use" in line and "--port" in line
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "65536"])
+def test_port_out_of_range(port, capsys):
+    assert main(["serve", "--port", port]) == 2
+    assert "--port must be 1..65535" in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize("port", ["abc", "80.5", ""])
+def test_port_not_a_number(port, capsys):
+    with pytest.raises(SystemExit) as ei:
+        main(["serve", f"--port={port}"])
+    assert ei.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --port: expected a TCP port number 1..65535" in err and "Traceback" not in err
