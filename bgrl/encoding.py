@@ -31,7 +31,7 @@ import numpy as np
 from .board import pip_counts
 from .rules import is_race
 
-__all__ = ["ENCODERS", "ENCODER", "encode", "num_features"]
+__all__ = ["ENCODERS", "ENCODER", "encode", "encode_numpy", "num_features"]
 
 _T = np.zeros((16, 4), dtype=np.float32)
 for _n in range(16):
@@ -60,7 +60,22 @@ def encode(boards: np.ndarray, name: str = ENCODER) -> np.ndarray:
     Returns
     -------
     ndarray, float32, shape (N, num_features(name))
+
+    Computed by the compiled :func:`bgrl.encoding_nb.encode` (numba), bit for bit equal to
+    :func:`encode_numpy`, the numpy reference, which serves when numba is missing.
     """
+    n_feat = num_features(name)
+    b = np.asarray(boards)
+    if b.ndim == 2 and b.shape[1] == 26:
+        from . import encoding_nb
+
+        if encoding_nb.AVAILABLE:
+            return encoding_nb.encode(b, name, n_feat)
+    return encode_numpy(b, name)
+
+
+def encode_numpy(boards: np.ndarray, name: str = ENCODER) -> np.ndarray:
+    """:func:`encode` in numpy (the reference the compiled version is tested against)."""
     n_feat = num_features(name)
     b = np.asarray(boards)
     n = b.shape[0]

@@ -2,8 +2,10 @@
 
 The ``td198``/``td198r`` inputs of a point depend only on the signed checker count on it,
 and the first layer is linear, so its output is a sum, over the 24 points, of one row of a
-precomputed table (point, count -> 80 hidden pre-activations) plus a few dense features
-(bars, borne-off, race flag and pip counts). :class:`FastNetEvaluator` computes exactly
+precomputed table (point, count -> hidden pre-activations, any hidden size) plus a few dense features
+(bars, borne-off, race flag and pip counts). For ``td198g`` the 18 hand-made features
+(:mod:`bgrl.features`, computed by the compiled :func:`bgrl.features_nb.both_sides`) join
+the dense features. :class:`FastNetEvaluator` computes exactly
 :class:`bgrl.evaluator.NetEvaluator`'s probabilities (up to float32 rounding, tested) with
 one ``embedding_bag`` instead of building the (N, 202) input matrix; in a 2-ply search that
 is most of the time. The tables are a snapshot of the network's weights when the
@@ -17,6 +19,7 @@ import torch
 
 from .encoding import num_features
 from .evaluator import NetEvaluator
+from .features_nb import both_sides
 from .model import TDNet
 
 __all__ = ["FastNetEvaluator", "supports", "best_evaluator"]
@@ -35,7 +38,7 @@ class FastNetEvaluator(NetEvaluator):
     Parameters
     ----------
     net : TDNet whose first layer takes ``encoder``'s inputs (one hidden layer, sigmoid)
-    encoder : ``"td198"`` or ``"td198r"``
+    encoder : ``"td198"``, ``"td198r"`` or ``"td198g"``
 
     Read-only after construction: safe to call from several threads.
     """
@@ -43,7 +46,7 @@ class FastNetEvaluator(NetEvaluator):
     def __init__(self, net: TDNet, encoder: str, exact: bool = True):  # noqa: D107
         super().__init__(net, encoder, exact)
         if not supports(net, encoder):
-            raise ValueError(f"FastNetEvaluator supports td198/td198r networks, got encoder {encoder!r} with {net.n_inputs} inputs")
+            raise ValueError(f"FastNetEvaluator supports td198/td198r/td198g networks, got encoder {encoder!r} with {net.n_inputs} inputs")
         with torch.no_grad():
             w1 = net.fc1.weight.detach().double().numpy()  # (H, F)
             b1 = net.fc1.bias.detach().double().numpy()
@@ -61,12 +64,13 @@ class FastNetEvaluator(NetEvaluator):
                 table[i - 1, 15 + v, hidden:] = [v * i, 0, v, 0, 2.0 ** (i - 1), 0]
                 table[i - 1, 15 - v, hidden:] = [0, v * (25 - i), 0, v, 0, 2.0 ** (i - 1)]
         self._hidden = hidden
-        cols = [96, 97, 194, 195] + ([198, 199, 200, 201] if encoder == "td198r" else [])
+        self._race = encoder in ("td198r", "td198g")
+        self._gnubg = encoder == "td198g"  # + the 18 features of bgrl.features at [202, 220)
+        cols = [96, 97, 194, 195] + ([198, 199, 200, 201] if self._race else []) + (list(range(202, 220)) if self._gnubg else [])
         self._table = torch.from_numpy(table.reshape(24 * 31, hidden + 6).astype(np.float32))
         self._dense = torch.from_numpy(w1[:, cols].T.astype(np.float32).copy())  # (D, H)
         self._bias = torch.from_numpy((b1 + w1[:, 196]).astype(np.float32))  # turn unit 196 = 1
         self._point_base = torch.arange(24, dtype=torch.int64) * 31 + 15
-        self._race = encoder == "td198r"
         # numpy copies for small batches (torch's per-call overhead dominates below ~100 rows)
         self._np_table = self._table.numpy()
         self._np_dense = self._dense.numpy()
@@ -90,6 +94,8 @@ class FastNetEvaluator(NetEvaluator):
             race = (bar_m == 0) & (bar_o == 0) & ((mask_o == 0) | (mask_m < (mask_o & -mask_o)))
             feats += [race.astype(np.float32), pm / 167.0, po / 167.0, (po - pm) / 50.0]
         dense = np.stack(feats, 1).astype(np.float32)
+        if self._gnubg:
+            dense = np.concatenate([dense, both_sides(b)], axis=1)
         h = 1.0 / (1.0 + np.exp(-(out[:, :hd] + dense @ self._np_dense + self._np_bias)))
         return (1.0 / (1.0 + np.exp(-(h @ self._np_w2 + self._np_b2)))).astype(np.float64)
 
@@ -128,14 +134,16 @@ class FastNetEvaluator(NetEvaluator):
                 race = (bar_m == 0) & (bar_o == 0) & ((mask_o == 0) | (mask_m < (mask_o & -mask_o)))
                 feats += [race.float(), pm / 167.0, po / 167.0, (po - pm) / 50.0]
             dense = torch.stack(feats, 1)
+            if self._gnubg:
+                dense = torch.cat([dense, torch.from_numpy(both_sides(b))], 1)
             h = torch.sigmoid(out[:, :hd] + dense @ self._dense + self._bias)
             return torch.sigmoid(self.net.fc2(h)).numpy().astype(np.float64)
 
 
 def supports(net, encoder: str) -> bool:
     """Whether :class:`FastNetEvaluator` can stand in for ``NetEvaluator(net, encoder)``:
-    a :class:`TDNet` exactly (one sigmoid hidden layer) on td198/td198r inputs."""
-    return type(net) is TDNet and encoder in ("td198", "td198r") and getattr(net, "n_inputs", None) == num_features(encoder)
+    a :class:`TDNet` exactly (one sigmoid hidden layer, any width) on td198/td198r/td198g inputs."""
+    return type(net) is TDNet and encoder in ("td198", "td198r", "td198g") and getattr(net, "n_inputs", None) == num_features(encoder)
 
 
 def best_evaluator(net, encoder: str) -> NetEvaluator:

@@ -13,10 +13,10 @@ from bgrl.movegen import generate
 from positions import random_game_positions, synthetic_positions
 
 
-@pytest.mark.parametrize("encoder,n_in", [("td198r", 202), ("td198", 198)])
-def test_fast_equals_plain(encoder, n_in):
+@pytest.mark.parametrize("encoder,n_in,hidden", [("td198r", 202, 40), ("td198", 198, 40), ("td198g", 220, 40), ("td198g", 220, 33)])
+def test_fast_equals_plain(encoder, n_in, hidden):
     torch.manual_seed(3)
-    net = TDNet(n_in, hidden=40)
+    net = TDNet(n_in, hidden=hidden)
     with torch.no_grad():  # spread the weights so a wrong table entry shows
         for p in net.parameters():
             p.mul_(4.0)
@@ -37,3 +37,24 @@ def test_best_evaluator_falls_back():
 
     assert type(best_evaluator(TDNet(202), "td198r")) is FastNetEvaluator
     assert type(best_evaluator(Other(202), "td198r")) is NetEvaluator
+
+
+def test_shipped_td198g_network():
+    from bgrl.checkpoint import load_network
+    from bgrl.fasteval import supports
+    from bgrl.resources import resolve_checkpoint
+
+    net, meta = load_network(resolve_checkpoint("td198g"))
+    assert meta["encoder"] == "td198g" and supports(net, "td198g")
+    assert type(best_evaluator(net, "td198g")) is FastNetEvaluator
+    rng = np.random.default_rng(4)
+    boards, dice = random_game_positions(rng, 300, 16)
+    aft = generate(boards, dice)
+    plain, fast = NetEvaluator(net, "td198g"), FastNetEvaluator(net, "td198g")
+    np.testing.assert_allclose(fast(aft.boards), plain(aft.boards), atol=2e-5)  # torch path
+    np.testing.assert_allclose(fast(aft.boards[:30]), plain(aft.boards[:30]), atol=2e-5)  # numpy path
+
+
+def test_unsupported_encoder_rejected():
+    with pytest.raises(ValueError, match="td198g"):
+        FastNetEvaluator(TDNet(220), "td198r")
