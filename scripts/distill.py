@@ -29,7 +29,8 @@ def main(argv=None) -> int:
     p.add_argument("--games", type=int, default=5000, help="self-play games to collect positions from")
     p.add_argument("--noise", type=float, default=0.02, help="equity noise of the self-play choices")
     p.add_argument("--ply", type=int, default=1, help="search depth of the targets")
-    p.add_argument("--data", required=True, help="npz file of positions and targets (made if missing, extended if short)")
+    p.add_argument("--data", required=True, nargs="+",
+                   help="npz file of positions and targets (made if missing); several existing files are joined")
     p.add_argument("--out", required=True, help="student checkpoint to write")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--lr", type=float, default=1e-4)
@@ -47,12 +48,17 @@ def main(argv=None) -> int:
 
     tnet, tmeta = load_network(resolve_checkpoint(args.teacher))
     teacher = best_evaluator(tnet, tmeta["encoder"])
-    data = Path(args.data)
-    if data.exists():
-        z = np.load(data)
-        boards, targets = z["boards"], z["targets"]
-        print(f"loaded {boards.shape[0]} positions with {args.ply}-ply targets from {data}")
+    if len(args.data) > 1 or Path(args.data[0]).exists():
+        missing = [d for d in args.data if not Path(d).exists()]
+        if missing:
+            sys.exit(f"distill: data file(s) not found: {', '.join(missing)}")
+        parts = [np.load(d) for d in args.data]
+        boards = np.concatenate([z["boards"] for z in parts])
+        targets = np.concatenate([z["targets"] for z in parts])
+        sources = sorted({f"{z['teacher']} at {int(z['ply'])}-ply" for z in parts})
+        print(f"loaded {boards.shape[0]} positions with targets of {', '.join(sources)} from {', '.join(args.data)}")
     else:
+        data = Path(args.data[0])
         t0 = time.perf_counter()
         boards = collect_positions(teacher, args.games, seed=args.seed, noise=args.noise)
         print(f"{boards.shape[0]} positions from {args.games} games ({time.perf_counter() - t0:.0f} s)", flush=True)
@@ -67,6 +73,7 @@ def main(argv=None) -> int:
         tmp = data.with_name(data.name + ".tmp.npz")
         np.savez_compressed(tmp, boards=boards, targets=targets, teacher=str(args.teacher), ply=args.ply)
         tmp.replace(data)
+        sources = [f"{args.teacher} at {args.ply}-ply"]
     snet, smeta = load_network(resolve_checkpoint(args.student or args.teacher))
     if smeta["encoder"] != tmeta["encoder"] and args.student is None:
         sys.exit("distill: teacher and student encoders differ")
@@ -76,8 +83,8 @@ def main(argv=None) -> int:
     def on_epoch(ep, net):
         path = out.with_name(f"{out.stem}_ep{ep}{out.suffix}")
         meta = {k: v for k, v in smeta.items() if k not in ("hidden", "n_inputs", "package_version")}
-        meta.update(distilled={"teacher": str(args.teacher), "ply": args.ply, "positions": int(boards.shape[0]),
-                               "epochs": ep, "lr": args.lr, "games": args.games, "noise": args.noise})
+        meta.update(distilled={"targets": sources, "data": [Path(d).name for d in args.data],
+                               "positions": int(boards.shape[0]), "epochs": ep, "lr": args.lr, "batch": args.batch})
         save_checkpoint(path, net, meta)
         r = error_rate(best_evaluator(net, smeta["encoder"]), bench)
         print(f"  {path}: benchmark {r['all']:.2f} mp (contact {r['contact']:.2f}, race {r['race']:.2f})", flush=True)
