@@ -133,6 +133,20 @@ def test_measured_figures_belong_to_the_table_and_are_monotone():
             assert step["ppg"] > 0, f"{name} does not beat the level below it"
 
 
+def test_measured_figures_belong_to_the_shipped_networks():
+    """levels.json records the SHA-256 prefix of every network it measured: a changed
+    network means the figures are stale (rerun scripts/ladder.py)."""
+    import hashlib
+
+    from bgrl.resources import shipped_checkpoint
+
+    nets = measured_levels().get("networks", {})
+    used = {lv.network for lv in LEVELS.values()}
+    assert used <= set(nets), f"levels.json lacks the hash of {sorted(used - set(nets))}"
+    for name, digest in nets.items():
+        assert hashlib.sha256(shipped_checkpoint(name).read_bytes()).hexdigest()[:16] == digest, f"{name} changed since it was measured"
+
+
 def run_cli(capsys, *argv):
     code = main(list(argv))
     out = capsys.readouterr()
