@@ -54,7 +54,7 @@ def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -
     the shallower ply they reached, as gnubg's hint shows them (deeper ply first, then
     equity). ``equity_loss`` is measured from the first play, so it can be negative for a
     play valued at a shallower ply. Returns [] when no die can be played. Ties keep
-    canonical order.
+    canonical order and share a rank (:mod:`bgrl.ranking`).
     """
     from .notation import _legal_plays_of
     from .xgid import position_and_dice
@@ -75,11 +75,14 @@ def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -
         res = search_plays(evaluator, boards, np.array([0, len(plays)]), ply, filters, search_forced=True)
         eq, depth, probs = res.equity, res.ply, res.probs
         order = np.lexsort((-eq, -depth.astype(np.int64)))
+    from .ranking import shared_ranks
+
+    ranks = shared_ranks(eq[order], depth[order]).tolist()  # plays that tie share a rank
     best = eq[order[0]]
     eq_list, loss_list, depth_list, prob_rows = eq.tolist(), (best - eq).tolist(), depth.tolist(), probs.tolist()
     return [
         RankedPlay(
-            rank=r + 1,
+            rank=ranks[r],
             play=plays[i],
             equity=eq_list[i],
             equity_loss=loss_list[i],

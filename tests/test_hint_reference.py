@@ -137,10 +137,15 @@ def reference_ranking(board, dice, evaluator, ply):
     res = search_plays(evaluator, after, np.array([0, len(plays)]), ply, search_forced=True)
     order = np.lexsort((-res.equity, -res.ply.astype(np.int64)))
     best = res.equity[order[0]]
+    eq, d = res.equity.tolist(), res.ply.tolist()
+
+    def rank(i):  # ties share a rank: 1 + the plays strictly above (deeper, or better by > 1e-9)
+        return 1 + sum(1 for j in range(len(eq)) if d[j] > d[i] or (d[j] == d[i] and eq[j] > eq[i] + 1e-9))
+
     return [
-        (r + 1, plays[i][0], plays[i][1], float(res.equity[i]), float(best - res.equity[i]),
+        (rank(i), plays[i][0], plays[i][1], float(res.equity[i]), float(best - res.equity[i]),
          tuple(float(x) for x in res.probs[i]), int(res.ply[i]))
-        for r, i in enumerate(order)
+        for i in order
     ]
 
 
