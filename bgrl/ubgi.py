@@ -11,7 +11,7 @@ controller -> engine                   engine -> controller
 ``isready``                            ``readyok`` (the levels are loaded here, once)
 ``newgame``                            (nothing; forgets position and dice)
 ``position gnubgid <ID>``              (nothing) gnubg Position ID, the side on roll moves
-``position xgid <XGID>``               (nothing) when the XGID reader is installed, else ``error unsupported``
+``position xgid <XGID>``               (nothing); the XGID's dice, if any, are set too
 ``dice <d1> <d2>``                     (nothing)
 ``go`` / ``go chequer``                ``info depth <ply> time_ms <t>``, then ``bestmove <play>``
 ``go cube`` / ``go turn``              ``error unsupported ...`` (no cube engine)
@@ -163,8 +163,6 @@ class UbgiSession:
             else:
                 pos, dice = parse_position(xgid=" ".join(args[1:]))
         except ServiceError as e:
-            if e.code == "xgid_unsupported":
-                raise _Err("unsupported", "position xgid") from None
             raise _Err("bad_value", e.message) from None
         self.position = pos
         if dice is not None:

@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from bgrl.board import START_BOARD, START_POSITION_ID, Position, flip  # noqa: E402
 from bgrl.service.app import Settings, create_app, cube_decision  # noqa: E402
 from bgrl.service.engine import LEVEL_NAMES, Engine, xgid_supported  # noqa: E402
+from bgrl.levels import LEVELS  # noqa: E402
 
 from service_fakes import SlowEvaluator, fake_evaluator  # noqa: E402
 
@@ -156,8 +157,28 @@ def test_move_fields_and_plain_notation(real):
     assert b["play"] == "8/5 6/5" and b["moves"] == [{"from": 8, "to": 5}, {"from": 6, "to": 5}]
     assert b["position_id"] == "sGfwATDgc/ABMA" and b["seed"] == 7 and b["level"] == "expert"
     assert b["engine"] == "bgrl" and len(b["model_sha256"]) == 64 and b["elapsed_ms"] >= 0
+    assert b["model_sha256"] == _manifest_sha()[LEVELS["expert"].network]
+
+
+def _manifest_sha() -> dict:
     manifest = json.loads((Path(__file__).parents[1] / "checkpoints" / "manifest.json").read_text())
-    assert b["model_sha256"] == manifest["default"]["sha256"]
+    return {Path(e["file"]).stem: e["sha256"] for e in manifest.values() if isinstance(e, dict) and "sha256" in e}
+
+
+@pytest.mark.parametrize("level", ["beginner", "advanced", "expert", "world-class"])
+def test_model_sha256_is_the_level_network(real, level):
+    """Each answer names the network that produced it: the level's, not always default.pt's."""
+    sha = _manifest_sha()
+    net = LEVELS[level].network
+    want = sha[net] if net in sha else sha["default"]  # a level whose network is not shipped plays default
+    pos = {"gnubg_id": START_POSITION_ID}
+    for path, body in (("/v1/move", move_body(level=level, seed=1)), ("/v1/hint", {"position": pos, "dice": [3, 1], "level": level, "top": 2}),
+                       ("/v1/eval", {"position": pos, "level": level})):
+        r = real.post(path, json=body)
+        assert r.status_code == 200, r.text
+        assert r.json()["model_sha256"] == want, (path, level)
+    lv = {x["name"]: x for x in real.get("/v1/version").json()["levels"]}[level]
+    assert lv["sha256"] == want and lv["network"] == (net if net in sha else "default") and lv["file"] == lv["network"] + ".pt"
 
 
 def noisiest(engine) -> str:
@@ -320,18 +341,15 @@ def test_move_errors(client, body, status, code):
     assert b["code"] == code and b["message"]
 
 
-def test_xgid_without_reader_says_so(client):
+def test_xgid_is_always_read(client):
     r = client.post("/v1/move", json=move_body({"xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"}))
-    if xgid_supported():
-        assert r.status_code == 200
-    else:
-        assert r.status_code == 400 and r.json()["code"] == "xgid_unsupported"
+    assert r.status_code == 200, r.text
+    assert xgid_supported() and client.get("/v1/version").json()["xgid_supported"] is True
 
 
 XGID_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"  # the start, bottom player to roll 31
 
 
-@pytest.mark.skipif(not xgid_supported(), reason="the XGID reader (bgrl/xgid.py) is not installed")
 def test_xgid_position_and_its_dice(client):
     r = client.post("/v1/move", json={"position": {"xgid": XGID_31}, "level": "expert", "seed": 0})
     assert r.status_code == 200, r.text

@@ -121,13 +121,10 @@ def test_errors(engine, line, reply):
 
 
 def test_position_xgid(engine):
-    from bgrl.service.engine import xgid_supported
-
     out, _ = run_session(["position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "go"], engine)
-    if xgid_supported():
-        assert out[-1] == "bestmove 8/5 6/5"  # the XGID's own dice (31)
-    else:
-        assert out == ["error unsupported position xgid", "error bad_state missing position"]
+    assert out[-1] == "bestmove 8/5 6/5"  # the XGID's own dice (31)
+    out, _ = run_session(["position xgid XGID=nonsense"], engine)
+    assert len(out) == 1 and out[0].startswith("error bad_value")
 
 
 def test_missing_dice_is_bad_state(engine):

@@ -367,8 +367,9 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
     async def _internal(request: Request, exc: Exception):  # pragma: no cover - a bug; fuzz tests look for these
         return _error(500, "internal", f"internal error ({type(exc).__name__})")
 
-    def served(eng: Engine, t0: float) -> dict:
-        return {"engine": ENGINE_NAME, "version": __version__, "model_sha256": eng.model_sha256, "elapsed_ms": round((time.perf_counter() - t0) * 1000.0, 3)}
+    def served(eng: Engine, t0: float, level: str) -> dict:
+        """Common response fields; ``model_sha256`` is that of the network that plays ``level``."""
+        return {"engine": ENGINE_NAME, "version": __version__, "model_sha256": eng.level_sha256(level), "elapsed_ms": round((time.perf_counter() - t0) * 1000.0, 3)}
 
     async def run(request: Request, method: str, *args):
         return await request.app.state.limiter.run(method, *args)
@@ -382,7 +383,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
         pos, xd = _position(req.position)
         r = await run(request, "move", pos, parse_dice_value(_dice(req.dice, xd)), req.level, req.seed)
-        return S.MoveResponse(play=plain_notation(r.play), moves=_steps(r.play), position_id=r.result_id, level=r.level, ply=r.ply, seed=r.seed, **served(eng, t0))
+        return S.MoveResponse(play=plain_notation(r.play), moves=_steps(r.play), position_id=r.result_id, level=r.level, ply=r.ply, seed=r.seed, **served(eng, t0, r.level))
 
     @app.post("/v1/hint", response_model=S.HintResponse, tags=["v1"])
     async def hint(req: S.HintRequest, request: Request):
@@ -399,7 +400,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
             for r in rows
         ]
         return S.HintResponse(position_id=pos.position_id, dice=[max(dd), min(dd)], level=req.level, ply=eng.level(req.level).ply,
-                              legal_plays=n_legal, plays=out, **served(eng, t0))
+                              legal_plays=n_legal, plays=out, **served(eng, t0, req.level))
 
     @app.post("/v1/eval", response_model=S.EvalResponse, tags=["v1"])
     async def evaluate(req: S.EvalRequest, request: Request):
@@ -411,7 +412,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         p, ply = await run(request, "evaluate", pos, req.level)
         from ..model import equity
 
-        return S.EvalResponse(position_id=pos.position_id, level=req.level, ply=ply, equity=round(float(equity(p)), 6), probabilities=_probs(p), **served(eng, t0))
+        return S.EvalResponse(position_id=pos.position_id, level=req.level, ply=ply, equity=round(float(equity(p)), 6), probabilities=_probs(p), **served(eng, t0, req.level))
 
     @app.get("/v1/health", response_model=S.Health, tags=["v1"])
     async def health(request: Request):

@@ -90,17 +90,10 @@ def _levels_module():
     return levels
 
 
-def _xgid_module():
-    try:
-        from .. import xgid  # built on the play branch
-    except ImportError:
-        return None
-    return xgid
-
-
 def xgid_supported() -> bool:
-    """True when the XGID reader (:mod:`bgrl.xgid`) is installed."""
-    return _xgid_module() is not None
+    """Always True: the XGID reader (:mod:`bgrl.xgid`) ships with bgrl. Kept for the
+    ``xgid_supported`` field of ``/v1/version`` and for callers written before it shipped."""
+    return True
 
 
 # ----------------------------------------------------------------------------- input parsing
@@ -115,8 +108,7 @@ def parse_position(gnubg_id: str | None = None, xgid: str | None = None, board=N
     ``p0..p25``: index 0 = the opponent's bar as a negative count, 1..24 = the mover's points,
     25 = the mover's bar). Returns ``(position, dice)``; dice come only from an XGID that has them.
 
-    Raises ServiceError (codes ``bad_position_id``, ``bad_xgid``, ``xgid_unsupported``,
-    ``bad_position``).
+    Raises ServiceError (codes ``bad_position_id``, ``bad_xgid``, ``bad_position``).
     """
     given = [x is not None for x in (gnubg_id, xgid, board)]
     if sum(given) != 1:
@@ -143,24 +135,12 @@ def parse_position(gnubg_id: str | None = None, xgid: str | None = None, board=N
 
 
 def _parse_xgid(text: str) -> tuple[Position, tuple[int, int] | None]:
-    mod = _xgid_module()
-    if mod is None:
-        raise ServiceError("xgid_unsupported", "XGID is not supported yet by this server; send gnubg_id or board")
-    fn = getattr(mod, "parse_xgid", None) or getattr(mod, "from_xgid", None)
-    if fn is None:  # pragma: no cover - depends on the other branch's API
-        raise ServiceError("xgid_unsupported", "XGID reader found but it has no parse_xgid()")
+    from ..xgid import parse_xgid
+
     try:
-        res = fn(text)
+        return parse_xgid(text)
     except (TypeError, ValueError) as exc:
         raise ServiceError("bad_xgid", str(exc)) from None
-    pos, dice = res if isinstance(res, tuple) else (res, None)
-    if not isinstance(pos, Position):
-        pos = getattr(pos, "position", pos)
-    if not isinstance(pos, Position):  # pragma: no cover
-        pos = Position(np.asarray(pos))
-    if dice is not None:
-        dice = tuple(int(d) for d in dice) if dice else None
-    return pos, dice
 
 
 def parse_dice_value(dice) -> tuple[int, int]:
@@ -217,15 +197,21 @@ def rng_for(seed: int, pos: Position, dice: tuple[int, int], level: str) -> np.r
 @dataclass(frozen=True)
 class LevelInfo:
     """One level: name, ply (gnubg convention, 0 = the network), noise (sigma, points per
-    game), and where its definition came from."""
+    game), where its definition came from, and the network it really plays: its name
+    (``checkpoints/<network>.pt``), file name and sha256 (hex; ``model_sha256`` of an
+    injected evaluator)."""
 
     name: str
     ply: int
     noise: float
     source: str
+    network: str = "default"
+    file: str = ""
+    sha256: str = ""
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "ply": self.ply, "noise": self.noise, "source": self.source}
+        return {"name": self.name, "ply": self.ply, "noise": self.noise, "source": self.source,
+                "network": self.network, "file": self.file, "sha256": self.sha256}
 
 
 @dataclass(frozen=True)
@@ -322,8 +308,10 @@ class Engine:
             self.model_meta = {k: meta.get(k) for k in ("encoder", "games_trained") if k in meta}
         self._nets["default"] = self.evaluator
         self.network_sha256: dict[str, str] = {"default": self.model_sha256}
+        self.network_file: dict[str, str] = {"default": self.model_path.name}
+        # The network each name really stands for ("default" where a level's network is not shipped).
+        served_as: dict[str, str] = {"default": "default"}
         self.levels: dict[str, LevelInfo] = {}
-        missing: set[str] = set()
         for name in LEVEL_NAMES:
             lv = self._levels_mod.LEVELS.get(name) if self._levels_mod is not None else None
             if lv is not None:
@@ -331,17 +319,24 @@ class Engine:
                     path = shipped_checkpoint(lv.network)
                     if evaluator is not None:
                         self._nets[lv.network] = evaluator
-                    elif path.is_file():
+                        self.network_sha256[lv.network], self.network_file[lv.network] = self.model_sha256, path.name
+                        served_as[lv.network] = lv.network
+                    elif path.is_file():  # verified against the manifest like the default network
                         self._nets[lv.network], self.network_sha256[lv.network], _ = self._load_network(path)
+                        self.network_file[lv.network] = path.name
+                        served_as[lv.network] = lv.network
                     else:
                         self.warnings.append(f"network {lv.network!r} is not shipped ({path.name} missing); its levels use the default network")
-                        missing.add(lv.network)
+                        served_as[lv.network] = "default"
                         self._nets[lv.network] = self.evaluator
-                note = f" [network {lv.network!r} not shipped: default network used]" if lv.network in missing else ""
+                net = served_as[lv.network]
+                note = f" [network {lv.network!r} not shipped: default network used]" if net != lv.network else ""
                 self._level_defs[name] = lv
-                self.levels[name] = LevelInfo(name, int(lv.ply), float(lv.noise), lv.definition() + note)
+                self.levels[name] = LevelInfo(name, int(lv.ply), float(lv.noise), lv.definition() + note,
+                                              net, self.network_file[net], self.network_sha256[net])
             else:
-                self.levels[name] = LevelInfo(name, 0, FALLBACK_NOISE[name], "fallback: default network, 0-ply, equity noise")
+                self.levels[name] = LevelInfo(name, 0, FALLBACK_NOISE[name], "fallback: default network, 0-ply, equity noise",
+                                              "default", self.network_file["default"], self.model_sha256)
         # Warm up once so the first request does not pay for lazy initialisation.
         self.hint(Position.from_id(START_POSITION_ID), (3, 1), LEVEL_NAMES[0])
 
@@ -367,6 +362,11 @@ class Engine:
         except (KeyError, TypeError):
             raise ServiceError("bad_level", f"unknown level {_clip(name)}: expected one of {', '.join(LEVEL_NAMES)}") from None
 
+    def level_sha256(self, name: str) -> str:
+        """sha256 (hex) of the network that plays level ``name`` (the ``model_sha256`` of
+        its responses). Raises ServiceError ``bad_level``."""
+        return self.level(name).sha256
+
     def max_ply(self) -> int:
         """Deepest search available (gnubg convention): 0 without the levels module."""
         if self._levels_mod is None:
@@ -379,7 +379,10 @@ class Engine:
         return {
             "engine": ENGINE_NAME,
             "version": __version__,
-            "model": {"file": self.model_path.name, "sha256": self.model_sha256, **self.model_meta, "networks": dict(self.network_sha256)},
+            # file/sha256: the default network (casual .. advanced, and the fallback); networks:
+            # sha256 of every network loaded; files: their file names; each level names its own.
+            "model": {"file": self.model_path.name, "sha256": self.model_sha256, **self.model_meta,
+                      "networks": dict(self.network_sha256), "files": dict(self.network_file)},
             "levels": [lv.as_dict() for lv in self.levels.values()],
         }
 

@@ -38,7 +38,7 @@ class PositionIn(_Strict):
     """Exactly one of ``gnubg_id``, ``xgid`` or ``board``; the side on roll is the mover."""
 
     gnubg_id: str | None = Field(None, max_length=64, examples=["4HPwATDgc/ABMA"], description="gnubg Position ID, as GNU Backgammon shows it")
-    xgid: str | None = Field(None, max_length=128, description="eXtreme Gammon XGID (400 xgid_unsupported until the XGID reader is installed)")
+    xgid: str | None = Field(None, max_length=128, description="eXtreme Gammon XGID; its dice, if any, are used when dice is omitted")
     board: list[JsonCount] | None = Field(None, min_length=26, max_length=26, description="26 ints: 0 = opponent's bar (<= 0), 1..24 = mover's points, 25 = mover's bar (>= 0)")
 
     @model_validator(mode="after")
@@ -89,7 +89,7 @@ class Probabilities(BaseModel):
 class _Served(BaseModel):
     engine: str
     version: str
-    model_sha256: str
+    model_sha256: str = Field(description="sha256 of the network that produced this answer: the level's network (see /v1/version levels[].sha256)")
     elapsed_ms: float
 
 
@@ -146,8 +146,11 @@ class Limits(BaseModel):
 
 
 class ModelInfo(BaseModel):
+    """``file``/``sha256``: the default network (levels casual .. advanced; the fallback).
+    Extra keys: ``networks`` (name -> sha256 of every network loaded), ``files`` (name -> file)."""
+
     model_config = ConfigDict(extra="allow")
-    file: str
+    file: str = Field(description="the default network's file (each level's own network: levels[].file)")
     sha256: str
 
 
@@ -156,6 +159,9 @@ class LevelOut(BaseModel):
     ply: int
     noise: float
     source: str
+    network: str = Field(description="the network this level plays (checkpoints/<network>.pt)")
+    file: str = Field(description="that network's file name")
+    sha256: str = Field(description="that network's sha256, as in the level's responses' model_sha256")
 
 
 class VersionResponse(BaseModel):
