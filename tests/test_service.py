@@ -511,6 +511,26 @@ def test_model_sha256_mismatch_refuses_to_start(tmp_path):
         Engine(model_path=tmp_path / "default.pt", use_levels=False)
 
 
+@pytest.mark.parametrize("level", ["beginner", "expert", "world-class"])
+def test_every_level_network_is_verified_at_start_up(tmp_path, monkeypatch, level):
+    """A level network (not only default.pt) that differs from the manifest stops the engine."""
+    import bgrl.resources
+    from bgrl.resources import shipped_checkpoint
+
+    net = LEVELS[level].network
+    src = shipped_checkpoint("default").parent
+    if net == "default" or not (src / f"{net}.pt").is_file():
+        pytest.skip(f"level {level} plays the default network or an unshipped one")
+    for f in src.glob("*.pt"):
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    manifest = json.loads((src / "manifest.json").read_text())
+    manifest[net]["sha256"] = "0" * 64
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.setattr(bgrl.resources, "shipped_checkpoint", lambda name="default": tmp_path / f"{name}.pt")
+    with pytest.raises(RuntimeError, match=f"{net}.pt.*refusing to serve"):
+        Engine()
+
+
 @pytest.mark.parametrize("argv, msg", [
     (["serve", "--port", "0"], "--port must be 1..65535"),
     (["serve", "--workers", "0"], "--workers must be >= 1"),
