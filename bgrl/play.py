@@ -246,13 +246,17 @@ class TerminalGame:
         self._save()
         return status
 
-    def _save(self) -> None:
-        if self.save_dir is None:
-            return
+    def _finish_record(self) -> None:
+        """Write the game's result into the record (once the game is over)."""
         if self.game.over is not None and self.record.result is None:
             res = self.game.over
             how = HOW[res.points] if res.how == "bear-off" else res.how
             self.record.finish(res.winner, res.points, how)
+
+    def _save(self) -> None:
+        if self.save_dir is None:
+            return
+        self._finish_record()
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         path = Path(self.save_dir).expanduser() / f"game-{stamp}.jsonl"
         n = 2
@@ -298,13 +302,16 @@ class TerminalGame:
             if not self._human_turn(dice):
                 return 0
         self._result()
+        self._finish_record()  # so the review shows the result, not "unfinished"
         self._offer_review()
         return 0
 
     def _offer_review(self) -> None:
-        """When a game was played to its end, offer a review of the human's and the computer's
-        checker plays (bgrl.review) by the hint engine; an empty answer or end of input skips."""
-        if not any(t.player == self.human for t in self.record.turns):
+        """When a game has ended (played out, resigned or drawn), offer a review of the human's
+        and the computer's checker plays (bgrl.review) by the hint engine; an empty answer or
+        end of input skips. Offered whenever a turn was played, whoever played it (a game the
+        human resigns or draws before their first play still has the computer's plays)."""
+        if self.game.over is None or not self.record.turns:
             return
         self.say("Review this game (every play ranked by the hint engine, with your error rate)? [y/N]")
         answer = self.input()

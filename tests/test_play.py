@@ -594,3 +594,25 @@ def test_play_save_to_a_file_is_refused_before_the_game(tmp_path):
     r = subprocess.run([sys.executable, "-c", "import sys; from bgrl.cli import main; sys.exit(main())", "play", "--save", str(f)],
                        input="quit\n", capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "--save" in r.stderr and "expected a folder" in r.stderr and "You play" not in r.stdout
+
+
+@pytest.mark.parametrize("end, ranker", [("resign", FixedRanker(win=0.1)), ("draw", FixedRanker(win=0.6))])
+def test_review_offered_after_resignation_or_draw_before_any_human_play(end, ranker):
+    """A game that ends by an accepted resignation (or a draw) is offered the review like one
+    played to its end, even when the human ends it on their first turn (the computer has
+    played); the review shows the result, not "unfinished"."""
+    code, out, g = play(end, "y", human="black", ranker=ranker, seed=3)
+    assert code == 0 and g.game.over is not None and g.game.over.how == end
+    assert "Review this game" in out
+    review = out[out.index("Review this game"):]
+    assert "White (first-play)" in review and "unfinished" not in review
+    assert ("wins by resignation (1 point)" if end == "resign" else "drawn by agreement") in review
+
+
+def test_resignation_after_plays_offers_review_with_result():
+    """The human plays, then resigns: the review is offered and names the resignation."""
+    p = legal_plays(Position.start(), (3, 1))[0].shown(True)
+    code, out, g = play(p, "resign", "y", ranker=FixedRanker(win=0.1), first_dice=(3, 1), seed=3)
+    assert g.game.over.how == "resign" and "Review this game" in out
+    review = out[out.index("Review this game"):]
+    assert "White (human)" in review and "wins by resignation (1 point)" in review and "unfinished" not in review
