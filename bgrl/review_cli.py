@@ -73,6 +73,7 @@ def cmd_review(args) -> int:
     if args.top < 1:
         raise ValueError(f"--top must be >= 1, got {args.top}")
     records, notes, kind = load_games(args.file)
+    total = len(records)
     if args.game is not None:
         if not 1 <= args.game <= len(records):
             raise ValueError(f"--game {args.game}: {args.file} holds {len(records)} game(s)")
@@ -87,8 +88,12 @@ def cmd_review(args) -> int:
     if args.json:
         text = json.dumps(review_json(reviews, source=str(args.file), level=level, top=args.top))
     else:
-        n = len(reviews)
-        title = f"Review of {args.file} ({'bgrl game record' if kind != 'mat' else '.mat file'}, {n} game{'s' if n != 1 else ''})"
+        what = "bgrl game record" if kind != "mat" else ".mat file"
+        if args.game is not None:  # one game picked out of the file: say which, of how many
+            count = f"game {args.game} of {total}"
+        else:
+            count = f"{total} game{'s' if total != 1 else ''}"
+        title = f"Review of {args.file} ({what}, {count})"
         text = format_review(reviews, top=args.top, title=title)
     print(text)  # built whole first: an error never leaves half a report
     return 0
