@@ -1,0 +1,59 @@
+"""README statements that the code can check: counts, defaults and error codes it names."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bgrl import Position
+
+README = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _section(title: str) -> str:
+    """The README text from the heading containing ``title`` to the next heading of any level."""
+    m = re.search(rf"^#+ [^\n]*{re.escape(title)}[^\n]*\n(.*?)(?=^#)", README, re.S | re.M)
+    assert m, f"README has no section {title!r}"
+    return m.group(1)
+
+
+def test_gym_environment_count_matches_the_registry():
+    import gymnasium as gym
+
+    import bgrl.env  # noqa: F401  (registers)
+
+    ours = sorted(k for k in gym.registry if k.startswith("bgrl/"))
+    m = re.search(r"`import bgrl\.env` registers (\w+) versioned environments", README)
+    assert m, "README no longer says how many environments import bgrl.env registers"
+    assert NUMBERS[m.group(1)] == len(ours), (m.group(1), ours)
+    assert all(f"`{k}`" in README for k in ours)
+
+
+def test_hint_top_default_matches_the_code():
+    """`bgrl hint` shows 10 plays in text and all in JSON unless --top says otherwise."""
+    from bgrl.cli import build_parser
+    from bgrl.hints import RankedPlay
+    from bgrl.levels_cli import hint_json, hint_text
+    from bgrl.model import Probabilities
+    from bgrl.notation import legal_plays
+
+    pos = Position.start()
+    plays = legal_plays(pos, (2, 1))
+    assert len(plays) > 10
+    ranked = [RankedPlay(i + 1, p, -0.01 * i, 0.01 * i, Probabilities(0.5, 0, 0, 0, 0)) for i, p in enumerate(plays)]
+    assert len(hint_json(pos, (2, 1), ranked, "expert", 1)["plays"]) == len(plays)
+    text = hint_text(pos, (2, 1), ranked, "expert", 1)
+    assert text == hint_text(pos, (2, 1), ranked, "expert", 1, top=10) != hint_text(pos, (2, 1), ranked, "expert", 1, top=0)
+    assert build_parser().parse_args(["hint", "4HPwATDgc/ABMA", "21"]).top is None  # None = 10 in text, all in JSON
+    hint = _section("`bgrl hint POSITION")
+    assert "default 10 in the text output, all in JSON" in hint and "(default and `0`: all)" not in hint
+
+
+def test_readme_does_not_say_xgid_is_missing():
+    from bgrl.service.engine import parse_position
+
+    pos, dice = parse_position(xgid="XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10")
+    assert dice == (3, 1) and pos.position_id == Position.start().position_id
+    for stale in ("xgid_unsupported", "once the XGID reader", "until it is installed"):
+        assert stale not in README, stale
