@@ -96,8 +96,9 @@ class FastNetEvaluator(NetEvaluator):
         dense = np.stack(feats, 1).astype(np.float32)
         if self._gnubg:
             dense = np.concatenate([dense, both_sides(b)], axis=1)
-        h = 1.0 / (1.0 + np.exp(-(out[:, :hd] + dense @ self._np_dense + self._np_bias)))
-        return (1.0 / (1.0 + np.exp(-(h @ self._np_w2 + self._np_b2)))).astype(np.float64)
+        with np.errstate(over="ignore"):  # exp overflows to inf for very negative inputs: sigmoid 0, as torch gives
+            h = 1.0 / (1.0 + np.exp(-(out[:, :hd] + dense @ self._np_dense + self._np_bias)))
+            return (1.0 / (1.0 + np.exp(-(h @ self._np_w2 + self._np_b2)))).astype(np.float64)
 
     def position_probs(self, boards: np.ndarray) -> np.ndarray:
         """Probabilities (N, 5) of the side on roll for positions int8 (N, 26) (not over):

@@ -27,7 +27,8 @@ def decisions():
 
 def test_table_names_and_order():
     assert LEVEL_NAMES == ("beginner", "casual", "intermediate", "advanced", "expert", "world-class")
-    assert LEVELS["world-class"].ply == 2 and LEVELS["expert"].ply >= 1
+    # the top level searches: world-class looks ahead at least one ply more than expert
+    assert LEVELS["world-class"].ply >= 1 and LEVELS["world-class"].ply > LEVELS["expert"].ply
     for name in LEVEL_NAMES:
         agent = bgrl.load_agent(name)
         assert isinstance(agent, LevelAgent) and agent.name == name
@@ -71,10 +72,11 @@ def test_batched_select_equals_one_by_one(decisions):
 
 def test_hint_orders_by_ply_then_equity_and_agrees_with_choice(decisions):
     agent = bgrl.load_agent("world-class")
+    top = LEVELS["world-class"].ply
     for p, d in decisions[:4]:
         ranked = agent.hint(p, d)
         plies = [r.ply for r in ranked]
-        assert plies == sorted(plies, reverse=True) and plies[0] == 2
+        assert plies == sorted(plies, reverse=True) and plies[0] == top
         for a, b in zip(ranked, ranked[1:]):
             if a.ply == b.ply:
                 assert a.equity >= b.equity
@@ -83,6 +85,8 @@ def test_hint_orders_by_ply_then_equity_and_agrees_with_choice(decisions):
         assert {r.play.notation for r in ranked} == {pl.notation for pl in bgrl.legal_plays(p, d)}
     zero = agent.hint(decisions[0][0], decisions[0][1], ply=0)
     assert all(r.ply == 0 for r in zero) and all(r.equity_loss >= 0 for r in zero)
+    two = agent.hint(decisions[0][0], decisions[0][1], ply=2)  # deeper than the level: filters reach 2-ply
+    assert two[0].ply == 2 and [r.ply for r in two] == sorted((r.ply for r in two), reverse=True)
 
 
 def test_thread_safety_eight_threads(decisions):
@@ -156,14 +160,15 @@ def run_cli(capsys, *argv):
 def test_cli_hint_level_and_ply(capsys):
     code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--json")
     obj = json.loads(out)
-    assert code == 0 and obj["level"] == "expert" and obj["ply"] == 1
-    assert obj["plays"][0]["ply"] == 1 and {p["ply"] for p in obj["plays"]} <= {0, 1}
+    ply = LEVELS["expert"].ply
+    assert code == 0 and obj["level"] == "expert" and obj["ply"] == ply
+    assert obj["plays"][0]["ply"] == ply and {p["ply"] for p in obj["plays"]} <= set(range(ply + 1))
     code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--ply", "0", "--json", "--top", "3")
     obj = json.loads(out)
     assert len(obj["plays"]) == 3 and all(p["ply"] == 0 for p in obj["plays"])
     code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--level", "beginner")
     assert code == 0 and "level beginner, 0-ply" in out and "0-ply" in out.splitlines()[2]
-    code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--level", "world-class", "--top", "0")
+    code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--level", "world-class", "--ply", "2", "--top", "0")
     rows = [ln for ln in out.splitlines() if ln.strip()[:1].isdigit()]
     assert code == 0 and "2-ply" in rows[0] and "1-ply" in out and "0-ply" in rows[-1]
 

@@ -285,11 +285,14 @@ def test_cli_match_save_games_then_review(tmp_path, capsys):
     assert obj["players"]["white"]["error_rate"] == 0.0
     assert set(obj["players"]["black"]) == {"player", "name", "turns", "decisions", "forced", "passes", "total_loss",
                                             "error_rate", "rating", "marks"}
-    # the default level is expert: its noise-free 1-ply search
+    # the default level is expert: its noise-free search at its own ply
+    from bgrl.levels import LEVELS
+
+    ply = LEVELS["expert"].ply
     code, out, _ = run(["review", str(f), "--json"], capsys)
     obj = json.loads(out)
-    assert code == 0 and obj["level"] == "expert" and "1-ply" in obj["ranker"]
-    assert {t["ply"] for t in obj["games"][0]["turns"] if t["decision"]} == {1}
+    assert code == 0 and obj["level"] == "expert" and f"{ply}-ply" in obj["ranker"]
+    assert {t["ply"] for t in obj["games"][0]["turns"] if t["decision"]} == {ply}
     # the same folder again: refused, nothing overwritten
     before = f.read_text()
     code, _, err = run(["match", "default", "random", "--games", "2", "--save-games", str(d)], capsys)
