@@ -32,7 +32,9 @@ def _configs(args):
     from bgrl.training.td_reference import DenseTraceTDLambda
 
     def net():
-        n, meta = load_network(args.checkpoint if args.checkpoint != "default" else _shipped())
+        from bgrl.resources import resolve_checkpoint
+
+        n, meta = load_network(resolve_checkpoint(args.checkpoint) if args.checkpoint != "default" else _shipped())
         return n, meta["encoder"]
 
     def make(kind, G, learn=True, kernel=None):
