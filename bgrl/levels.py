@@ -88,9 +88,9 @@ LEVELS: dict[str, Level] = {
     lv.name: lv
     for lv in (
         Level("beginner", "early", 0, (), 0.0, "a network after 3,000 self-play games (consistent strategic weakness), 0-ply"),
-        Level("casual", "default", 0, (), 0.060, "the shipped network, 0-ply, with gnubg's beginner noise"),
-        Level("intermediate", "default", 0, (), 0.030, "the shipped network, 0-ply, with equity noise"),
-        Level("advanced", "default", 0, (), 0.0, "the shipped network, 0-ply"),
+        Level("casual", "default", 0, (), 0.030, "the default network (TD, td198r inputs), 0-ply, with equity noise"),
+        Level("intermediate", "default", 0, (), 0.0, "the default network (TD, td198r inputs), 0-ply"),
+        Level("advanced", "td198g", 0, (), 0.0, "the best pure TD(lambda) network (td198g inputs), 0-ply"),
         Level("expert", "distilled-r1", 0, (), 0.0, "an earlier network of the run that made the strongest one, 0-ply (gnubg's expert is 0-ply too)"),
         Level("world-class", "distilled", 1, _F1, 0.0, "the strongest shipped network, 1-ply, gnubg's 0-ply filter"),
     )
