@@ -91,7 +91,7 @@ def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, c
     for r, name in zip(shown, names):
         p = r.probabilities
         lines.append(
-            f"  {r.rank:3d}  {name:<{width}}  {str(r.ply) + '-ply':>5}  {r.equity:+7.3f}  {0.0 - r.equity_loss + 0.0:+7.3f}  "
+            f"  {r.rank:3d}  {name:<{width}}  {str(r.ply) + '-ply':>5}  {r.equity:+7.3f}  {0.0 - round(r.equity_loss, 3) + 0.0:+7.3f}  "
             f"{p.win:5.3f}  {p.win_gammon:5.3f}  {p.win_backgammon:5.3f}  {1.0 - p.win:5.3f}  {p.lose_gammon:5.3f}  {p.lose_backgammon:5.3f}"
         )
     if len(ranked) > len(shown):

@@ -483,7 +483,7 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None)
                 arrow = ">" if t.is_played(r) else " "
                 ply = f"  {r.ply}-ply" if deep else ""
                 out.append(f"        {arrow}{r.rank:3d}. {r.play.notation:<{width}}  {r.equity:+.3f}  "
-                           f"({0.0 - r.equity_loss + 0.0:+.3f}){ply}")
+                           f"({0.0 - round(r.equity_loss, 3) + 0.0:+.3f}){ply}")
         out.append("")
     out += _summary_table(reviews)
     return "\n".join(out)

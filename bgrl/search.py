@@ -50,6 +50,7 @@ __all__ = [
     "after_state_probs",
     "search_plays",
     "apply_filter",
+    "exact_rows",
 ]
 
 MAX_PLY = 3
@@ -212,6 +213,12 @@ def search_plays(evaluator, boards: np.ndarray, offsets: np.ndarray, ply: int, f
     search_forced : also search decisions with a single play (default: they stay at 0-ply,
         there is nothing to choose)
 
+    Plays with an exact value (:func:`exact_rows`: finished games, and bear-offs and
+    one-checker positions when the evaluator uses :mod:`bgrl.exact`) are not searched: their
+    value is the same at every ply, so they are reported at ``ply`` and compete with the
+    searched plays on equal terms (a decision with a non-exact choice always has plays
+    searched to ``ply``: every filter keeps the best candidate).
+
     Returns
     -------
     SearchResult
@@ -228,6 +235,8 @@ def search_plays(evaluator, boards: np.ndarray, offsets: np.ndarray, ply: int, f
     eq = equity(probs)
     depth = np.zeros(b.shape[0], dtype=np.int8)
     cand = np.ones(b.shape[0], dtype=bool) if search_forced else (counts > 1)[parent]
+    known = exact_rows(evaluator, b) if ply > 0 else np.zeros(b.shape[0], dtype=bool)
+    cand &= ~known  # exact values are the same at every ply: nothing to search
     for d in range(1, int(ply) + 1):
         flt = filters[min(d - 1, len(filters) - 1)]
         cand = apply_filter(eq, cand, parent, offsets, flt)
@@ -238,6 +247,21 @@ def search_plays(evaluator, boards: np.ndarray, offsets: np.ndarray, ply: int, f
         probs[idx] = p
         eq[idx] = equity(p)
         depth[idx] = d
+    depth = np.where(known, np.int8(ply), depth).astype(np.int8)  # exact: the same value at every ply
     gdepth = np.maximum.reduceat(depth, offsets[:-1])
     key = np.where(depth == gdepth[parent], eq, -np.inf)
     return SearchResult(probs=probs, equity=eq, ply=depth, best=group_argmax(key, offsets))
+
+
+def exact_rows(evaluator, after_states: np.ndarray) -> np.ndarray:
+    """Which after-states have an exact value at every ply: finished games, and (when
+    ``evaluator.exact``) positions :func:`bgrl.exact.exact_probs` knows with the opponent on
+    roll. int8 (M, 26) -> bool (M,)."""
+    a = np.ascontiguousarray(after_states, dtype=np.int8)
+    known = game_results(a) != 0
+    if getattr(evaluator, "exact", False) and (~known).any():
+        from .exact import exact_probs
+
+        idx = np.flatnonzero(~known)
+        known[idx] = exact_probs(flip(a[idx]))[0]
+    return known

@@ -110,3 +110,23 @@ def test_service_hint_shares_ranks():
     eng = Engine(evaluator=flat, model_sha256="fake", use_levels=False)
     rows = eng.hint(Position.start(), (3, 1), top=4)
     assert len(rows) == 4 and [r.rank for r in rows] == [1, 1, 1, 1]
+
+
+def test_exact_plays_tie_across_the_filter_at_any_ply(capsys):
+    """Bear-off values are exact at every ply: a search must not rank plays cut by its move
+    filter (kept at 0-ply) below searched plays of the same exact equity."""
+    import bgrl
+    from bgrl.cli import main
+
+    agent = bgrl.load_agent("world-class")
+    for pid, dice in (("BQAAqNUDAAAAAA", "43"), ("DQAAkDIAAAAAAA", "31")):
+        ranked = agent.hint(pid, dice, ply=2)
+        assert {r.ply for r in ranked} == {2}  # exact: valued alike at every depth
+        best = ranked[0].equity
+        assert all(r.rank == 1 for r in ranked if abs(r.equity - best) < 1e-9)
+        assert [r.rank for r in ranked] == sorted(r.rank for r in ranked)
+    # every play of the first position loses the game for certain: all share rank 1
+    assert {r.rank for r in agent.hint("BQAAqNUDAAAAAA", "43")} == {1}
+    assert main(["hint", "BQAAqNUDAAAAAA", "43", "--level", "world-class", "--top", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "-0.000" not in out and out.count("+0.000") == 10
