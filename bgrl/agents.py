@@ -137,6 +137,8 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
     if spec is None or str(spec) == "default":
         spec = DEFAULT_CHECKPOINT
     s = str(spec)
+    if not s.strip():
+        raise ValueError("an agent spec must not be empty: expected random, pubeval, a level name, a shipped network name, gnubg[:N], or a checkpoint path")
     if s == "random":
         return RandomAgent()
     if s == "pubeval":

@@ -213,6 +213,10 @@ def read_position(text: str) -> tuple[Position, tuple[int, int] | None]:
     """
     if not isinstance(text, str):
         raise TypeError(f"a position must be a str (Position ID or XGID), got {type(text).__name__}")
+    t = text.strip()
+    if not t.upper().startswith(_PREFIX) and t.count(":") == 1 and len(t.split(":")[0]) == 14 and len(t.split(":")[1]) == 12:
+        raise ValueError(f"{_short(t)!r} looks like a GNU Backgammon ID (Position ID:Match ID); "
+                         f"give the Position ID alone ({t.split(':')[0]!r}) with the dice, or an XGID")
     if looks_like_xgid(text):
         return parse_xgid(text)
     return Position.from_id(text), None

@@ -96,3 +96,15 @@ def test_dice_order_and_batching_properties(pairs, rolls):
         assert np.array_equal(batched.group(i), alone.group(0))  # batch == one by one
         assert batched.dice_used[i] == alone.dice_used[0]
         assert {r.tobytes() for r in swapped.group(i)} == {r.tobytes() for r in alone.group(0)}  # dice order
+
+
+def test_gnubg_id_with_match_id_and_empty_agent_spec_are_clear_errors():
+    import pytest as _pytest
+
+    from bgrl.agents import load_agent
+    from bgrl.xgid import read_position
+
+    with _pytest.raises(ValueError, match="Position ID:Match ID"):
+        read_position("4HPwATDgc/ABMA:cAkAAAAAAAAA")
+    with _pytest.raises(ValueError, match="must not be empty"):
+        load_agent("")
