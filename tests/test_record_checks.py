@@ -111,7 +111,7 @@ def test_low_first_dice_and_wrong_turn_numbers_refused(tmp_path, edit, words):
 
 
 def test_turn_field_still_optional(tmp_path):
-    lines = [lines_ for lines_ in _lines()]
+    lines = _lines()
     for i in range(1, len(lines) - 1):
         obj = json.loads(lines[i])
         del obj["turn"]
