@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["write_text_atomic"]
+__all__ = ["write_text_atomic", "check_writable_dir"]
 
 
 def write_text_atomic(path, text: str) -> Path:
@@ -24,4 +24,16 @@ def write_text_atomic(path, text: str) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return path
+
+
+def check_writable_dir(path) -> Path:
+    """Create the folder ``path`` (and its parents) if needed and prove files can be written
+    in it, by creating and removing a temporary file; for checking an output folder *before*
+    long work. Returns the path. Raises OSError (not a folder, cannot create, cannot write)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".bgrl-write-check.", suffix=".tmp", dir=path)
+    os.close(fd)
+    os.unlink(tmp)
     return path

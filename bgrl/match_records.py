@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .board import _position_id
+from .fileio import check_writable_dir
 from .notation import notations
 from .record import GameRecord, write_record
 
@@ -29,8 +30,9 @@ HOW = {1: "single", 2: "gammon", 3: "backgammon"}
 def prepare_games_dir(directory) -> Path:
     """Check (and create) the folder for saved games before a match starts.
 
-    Raises ValueError when ``directory`` is a file or already holds ``game-*.jsonl``
-    records (nothing is overwritten).
+    Raises ValueError (naming ``--save-games``) when ``directory`` is a file, already holds
+    ``game-*.jsonl`` records (nothing is overwritten), or cannot be created or written in
+    (a temporary file is created and removed there).
     """
     d = Path(directory)
     if d.exists() and not d.is_dir():
@@ -38,9 +40,10 @@ def prepare_games_dir(directory) -> Path:
     if d.is_dir() and any(d.glob("game-*.jsonl")):
         raise ValueError(f"--save-games {d}: already holds game records (game-*.jsonl); choose an empty or new folder")
     try:
-        d.mkdir(parents=True, exist_ok=True)
+        check_writable_dir(d)
     except OSError as exc:
-        raise ValueError(f"--save-games {d}: cannot create the folder ({exc.strerror or exc})") from None
+        raise ValueError(f"--save-games {d}: cannot create or write in the folder ({exc.strerror or exc}); "
+                         "expected a writable folder for the game records") from None
     return d
 
 
@@ -92,4 +95,8 @@ class MatchRecorder:
         winner = "white" if plies[-1][4] else "black"
         rec.finish(winner, res, HOW[res])
         self._plies[g] = []
-        return write_record(rec, self.directory / f"game-{g + 1:0{self.width}d}.jsonl")
+        path = self.directory / f"game-{g + 1:0{self.width}d}.jsonl"
+        try:
+            return write_record(rec, path)
+        except OSError as exc:  # the folder was checked before the match; it went bad since
+            raise ValueError(f"--save-games {self.directory}: cannot write {path.name} ({exc.strerror or exc})") from None

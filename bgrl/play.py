@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .board import Position
+from .fileio import check_writable_dir
 from .game import BLACK, RESIGN_VALUES, WHITE, Game, opening_roll
 from .notation import IllegalPlayError, legal_plays, play_from_notation
 from .record import GameRecord, write_record
@@ -473,9 +474,10 @@ def run_from_args(args, load_ranker) -> int:
         if save_dir.exists() and not save_dir.is_dir():
             raise ValueError(f"--save {_clip(str(save_dir))}: that is a file; expected a folder for game records")
         try:
-            save_dir.mkdir(parents=True, exist_ok=True)
+            check_writable_dir(save_dir)
         except OSError as exc:
-            raise ValueError(f"--save {_clip(str(save_dir))}: cannot create the folder ({exc.strerror or exc})") from None
+            raise ValueError(f"--save {_clip(str(save_dir))}: cannot create or write in the folder "
+                             f"({exc.strerror or exc}); expected a writable folder, or --no-save") from None
     game = TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), compact=(args.notation == "compact"),
                         start=start, first_dice=dice, opening_roll=args.opening_roll, save_dir=save_dir, seed=seed,
                         opponent_name=getattr(agent, "name", str(args.opponent)))

@@ -16,6 +16,8 @@ Format ``bgrl-game-1``::
 * ``how`` is one of ``single``, ``gammon``, ``backgammon`` (played out), ``resign`` (then
   ``points`` is the value resigned) or ``draw`` (then ``winner`` is ``null``, points 0).
 * The ``result`` line is absent from an unfinished game.
+* ``turn`` numbers the turns 1, 2, 3, ... in file order (optional on reading; when present
+  it must be that number); ``dice`` written low die first (``[1, 3]``) are refused.
 
 A record is written atomically (temporary file, then rename): a crash leaves either the old
 file or the whole new one, never half a game.
@@ -44,7 +46,7 @@ class RecordError(ValueError):
 @dataclass
 class Turn:
     """One turn: ``player`` (white/black) on roll at ``position_id`` threw ``dice`` (high die
-    first) and played ``play`` (mover's notation; None = no legal play)."""
+    first; the reader refuses ``[low, high]``) and played ``play`` (mover's notation; None = no legal play)."""
 
     player: str
     position_id: str
@@ -112,7 +114,9 @@ def read_record(path, check: bool = True) -> GameRecord:
     ------
     RecordError
         naming the file and line for a missing file, bad JSON, a wrong format tag, a
-        missing field, a bad Position ID or dice, or an illegal play.
+        missing field, a bad Position ID or dice (or dice low die first), a turn number out
+        of order, a result line that does not add up (see :func:`_read_result`), or an
+        illegal play.
     """
     path = Path(path)
     try:
@@ -148,10 +152,7 @@ def read_record(path, check: bool = True) -> GameRecord:
         if rec.result is not None:
             raise bad(n, "nothing may follow the result line")
         if kind == "result":
-            winner, how = obj.get("winner"), obj.get("how")
-            if winner not in (*PLAYERS, None) or how not in HOWS or not isinstance(obj.get("points"), int):
-                raise bad(n, f"result needs winner white/black/null, how in {HOWS} and integer points")
-            rec.result = {"type": "result", "winner": winner, "points": obj["points"], "how": how}
+            rec.result = _read_result(obj, lambda what: bad(n, what))
             continue
         if kind != "turn":
             raise bad(n, f"expected type 'turn' or 'result', got {kind!r}")
@@ -160,14 +161,18 @@ def read_record(path, check: bool = True) -> GameRecord:
             raise bad(n, f"turn lacks {missing}")
         if "turn" in obj and (isinstance(obj["turn"], bool) or not isinstance(obj["turn"], int)):
             raise bad(n, f"turn must be an integer, got {str(obj['turn'])[:40]!r}")
+        if "turn" in obj and obj["turn"] != len(rec.turns) + 1:
+            raise bad(n, f"turn number {obj['turn']}, expected {len(rec.turns) + 1} (turns are numbered 1, 2, 3, ... in order)")
         if obj["player"] not in PLAYERS:
             raise bad(n, f"player must be 'white' or 'black', got {obj['player']!r}")
         try:
             pos = Position.from_id(str(obj["position_id"]))
             d = obj["dice"]
             if not (isinstance(d, list) and len(d) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in d)):
-                raise ValueError(f"dice must be a list of two integers 1..6, got {d!r}")
+                raise ValueError(f"dice must be a list of two integers 1..6, got {str(d)[:40]}")
             dice = parse_dice(f"{d[0]}{d[1]}")
+            if d[0] < d[1]:
+                raise ValueError(f"dice {d} are written low die first; expected the high die first, [{d[1]}, {d[0]}]")
         except ValueError as exc:
             raise bad(n, str(exc)) from None
         play = obj["play"]
@@ -188,6 +193,28 @@ def read_record(path, check: bool = True) -> GameRecord:
     if check:
         _check_result(rec, path)
     return rec
+
+
+def _read_result(obj: dict, bad) -> dict:
+    """The result line checked on its own: ``how`` one of :data:`HOWS`; a played-out game
+    (single/gammon/backgammon) has a winner and 1/2/3 points; a resignation has a winner
+    and 1-3 points (single, gammon or backgammon resigned: RULES, docs/rules.md); a draw
+    has winner null and 0 points. ``bad(what)`` builds the error to raise."""
+    winner, how, points = obj.get("winner"), obj.get("how"), obj.get("points")
+    if how not in HOWS:
+        raise bad(f"result how must be one of {', '.join(HOWS)}, got {str(how)[:40]!r}")
+    if isinstance(points, bool) or not isinstance(points, int):
+        raise bad(f"result points must be an integer, got {str(points)[:40]!r}")
+    if how == "draw":
+        if winner is not None or points != 0:
+            raise bad(f"a draw has winner null and 0 points, got winner {str(winner)[:40]!r} and {points} points")
+    elif winner not in PLAYERS:
+        raise bad(f"result winner must be 'white' or 'black' (null only for a draw), got {str(winner)[:40]!r}")
+    elif how == "resign" and points not in (1, 2, 3):
+        raise bad(f"a resignation is worth 1, 2 or 3 points (single, gammon or backgammon), got {points}")
+    elif how in HOWS[:3] and points != HOWS.index(how) + 1:
+        raise bad(f"a {how} is worth {HOWS.index(how) + 1} point(s), got {points}")
+    return {"type": "result", "winner": winner, "points": points, "how": how}
 
 
 def _after(turn: Turn):
@@ -225,6 +252,8 @@ def _check_result(rec: GameRecord, path: Path) -> None:
     from .rules import game_results
 
     if not rec.turns:
+        if rec.result is not None and rec.result["how"] in HOWS[:3]:
+            raise RecordError(f"{path}: the result says the game was played out ({rec.result['how']}), but no turn was played")
         return
     last = rec.turns[-1]
     after, _ = _after(last)

@@ -26,6 +26,7 @@ best play's ply, so the two are compared at the same depth (as gnubg's analysis 
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,9 +55,27 @@ __all__ = [
     "totals",
     "format_review",
     "review_json",
+    "NAME_WIDTH",
+    "shown_name",
 ]
 
 REVIEW_FORMAT = "bgrl-review-1"
+#: Player names read from a game file are cut to this many characters (with "…") in reports.
+NAME_WIDTH = 40
+
+
+def _cut(text: str, n: int = NAME_WIDTH) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def shown_name(text: str, n: int = NAME_WIDTH) -> str:
+    """A player name from a game file, safe to print: control and format characters
+    (Unicode categories Cc, Cf, Zl, Zp: newlines, terminal escapes, direction overrides)
+    written as escapes (``\\x1b``, ``\\n``, ``\\u202e``), then cut to ``n`` characters with "…"."""
+    text = "".join(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
+                   else ch for ch in str(text))
+    return _cut(text, n)
 #: (threshold in points per game, mark), largest first; a loss >= threshold gets the mark.
 MARKS = ((0.16, "very bad"), (0.08, "bad"), (0.04, "doubtful"))
 #: (upper bound in millipoints per decision, rating); the first bound above the rate wins.
@@ -410,7 +429,7 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
     name = name or _ranker_name(ranker)
     reviews = []
     for ri, rec in enumerate(records):
-        names = {"white": rec.white, "black": rec.black}
+        names = {"white": _cut(rec.white), "black": _cut(rec.black)}  # cut; escaped when printed (shown_name)
         turns = []
         for ti, (t, pos, plays, played) in enumerate(prepared[ri]):
             base = dict(turn=ti + 1, player=t.player, name=names[t.player], position_id=pos.position_id,
@@ -425,7 +444,7 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
             turns.append(TurnReview(**base, rank=mine.rank, equity=float(mine.equity), best_equity=float(ranked[0].equity),
                                     equity_loss=loss, mark=mark_for(loss), ranked=tuple(ranked),
                                     ply=getattr(ranked[0], "ply", 0), played_index=next(i for i, r in enumerate(ranked) if r is mine)))
-        reviews.append(Review(rec.white, rec.black, rec.result, turns, summarize(turns, names), name,
+        reviews.append(Review(names["white"], names["black"], rec.result, turns, summarize(turns, names), name,
                               list(notes[ri]) if notes else [], game=ri + 1))
     return reviews
 
@@ -461,13 +480,13 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None)
     if title:
         out.append(title)
     for rv in reviews:
-        names = {"white": rv.white, "black": rv.black}
-        out.append(f"Game {rv.game}: {rv.white} (White) vs {rv.black} (Black); {_result_text(rv.result, names)}")
+        names = {"white": shown_name(rv.white), "black": shown_name(rv.black)}
+        out.append(f"Game {rv.game}: {names['white']} (White) vs {names['black']} (Black); {_result_text(rv.result, names)}")
         out.append(f"Ranked by {rv.ranker}; equity = cubeless equity after the play, opponent to roll (points per game)")
         for note in rv.notes:
             out.append(f"  note: {note}")
         for t in rv.turns:
-            who = f"{t.player.capitalize()} ({t.name})"
+            who = f"{t.player.capitalize()} ({shown_name(t.name)})"
             head = f"{t.turn:4d}. {who:<16} {t.dice[0]}-{t.dice[1]}  "
             if t.legal == 0:
                 out.append(head + "no legal play: the turn passes")
@@ -514,7 +533,7 @@ def _summary_table(reviews: list[Review]) -> list[str]:
         if s is None:
             continue
         er = "-" if s.error_rate is None else f"{s.error_rate:.1f}"
-        who = f"{c.capitalize()} ({s.name})"
+        who = f"{c.capitalize()} ({shown_name(s.name)})"
         lines.append(f"{who:<22} {s.decisions:9d} {s.forced:6d} {s.passes:6d}  {s.total_loss:10.3f}  {er:>15}  "
                      f"{(s.rating or '-'):<14} {s.marks['doubtful']:8d} {s.marks['bad']:3d} {s.marks['very bad']:8d}")
     lines.append("error rate = 1000 x mean equity loss per decision (turns with a choice); rating: < 2 supernatural, "
