@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import torch
@@ -122,7 +123,11 @@ def load_checkpoint(path) -> dict:
     if not path.is_file():
         raise CheckpointError(f"checkpoint not found: {_p(path)} (expected a .pt file written by `bgrl train`)")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():
+            # a bare pickle makes torch warn about its protocol before refusing it; the
+            # CheckpointError below says what is wrong in one line
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for corrupt/hostile files
         raise CheckpointError(_unreadable(path, exc)) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:

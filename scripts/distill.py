@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True,
                    help="student checkpoint path: each epoch's network is written to OUT with _epN before the suffix "
                         "(OUT_ep1.pt, OUT_ep2.pt, ...); OUT itself is not written")
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=4, help="training epochs (0: make --data and score the student only)")
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--seed", type=int, default=0)
@@ -122,8 +122,8 @@ def main(argv=None) -> int:
         _fail(f"--noise must be a finite number >= 0, got {args.noise}")
     if not 0 <= ply <= MAX_PLY:
         _fail(f"--ply must be 0..{MAX_PLY}, got {ply}")
-    if args.epochs < 1:
-        _fail(f"--epochs must be >= 1, got {args.epochs}")
+    if args.epochs < 0:
+        _fail(f"--epochs must be >= 0 (0: only make --data), got {args.epochs}")
     if not (math.isfinite(args.lr) and args.lr > 0):
         _fail(f"--lr must be a finite number > 0, got {args.lr}")
     if args.batch < 1:

@@ -119,7 +119,7 @@ def _npz(path, n=120, **over):
     "flags, expected",
     [
         (["--games", "0"], "--games must be >= 1"),
-        (["--epochs", "-1"], "--epochs must be >= 1"),
+        (["--epochs", "-1"], "--epochs must be >= 0"),
         (["--lr", "0"], "--lr must be"),
         (["--batch", "0"], "--batch must be >= 1"),
         (["--ply", "4"], "--ply must be 0..3"),
