@@ -123,8 +123,10 @@ def load_checkpoint(path) -> dict:
     if not path.is_file():
         raise CheckpointError(f"checkpoint not found: {_p(path)} (expected a .pt file written by `bgrl train`)")
     try:
-        with warnings.catch_warnings():  # torch warns about old pickle protocols before refusing them
-            warnings.simplefilter("ignore", UserWarning)
+        with warnings.catch_warnings():
+            # a bare pickle makes torch warn about its protocol before refusing it; the
+            # CheckpointError below says what is wrong in one line
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
             payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for corrupt/hostile files
         raise CheckpointError(_unreadable(path, exc)) from None

@@ -10,36 +10,74 @@ networks trained apart have their hidden units in different orders.
     python scripts/average_checkpoints.py runs/g1/games_2*.pt runs/g1/games_3*.pt --out runs/g1-swa.pt
     bgrl benchmark runs/g1-swa.pt
 
-Raises SystemExit when the checkpoints' shapes or encoders differ.
+Bad input (a missing or unreadable checkpoint, checkpoints whose shapes or encoders differ,
+an --out that is a folder or cannot be written) ends with a one-line
+``average_checkpoints.py: error: ...`` on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 import torch
 
-from bgrl.checkpoint import load_network, save_checkpoint
+from bgrl.checkpoint import CheckpointError, load_network, save_checkpoint
 from bgrl.resources import resolve_checkpoint
+
+PROG = "average_checkpoints.py"
+
+
+def _fail(msg: str):
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _out_problem(path: Path) -> str | None:
+    """Why a checkpoint cannot be written to ``path`` (None when it looks writable)."""
+    if path.is_dir():
+        return f"--out {path} is a folder; expected a checkpoint file path (.pt)"
+    parent = path.parent
+    while not parent.exists():
+        if parent == parent.parent:
+            break
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"--out {path}: {parent} is not a folder; expected a checkpoint file path in a writable folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"--out {path}: folder {parent} is not writable"
+    return None
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("checkpoints", nargs="+", help="checkpoints (.pt, run folders or shipped names)")
     p.add_argument("--out", required=True, help="output checkpoint")
     args = p.parse_args(argv)
-    nets = [load_network(resolve_checkpoint(c)) for c in args.checkpoints]
+    problem = _out_problem(Path(args.out))
+    if problem:
+        _fail(problem)
+    nets = []
+    for c in args.checkpoints:
+        try:
+            nets.append(load_network(resolve_checkpoint(c)))
+        except CheckpointError as exc:
+            _fail(str(exc))
     net0, meta0 = nets[0]
     for (net, meta), src in zip(nets, args.checkpoints):
         if (net.n_inputs, net.hidden, meta.get("encoder")) != (net0.n_inputs, net0.hidden, meta0.get("encoder")):
-            sys.exit(f"average_checkpoints: {src} is a {meta.get('encoder')} {net.n_inputs}-{net.hidden}-5 network; "
-                     f"expected {meta0.get('encoder')} {net0.n_inputs}-{net0.hidden}-5 like {args.checkpoints[0]}")
+            _fail(f"{src} is a {meta.get('encoder')} {net.n_inputs}-{net.hidden}-5 network; "
+                  f"expected {meta0.get('encoder')} {net0.n_inputs}-{net0.hidden}-5 like {args.checkpoints[0]}")
     state = {k: torch.stack([n.state_dict()[k].double() for n, _ in nets]).mean(0).float() for k in net0.state_dict()}
     net0.load_state_dict(state)
     meta = {k: v for k, v in meta0.items() if k not in ("hidden", "n_inputs", "package_version")}
     meta.update(averaged_from=[str(c) for c in args.checkpoints], games=max(int(m.get("games", 0)) for _, m in nets))
-    save_checkpoint(args.out, net0, meta)
+    try:
+        save_checkpoint(args.out, net0, meta)
+    except OSError as exc:
+        _fail(f"cannot write --out {args.out}: {exc.strerror or exc}")
     print(f"wrote {args.out}: mean of {len(nets)} checkpoints")
     return 0
 

@@ -8,84 +8,211 @@ Steps (each skipped when its result is already in --data): self-play positions o
 teacher at 0-ply, their n-ply values (the slow part: about 400-1,400 positions/s per core at
 1-ply), then training of the student (default: a copy of the teacher; or --student, e.g. a
 wider network made by scripts/widen_encoder.py from the teacher). Each epoch's network is
-written to OUT with ``_epN`` before the suffix and scored on the error-rate benchmark.
+written to OUT with ``_epN`` before the suffix (``--out s.pt`` writes ``s_ep1.pt``,
+``s_ep2.pt``, ...; OUT itself is not written) and scored on the error-rate benchmark.
+
+A --data file holds ``boards`` (int8 (N, 26)), ``targets`` (float32 (N, 5), probabilities in
+[0, 1]), ``teacher`` (str) and ``ply`` (int). With existing data files the targets' own
+teacher and ply are used: --games, --noise and --ply do not apply (a note says so; an
+explicit --ply that differs from the data's is refused), and --teacher only names the
+default student. Bad input (arguments out of range, a duplicated or malformed data file,
+fewer than 100 positions, an unreadable checkpoint, an unwritable --out) ends with a
+one-line ``distill.py: error: ...`` on stderr and exit status 2, before any slow work.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import torch
 
+PROG = "distill.py"
+MIN_POSITIONS = 100  # bgrl.training.distill.fit needs at least this many
+DATA_FORMAT = "expected an npz archive from scripts/distill.py with boards int8 (N, 26), targets float32 (N, 5) in [0, 1], teacher and ply"
+
+
+def _fail(msg: str):
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _write_problem(flag: str, path: Path) -> str | None:
+    """Why a file cannot be written to ``path`` (None when it looks writable)."""
+    if path.is_dir():
+        return f"{flag} {path} is a folder; expected a file path"
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{flag} {path}: {parent} is not a folder; expected a file path in a writable folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{flag} {path}: folder {parent} is not writable"
+    return None
+
+
+def load_data(path: str, max_ply: int) -> tuple[np.ndarray, np.ndarray, str, int]:
+    """Read and check one --data file. Returns (boards int8 (N, 26), targets float32 (N, 5),
+    teacher, ply); exits with a one-line error naming the file and what was expected."""
+    try:
+        z = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        why = "it holds pickled objects" if "pickle" in str(exc) else (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__)
+        _fail(f"--data {path} cannot be read ({why}); {DATA_FORMAT}")
+    if not isinstance(z, np.lib.npyio.NpzFile):
+        _fail(f"--data {path} is a single .npy array, not an npz archive; {DATA_FORMAT}")
+    with z:
+        missing = [k for k in ("boards", "targets", "teacher", "ply") if k not in z.files]
+        if missing:
+            _fail(f"--data {path} lacks {', '.join(missing)} (it has {', '.join(z.files) or 'no arrays'}); {DATA_FORMAT}")
+        try:
+            boards, targets, teacher, ply = (z[k] for k in ("boards", "targets", "teacher", "ply"))
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            why = "it holds pickled objects" if "pickle" in str(exc) else (str(exc) or type(exc).__name__)
+            _fail(f"--data {path} is damaged ({why}); {DATA_FORMAT}")
+    if boards.ndim != 2 or boards.shape[1] != 26 or boards.dtype.kind not in "iu":
+        _fail(f"--data {path}: boards is {boards.dtype} {boards.shape}; expected int8 (N, 26)")
+    if boards.size and (boards.min() < -15 or boards.max() > 15):
+        _fail(f"--data {path}: boards hold counts outside -15..15; expected int8 (N, 26) boards of bgrl.board")
+    if targets.ndim != 2 or targets.shape[1] != 5 or targets.dtype.kind != "f":
+        _fail(f"--data {path}: targets is {targets.dtype} {targets.shape}; expected float32 (N, 5)")
+    if targets.shape[0] != boards.shape[0]:
+        _fail(f"--data {path}: {boards.shape[0]} boards but {targets.shape[0]} targets; expected one target row per board")
+    if not np.isfinite(targets).all() or (targets < 0).any() or (targets > 1).any():
+        _fail(f"--data {path}: targets outside [0, 1]; expected outcome probabilities in [0, 1]")
+    if teacher.ndim != 0 or teacher.dtype.kind not in "US":
+        _fail(f"--data {path}: teacher is {teacher.dtype} {teacher.shape}; expected a string")
+    if ply.ndim != 0 or ply.dtype.kind not in "iu" or not 0 <= int(ply) <= max_ply:
+        _fail(f"--data {path}: ply is {ply!r}; expected an integer 0..{max_ply}")
+    return boards.astype(np.int8), targets.astype(np.float32), str(teacher), int(ply)
+
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    from bgrl.search import MAX_PLY
+
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--teacher", default="td198g", help="network that plays the games and gives the targets")
     p.add_argument("--student", default=None, help="network to train (default: the teacher)")
     p.add_argument("--games", type=int, default=5000, help="self-play games to collect positions from")
     p.add_argument("--noise", type=float, default=0.02, help="equity noise of the self-play choices")
-    p.add_argument("--ply", type=int, default=1, help="search depth of the targets")
+    p.add_argument("--ply", type=int, default=argparse.SUPPRESS,
+                   help=f"search depth of the targets, 0..{MAX_PLY} (default: 1; existing --data keep their own)")
     p.add_argument("--data", required=True, nargs="+",
                    help="npz file of positions and targets (made if missing); several existing files are joined")
-    p.add_argument("--out", required=True, help="student checkpoint to write")
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--out", required=True,
+                   help="student checkpoint path: each epoch's network is written to OUT with _epN before the suffix "
+                        "(OUT_ep1.pt, OUT_ep2.pt, ...); OUT itself is not written")
+    p.add_argument("--epochs", type=int, default=4, help="training epochs (0: make --data and score the student only)")
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
+    ply_given = hasattr(args, "ply")
+    ply = args.ply if ply_given else 1
+    if args.games < 1:
+        _fail(f"--games must be >= 1, got {args.games}")
+    if not (math.isfinite(args.noise) and args.noise >= 0):
+        _fail(f"--noise must be a finite number >= 0, got {args.noise}")
+    if not 0 <= ply <= MAX_PLY:
+        _fail(f"--ply must be 0..{MAX_PLY}, got {ply}")
+    if args.epochs < 0:
+        _fail(f"--epochs must be >= 0 (0: only make --data), got {args.epochs}")
+    if not (math.isfinite(args.lr) and args.lr > 0):
+        _fail(f"--lr must be a finite number > 0, got {args.lr}")
+    if args.batch < 1:
+        _fail(f"--batch must be >= 1, got {args.batch}")
+    seen = {}
+    for d in args.data:
+        key = Path(d).resolve()
+        if key in seen:
+            _fail(f"--data {d} is given twice (also as {seen[key]}); expected distinct files")
+        seen[key] = d
+    out = Path(args.out)
+    problem = _write_problem("--out", out) or _write_problem("--out", out.with_name(f"{out.stem}_ep1{out.suffix}"))
+    if problem:
+        _fail(problem)
+
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
 
     from bgrl.benchmark import error_rate, load_benchmark
-    from bgrl.checkpoint import load_network, save_checkpoint
+    from bgrl.checkpoint import CheckpointError, load_network, save_checkpoint
     from bgrl.fasteval import best_evaluator
     from bgrl.resources import resolve_checkpoint
     from bgrl.training.distill import collect_positions, fit, search_targets
 
-    tnet, tmeta = load_network(resolve_checkpoint(args.teacher))
-    teacher = best_evaluator(tnet, tmeta["encoder"])
-    if len(args.data) > 1 or Path(args.data[0]).exists():
+    existing = len(args.data) > 1 or Path(args.data[0]).exists()
+    if existing:
         missing = [d for d in args.data if not Path(d).exists()]
         if missing:
-            sys.exit(f"distill: data file(s) not found: {', '.join(missing)}")
-        parts = [np.load(d) for d in args.data]
-        boards = np.concatenate([z["boards"] for z in parts])
-        targets = np.concatenate([z["targets"] for z in parts])
-        sources = sorted({f"{z['teacher']} at {int(z['ply'])}-ply" for z in parts})
+            _fail(f"data file(s) not found: {', '.join(missing)}")
+        parts = [load_data(d, MAX_PLY) for d in args.data]
+        boards = np.concatenate([b for b, _, _, _ in parts])
+        targets = np.concatenate([t for _, t, _, _ in parts])
+        sources = sorted({f"{te} at {pl}-ply" for _, _, te, pl in parts})
+        print(f"note: using the data's own targets ({', '.join(sources)}); --games, --noise and --ply apply only "
+              f"when --data is made, --teacher only names the default student", flush=True)
+        if ply_given:
+            other = [f"{d} ({pl}-ply)" for d, (_, _, _, pl) in zip(args.data, parts) if pl != ply]
+            if other:
+                _fail(f"--ply {ply} differs from the data's: {', '.join(other)}; omit --ply or pass --data made at {ply}-ply")
+        if boards.shape[0] < MIN_POSITIONS:
+            _fail(f"--data holds {boards.shape[0]} positions; expected at least {MIN_POSITIONS} to fit")
         print(f"loaded {boards.shape[0]} positions with targets of {', '.join(sources)} from {', '.join(args.data)}")
     else:
+        problem = _write_problem("--data", Path(args.data[0]))
+        if problem:
+            _fail(problem)
+
+    try:
+        tnet, tmeta = load_network(resolve_checkpoint(args.teacher))
+    except CheckpointError as exc:
+        _fail(f"--teacher: {exc}")
+    try:
+        snet, smeta = load_network(resolve_checkpoint(args.student or args.teacher))
+    except CheckpointError as exc:
+        _fail(f"--student: {exc}")
+    if smeta["encoder"] != tmeta["encoder"] and args.student is None:
+        _fail("teacher and student encoders differ")
+    teacher = best_evaluator(tnet, tmeta["encoder"])
+    if not existing:
         data = Path(args.data[0])
         t0 = time.perf_counter()
         boards = collect_positions(teacher, args.games, seed=args.seed, noise=args.noise)
         print(f"{boards.shape[0]} positions from {args.games} games ({time.perf_counter() - t0:.0f} s)", flush=True)
+        if boards.shape[0] < MIN_POSITIONS:
+            _fail(f"{args.games} games gave {boards.shape[0]} positions; expected at least {MIN_POSITIONS} to fit "
+                  f"(raise --games)")
         t0 = time.perf_counter()
 
         def progress(done, total):
             el = time.perf_counter() - t0
             print(f"  targets {done}/{total} ({done / el:.0f} positions/s)", flush=True)
 
-        targets = search_targets(teacher, boards, args.ply, progress=progress)
+        targets = search_targets(teacher, boards, ply, progress=progress)
         data.parent.mkdir(parents=True, exist_ok=True)
         tmp = data.with_name(data.name + ".tmp.npz")
-        np.savez_compressed(tmp, boards=boards, targets=targets, teacher=str(args.teacher), ply=args.ply)
+        np.savez_compressed(tmp, boards=boards, targets=targets, teacher=str(args.teacher), ply=ply)
         tmp.replace(data)
-        sources = [f"{args.teacher} at {args.ply}-ply"]
-    snet, smeta = load_network(resolve_checkpoint(args.student or args.teacher))
-    if smeta["encoder"] != tmeta["encoder"] and args.student is None:
-        sys.exit("distill: teacher and student encoders differ")
+        sources = [f"{args.teacher} at {ply}-ply"]
     bench = load_benchmark()
-    out = Path(args.out)
 
     def on_epoch(ep, net):
         path = out.with_name(f"{out.stem}_ep{ep}{out.suffix}")
         meta = {k: v for k, v in smeta.items() if k not in ("hidden", "n_inputs", "package_version")}
         meta.update(distilled={"targets": sources, "data": [Path(d).name for d in args.data],
                                "positions": int(boards.shape[0]), "epochs": ep, "lr": args.lr, "batch": args.batch})
-        save_checkpoint(path, net, meta)
+        try:
+            save_checkpoint(path, net, meta)
+        except OSError as exc:
+            _fail(f"cannot write {path}: {exc.strerror or exc}")
         r = error_rate(best_evaluator(net, smeta["encoder"]), bench)
         print(f"  {path}: benchmark {r['all']:.2f} mp (contact {r['contact']:.2f}, race {r['race']:.2f})", flush=True)
 

@@ -1,0 +1,221 @@
+"""Bad input to scripts/average_checkpoints.py and scripts/distill.py: one-line errors, exit 2.
+
+Each test runs a script's ``main(argv)`` in-process (imported by path) and checks the exit
+status, that stderr is one ``<script>: error: ...`` line naming what was expected, and that
+no traceback is printed. Nothing slow runs: the distill errors come before any self-play,
+search or benchmark work; the one full distill run fits 120 positions for one epoch with
+the benchmark replaced by a stub.
+"""
+
+import importlib.util
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from bgrl.checkpoint import load_network, save_checkpoint
+from bgrl.model import TDNet
+from bgrl.resources import resolve_checkpoint
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(f"_script_{name}", SCRIPTS / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def avg():
+    return _script("average_checkpoints")
+
+
+@pytest.fixture(scope="module")
+def distill():
+    return _script("distill")
+
+
+def _error(capsys, mod, argv, *expected):
+    """Run mod.main(argv); assert exit 2 and one error line holding each of ``expected``."""
+    with pytest.raises(SystemExit) as exc:
+        mod.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err
+    assert lines and lines[-1].startswith(f"{mod.PROG}: error: ")
+    if not err.startswith("usage:"):
+        assert len(lines) == 1, err
+    for s in expected:
+        assert s in lines[-1], lines[-1]
+    return lines[-1]
+
+
+# ---------------------------------------------------------------- average_checkpoints
+
+
+def test_average_checkpoints_refuses_missing_and_bad_checkpoints(avg, capsys, tmp_path):
+    out = str(tmp_path / "o.pt")
+    _error(capsys, avg, ["--out", out, "default", str(tmp_path / "nosuch.pt")], "not found", "nosuch.pt")
+    good = resolve_checkpoint("default").read_bytes()
+    trunc = tmp_path / "trunc.pt"
+    trunc.write_bytes(good[: len(good) // 2])
+    _error(capsys, avg, ["--out", out, "default", str(trunc)], "trunc.pt", "expected a bgrl checkpoint")
+    pick = tmp_path / "pick.pt"
+    torch.save({"some": "dict"}, pick)
+    _error(capsys, avg, ["--out", out, "default", str(pick)], "pick.pt", "not a bgrl checkpoint")
+    raw = tmp_path / "raw.pt"
+    raw.write_bytes(pickle.dumps([1, 2, 3]))
+    _error(capsys, avg, ["--out", out, "default", str(raw)], "raw.pt")
+    assert not Path(out).exists()
+
+
+def test_average_checkpoints_refuses_unwritable_out(avg, capsys, tmp_path):
+    _error(capsys, avg, ["--out", str(tmp_path), "default", "default"], "is a folder", "expected a checkpoint file")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    _error(capsys, avg, ["--out", str(blocker / "sub" / "o.pt"), "default", "default"], "is not a folder")
+
+
+def test_average_checkpoints_refuses_mismatched_networks_with_status_2(avg, capsys, tmp_path):
+    small = tmp_path / "small.pt"
+    save_checkpoint(small, TDNet(202, 7), {"encoder": "td198r"})
+    line = _error(capsys, avg, ["--out", str(tmp_path / "o.pt"), "default", str(small)], "202-7-5", "expected td198r 202-80-5")
+    assert "small.pt" in line
+
+
+def test_average_checkpoints_still_averages(avg, capsys, tmp_path):
+    out = tmp_path / "o.pt"
+    assert avg.main(["--out", str(out), "default", "default"]) == 0
+    net, meta = load_network(out)
+    ref, _ = load_network(resolve_checkpoint("default"))
+    assert all(torch.allclose(a, b) for a, b in zip(net.state_dict().values(), ref.state_dict().values()))
+    assert meta["averaged_from"] == ["default", "default"]
+
+
+# ---------------------------------------------------------------- distill
+
+
+def _npz(path, n=120, **over):
+    rng = np.random.default_rng(0)
+    from bgrl.board import Position
+
+    fields = {
+        "boards": np.repeat(Position.start().board.astype(np.int8)[None], n, axis=0),
+        "targets": rng.uniform(0.0, 1.0, (n, 5)).astype(np.float32),
+        "teacher": "td198g",
+        "ply": 1,
+    }
+    fields.update(over)
+    np.savez(path, **{k: v for k, v in fields.items() if v is not None})
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "flags, expected",
+    [
+        (["--games", "0"], "--games must be >= 1"),
+        (["--epochs", "-1"], "--epochs must be >= 0"),
+        (["--lr", "0"], "--lr must be"),
+        (["--batch", "0"], "--batch must be >= 1"),
+        (["--ply", "4"], "--ply must be 0..3"),
+        (["--ply", "-1"], "--ply must be 0..3"),
+        (["--noise", "-0.5"], "--noise must be"),
+    ],
+)
+def test_distill_refuses_bad_arguments_up_front(distill, capsys, tmp_path, flags, expected):
+    data = tmp_path / "d.npz"
+    _error(capsys, distill, ["--data", str(data), "--out", str(tmp_path / "s.pt"), *flags], expected)
+    assert not data.exists()
+
+
+def test_distill_refuses_bad_data_files(distill, capsys, tmp_path):
+    out = ["--out", str(tmp_path / "s.pt")]
+    text = tmp_path / "text.npz"
+    text.write_text("hello\n")
+    _error(capsys, distill, ["--data", str(text), *out], "text.npz", "expected an npz archive")
+    zipbad = tmp_path / "zipbad.npz"
+    zipbad.write_bytes(Path(_npz(tmp_path / "ok.npz")).read_bytes()[:200])
+    _error(capsys, distill, ["--data", str(zipbad), *out], "zipbad.npz", "expected an npz archive")
+    pick = tmp_path / "pick.npz"
+    pick.write_bytes(pickle.dumps({"boards": 1}))
+    _error(capsys, distill, ["--data", str(pick), *out], "pick.npz", "pickled")
+    objs = tmp_path / "objs.npz"
+    np.savez(objs, boards=np.array([object()] * 3), targets=np.zeros((3, 5)), teacher="x", ply=1)
+    _error(capsys, distill, ["--data", str(objs), *out], "objs.npz", "pickled")
+    npy = tmp_path / "one.npy"
+    np.save(npy, np.zeros(3))
+    _error(capsys, distill, ["--data", str(npy), *out], "one.npy", "not an npz archive")
+    _error(capsys, distill, ["--data", _npz(tmp_path / "nob.npz", boards=None), *out], "nob.npz", "lacks boards")
+    _error(capsys, distill, ["--data", _npz(tmp_path / "not.npz", targets=None), *out], "not.npz", "lacks targets")
+
+
+@pytest.mark.parametrize(
+    "over, expected",
+    [
+        ({"boards": np.zeros((120, 25), np.int8)}, "expected int8 (N, 26)"),
+        ({"boards": np.zeros((120, 26), np.float32)}, "expected int8 (N, 26)"),
+        ({"boards": np.full((120, 26), 40, np.int8)}, "outside -15..15"),
+        ({"targets": np.zeros((120, 4), np.float32)}, "expected float32 (N, 5)"),
+        ({"targets": np.zeros((120, 5), np.int64)}, "expected float32 (N, 5)"),
+        ({"targets": np.zeros((119, 5), np.float32)}, "120 boards but 119 targets"),
+        ({"targets": np.full((120, 5), 1.5, np.float32)}, "outside [0, 1]"),
+        ({"targets": np.full((120, 5), np.nan, np.float32)}, "outside [0, 1]"),
+        ({"ply": 9}, "expected an integer 0..3"),
+        ({"teacher": np.zeros(2)}, "expected a string"),
+    ],
+)
+def test_distill_refuses_malformed_arrays(distill, capsys, tmp_path, over, expected):
+    data = _npz(tmp_path / "bad.npz", **over)
+    _error(capsys, distill, ["--data", data, "--out", str(tmp_path / "s.pt")], "bad.npz", expected)
+
+
+def test_distill_refuses_duplicates_too_few_positions_and_other_ply(distill, capsys, tmp_path):
+    out = ["--out", str(tmp_path / "s.pt")]
+    a = _npz(tmp_path / "a.npz")
+    _error(capsys, distill, ["--data", a, str(tmp_path / "." / "a.npz"), *out], "given twice")
+    _error(capsys, distill, ["--data", _npz(tmp_path / "few.npz", n=40), _npz(tmp_path / "few2.npz", n=40), *out],
+           "80 positions", "at least 100")
+    line = _error(capsys, distill, ["--data", a, "--ply", "2", *out], "--ply 2 differs", "a.npz (1-ply)")
+    assert line
+    _error(capsys, distill, ["--data", str(tmp_path / "nosuch.npz"), a, *out], "not found", "nosuch.npz")
+
+
+def test_distill_refuses_bad_checkpoints_and_out(distill, capsys, tmp_path):
+    a = _npz(tmp_path / "a.npz")
+    out = ["--out", str(tmp_path / "s.pt")]
+    _error(capsys, distill, ["--data", a, "--teacher", str(tmp_path / "nosuch.pt"), *out], "--teacher", "not found")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"\x00\x01junk")
+    _error(capsys, distill, ["--data", a, "--student", str(junk), *out], "--student", "junk.pt")
+    _error(capsys, distill, ["--data", a, "--out", str(tmp_path)], "is a folder")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    _error(capsys, distill, ["--data", a, "--out", str(blocker / "s.pt")], "is not a folder")
+    _error(capsys, distill, ["--data", str(blocker / "d.npz"), *out], "--data", "is not a folder")
+
+
+def test_distill_help_says_what_is_written(distill, capsys):
+    with pytest.raises(SystemExit) as exc:
+        distill.main(["--help"])
+    assert exc.value.code == 0
+    assert "_epN before the suffix" in " ".join(capsys.readouterr().out.split())
+
+
+def test_distill_with_existing_data_notes_its_teacher_and_writes_epochs(distill, capsys, tmp_path, monkeypatch):
+    import bgrl.benchmark
+
+    monkeypatch.setattr(bgrl.benchmark, "load_benchmark", lambda: None)
+    monkeypatch.setattr(bgrl.benchmark, "error_rate", lambda chooser, bench: {"all": 1.0, "contact": 1.0, "race": 1.0})
+    a = _npz(tmp_path / "a.npz", teacher="someteacher", ply=2)
+    out = tmp_path / "s.pt"
+    assert distill.main(["--data", a, "--out", str(out), "--epochs", "1", "--games", "7"]) == 0
+    stdout = capsys.readouterr().out
+    assert "note: using the data's own targets (someteacher at 2-ply)" in stdout
+    assert not out.exists()
+    _, meta = load_network(tmp_path / "s_ep1.pt")
+    assert meta["distilled"]["targets"] == ["someteacher at 2-ply"] and meta["distilled"]["positions"] == 120
