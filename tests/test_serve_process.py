@@ -120,3 +120,18 @@ def test_dead_engine_worker_is_replaced():
             assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
             time.sleep(0.5)
         assert codes[0] == 503 and codes[-1] == 200 and r.json()["play"] == "8/5 6/5", codes
+
+
+def test_no_engine_worker_outlives_the_server():
+    """Shutting the server down (lifespan end, as on SIGTERM) terminates its worker processes."""
+    from fastapi.testclient import TestClient
+
+    from bgrl.service.app import Settings, create_app
+
+    body = {"position": {"gnubg_id": "4HPwATDgc/ABMA"}, "dice": [3, 1]}
+    with TestClient(create_app(settings=Settings(pool_kind="process", pool_workers=1))) as c:
+        assert c.post("/v1/move", json=body).status_code == 200
+        procs = list(c.app.state.limiter.pool._processes.values())
+        assert procs and all(p.is_alive() for p in procs)
+    time.sleep(0.5)
+    assert not any(p.is_alive() for p in procs)

@@ -191,7 +191,15 @@ class Limiter:
                 self.pool = self._new_pool()
 
     def shutdown(self) -> None:
+        """Stop the pool; worker processes are terminated (they hold no state worth keeping),
+        so none outlives the server."""
+        procs = list((getattr(self.pool, "_processes", None) or {}).values()) if self.settings.pool_kind == "process" else []
         self.pool.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in procs:
+            proc.join(timeout=5)
 
 
 def _one_torch_thread() -> None:
