@@ -55,8 +55,6 @@ This module imports numpy only.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +62,7 @@ from pathlib import Path
 import numpy as np
 
 from .board import BOARD_SIZE, NUM_CHECKERS
+from .fileio import atomic_writer
 
 __all__ = [
     "N_POINTS",
@@ -332,15 +331,8 @@ def save(db: BearoffDB, path) -> Path:
         arrays[f"{name}_values"] = a[rows, cols].astype(np.float32)
         arrays[f"{name}_width"] = np.array(a.shape[1])
     arrays["two_sided"] = db.two_sided.astype(np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(path) as f:
+        np.savez_compressed(f, **arrays)
     return path
 
 

@@ -40,14 +40,13 @@ race = no contact otherwise (:func:`bgrl.rules.is_race`); contact = everything e
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .agents import group_argmax
+from .fileio import atomic_writer
 from .movegen import AfterStates, generate
 from .rules import is_race
 
@@ -183,20 +182,9 @@ def load_benchmark(path=None) -> Benchmark:
 def save_benchmark(path, bench: Benchmark) -> Path:
     """Write ``bench`` to ``path`` (compressed .npz) atomically: temp file, fsync, rename."""
     bench.validate()
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=p.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **{k: getattr(bench, k) for k in _FIELDS}, meta=np.array(json.dumps(bench.meta)))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return p
+    with atomic_writer(path) as f:
+        np.savez_compressed(f, **{k: getattr(bench, k) for k in _FIELDS}, meta=np.array(json.dumps(bench.meta)))
+    return Path(path)
 
 
 def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | None = None) -> np.ndarray:

@@ -19,8 +19,6 @@ half-written checkpoint under the real name.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -28,6 +26,7 @@ import torch
 
 from . import __version__
 from .encoding import num_features
+from .fileio import atomic_writer
 from .model import TDNet
 
 __all__ = ["FORMAT", "CheckpointError", "save_checkpoint", "load_checkpoint", "load_network"]
@@ -56,22 +55,8 @@ def save_checkpoint(path, net: TDNet, meta: dict, trainer: dict | None = None) -
     }
     if trainer is not None:
         payload["trainer"] = trainer
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        # mkstemp creates the file 0600; give it the mode any other file of the run gets
-        # (0666 less the umask), as open() would
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "wb") as fh:
-            torch.save(payload, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_writer(path) as fh:
+        torch.save(payload, fh)
     return path
 
 
