@@ -18,12 +18,11 @@ an --out that is a folder or cannot be written) ends with a one-line
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
 import torch
 
+from bgrl.fileio import output_file_problem
 from bgrl.checkpoint import CheckpointError, load_network, save_checkpoint
 from bgrl.resources import resolve_checkpoint
 
@@ -35,28 +34,12 @@ def _fail(msg: str):
     sys.exit(2)
 
 
-def _out_problem(path: Path) -> str | None:
-    """Why a checkpoint cannot be written to ``path`` (None when it looks writable)."""
-    if path.is_dir():
-        return f"--out {path} is a folder; expected a checkpoint file path (.pt)"
-    parent = path.parent
-    while not parent.exists():
-        if parent == parent.parent:
-            break
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"--out {path}: {parent} is not a folder; expected a checkpoint file path in a writable folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"--out {path}: folder {parent} is not writable"
-    return None
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("checkpoints", nargs="+", help="checkpoints (.pt, run folders or shipped names)")
     p.add_argument("--out", required=True, help="output checkpoint")
     args = p.parse_args(argv)
-    problem = _out_problem(Path(args.out))
+    problem = output_file_problem("--out", args.out, what="a checkpoint file path (.pt)")
     if problem:
         _fail(problem)
     nets = []

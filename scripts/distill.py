@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 import zipfile
@@ -32,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+from bgrl.fileio import atomic_writer, output_file_problem
 
 PROG = "distill.py"
 MIN_POSITIONS = 100  # bgrl.training.distill.fit needs at least this many
@@ -41,20 +42,6 @@ DATA_FORMAT = "expected an npz archive from scripts/distill.py with boards int8 
 def _fail(msg: str):
     print(f"{PROG}: error: {msg}", file=sys.stderr)
     sys.exit(2)
-
-
-def _write_problem(flag: str, path: Path) -> str | None:
-    """Why a file cannot be written to ``path`` (None when it looks writable)."""
-    if path.is_dir():
-        return f"{flag} {path} is a folder; expected a file path"
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"{flag} {path}: {parent} is not a folder; expected a file path in a writable folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"{flag} {path}: folder {parent} is not writable"
-    return None
 
 
 def load_data(path: str, max_ply: int) -> tuple[np.ndarray, np.ndarray, str, int]:
@@ -135,7 +122,7 @@ def main(argv=None) -> int:
             _fail(f"--data {d} is given twice (also as {seen[key]}); expected distinct files")
         seen[key] = d
     out = Path(args.out)
-    problem = _write_problem("--out", out) or _write_problem("--out", out.with_name(f"{out.stem}_ep1{out.suffix}"))
+    problem = output_file_problem("--out", out) or output_file_problem("--out", out.with_name(f"{out.stem}_ep1{out.suffix}"))
     if problem:
         _fail(problem)
 
@@ -167,7 +154,7 @@ def main(argv=None) -> int:
             _fail(f"--data holds {boards.shape[0]} positions; expected at least {MIN_POSITIONS} to fit")
         print(f"loaded {boards.shape[0]} positions with targets of {', '.join(sources)} from {', '.join(args.data)}")
     else:
-        problem = _write_problem("--data", Path(args.data[0]))
+        problem = output_file_problem("--data", Path(args.data[0]))
         if problem:
             _fail(problem)
 
@@ -197,10 +184,8 @@ def main(argv=None) -> int:
             print(f"  targets {done}/{total} ({done / el:.0f} positions/s)", flush=True)
 
         targets = search_targets(teacher, boards, ply, progress=progress)
-        data.parent.mkdir(parents=True, exist_ok=True)
-        tmp = data.with_name(data.name + ".tmp.npz")
-        np.savez_compressed(tmp, boards=boards, targets=targets, teacher=str(args.teacher), ply=ply)
-        tmp.replace(data)
+        with atomic_writer(data) as f:
+            np.savez_compressed(f, boards=boards, targets=targets, teacher=str(args.teacher), ply=ply)
         sources = [f"{args.teacher} at {ply}-ply"]
     bench = load_benchmark()
 
