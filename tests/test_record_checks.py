@@ -4,33 +4,20 @@ after the games, and player names that inject terminal escapes or run to any len
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 
 from bgrl.cli import main
 from bgrl.record import RecordError, read_record
 from bgrl.review import format_review, review_json, review_record
-
-FIXTURE = Path(__file__).parent / "data" / "bgrl_match_game.jsonl"
-
-
-def _lines():
-    return FIXTURE.read_text().splitlines()
+from test_record import _edit
+from test_record import _lines_of_match_game as _lines
 
 
 def _write(tmp_path, lines, name="g.jsonl"):
     p = tmp_path / name
     p.write_text("\n".join(lines) + "\n")
     return p
-
-
-def _edit(lines, index, **changes):
-    obj = json.loads(lines[index])
-    obj.update(changes)
-    out = list(lines)
-    out[index] = json.dumps(obj)
-    return out
 
 
 def _cut_with_result(result: dict) -> list[str]:
