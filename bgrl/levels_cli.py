@@ -74,7 +74,7 @@ def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, c
     """The text hint: header, the best ``top`` plays (default 10, 0 = all) with rank, play, ply,
     equity, difference to the best, and win/wg/wbg/lose/lg/lbg; the columns explained. Plays
     that tie share a rank (:mod:`bgrl.ranking`)."""
-    from .ranking import with_shared_ranks
+    from .ranking import VALUE_HEADER, value_cells, with_shared_ranks
 
     ranked = with_shared_ranks(ranked)
     lines = [f"Position {pos.position_id}, roll {dice[0]}-{dice[1]}: {len(ranked)} legal play(s); {label}, {ply}-ply; "
@@ -86,14 +86,9 @@ def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, c
     shown = ranked if top == 0 else ranked[:top]
     names = [r.play.shown(compact) if hasattr(r.play, "shown") else r.play.notation for r in shown]
     width = max(8, max(len(n) for n in names))
-    lines.append(f"  {'#':>3}  {'play':<{width}}  {'ply':>5}  {'equity':>7}  {'vs best':>7}  {'win':>5}  {'wg':>5}  {'wbg':>5}  "
-                 f"{'lose':>5}  {'lg':>5}  {'lbg':>5}")
+    lines.append(f"  {'#':>3}  {'play':<{width}}  {'ply':>5}  {VALUE_HEADER}")
     for r, name in zip(shown, names):
-        p = r.probabilities
-        lines.append(
-            f"  {r.rank:3d}  {name:<{width}}  {str(r.ply) + '-ply':>5}  {r.equity:+7.3f}  {0.0 - round(r.equity_loss, 3) + 0.0:+7.3f}  "
-            f"{p.win:5.3f}  {p.win_gammon:5.3f}  {p.win_backgammon:5.3f}  {1.0 - p.win:5.3f}  {p.lose_gammon:5.3f}  {p.lose_backgammon:5.3f}"
-        )
+        lines.append(f"  {r.rank:3d}  {name:<{width}}  {str(r.ply) + '-ply':>5}  {value_cells(r)}")
     if len(ranked) > len(shown):
         lines.append(f"  … and {len(ranked) - len(shown)} more (--top 0 shows all)")
     if any(r.ply < ply for r in ranked):

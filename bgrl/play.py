@@ -114,21 +114,16 @@ def hint_table(ranked, engine: str, ply: int, top: int = 5, compact: bool = True
     the columns mean (addressed to the player, or with ``you=False`` to "the side playing")."""
     if not ranked:
         return "  no die can be played: the turn passes"
-    from .ranking import with_shared_ranks
+    from .ranking import VALUE_HEADER, value_cells, with_shared_ranks
 
     ranked = with_shared_ranks(ranked)  # ties share a rank
     shown = ranked[: top if top > 0 else len(ranked)]
     names = [r.play.shown(compact) for r in shown]
     width = max(8, max(len(n) for n in names))
     lines = [f"  Hint from {engine}, {ply}-ply; best first:",
-             f"  {'#':>3}  {'play':<{width}}  {'equity':>7}  {'vs best':>7}  {'win':>5}  {'wg':>5}  {'wbg':>5}  "
-             f"{'lose':>5}  {'lg':>5}  {'lbg':>5}"]
+             f"  {'#':>3}  {'play':<{width}}  {VALUE_HEADER}"]
     for r, name in zip(shown, names):
-        p = r.probabilities
-        lines.append(
-            f"  {r.rank:3d}  {name:<{width}}  {r.equity:+7.3f}  {0.0 - round(r.equity_loss, 3) + 0.0:+7.3f}  {p.win:5.3f}  "
-            f"{p.win_gammon:5.3f}  {p.win_backgammon:5.3f}  {1.0 - p.win:5.3f}  {p.lose_gammon:5.3f}  {p.lose_backgammon:5.3f}"
-        )
+        lines.append(f"  {r.rank:3d}  {name:<{width}}  {value_cells(r)}")
     if len(ranked) > len(shown):
         lines.append(f"  … and {len(ranked) - len(shown)} more")
     who, whose = ("you expect", "your") if you else ("the side playing expects", "its")

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-__all__ = ["TIE_TOL", "shared_ranks", "with_shared_ranks"]
+__all__ = ["TIE_TOL", "shared_ranks", "with_shared_ranks", "vs_best", "VALUE_HEADER", "value_cells"]
 
 #: equities closer than this (points per game) tie
 TIE_TOL = 1e-9
@@ -47,3 +47,21 @@ def with_shared_ranks(rows: list, tol: float = TIE_TOL) -> list:
         return rows
     ranks = shared_ranks([r.equity for r in rows], [getattr(r, "ply", 0) for r in rows], tol)
     return [r if r.rank == k else replace(r, rank=int(k)) for r, k in zip(rows, ranks)]
+
+
+def vs_best(equity_loss: float) -> float:
+    """The "vs best" figure shown for a play: minus its equity loss, rounded to the three
+    decimals shown, so a tie prints +0.000, never -0.000."""
+    return 0.0 - round(float(equity_loss), 3) + 0.0
+
+
+#: Column heads of :func:`value_cells` (hint tables of ``bgrl hint`` and ``bgrl play``).
+VALUE_HEADER = f"{'equity':>7}  {'vs best':>7}  {'win':>5}  {'wg':>5}  {'wbg':>5}  {'lose':>5}  {'lg':>5}  {'lbg':>5}"
+
+
+def value_cells(row) -> str:
+    """A ranked play's equity, "vs best" and five probabilities (win, lose derived) as
+    table cells under :data:`VALUE_HEADER`; ``row`` is a :class:`bgrl.hints.RankedPlay`."""
+    p = row.probabilities
+    return (f"{row.equity:+7.3f}  {vs_best(row.equity_loss):+7.3f}  {p.win:5.3f}  {p.win_gammon:5.3f}  "
+            f"{p.win_backgammon:5.3f}  {1.0 - p.win:5.3f}  {p.lose_gammon:5.3f}  {p.lose_backgammon:5.3f}")

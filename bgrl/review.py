@@ -33,7 +33,7 @@ import numpy as np
 
 from .board import Position
 from .hints import RankedPlay, rank_plays
-from .ranking import shared_ranks, with_shared_ranks
+from .ranking import shared_ranks, vs_best, with_shared_ranks
 from .model import Probabilities, equity
 from .notation import IllegalPlayError, Play, legal_plays, play_from_notation
 from .record import GameRecord
@@ -502,7 +502,7 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None)
                 arrow = ">" if t.is_played(r) else " "
                 ply = f"  {r.ply}-ply" if deep else ""
                 out.append(f"        {arrow}{r.rank:3d}. {r.play.notation:<{width}}  {r.equity:+.3f}  "
-                           f"({0.0 - round(r.equity_loss, 3) + 0.0:+.3f}){ply}")
+                           f"({vs_best(r.equity_loss):+.3f}){ply}")
         out.append("")
     out += _summary_table(reviews)
     return "\n".join(out)
