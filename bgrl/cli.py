@@ -81,15 +81,20 @@ def _moves_obj(pos, dice) -> dict:
     }
 
 
+def _check_position_or_batch(args) -> None:
+    """``moves`` and ``hint`` take POSITION [DICE] or --batch FILE: exactly one of them."""
+    if args.batch is not None and (args.position is not None or args.dice):
+        raise CLIError("give either POSITION DICE or --batch FILE, not both")
+    if args.batch is None and args.position is None:
+        raise CLIError("give POSITION DICE, or --batch FILE")
+
+
 def cmd_moves(args) -> int:
     from .notation import legal_plays
 
+    _check_position_or_batch(args)
     if args.batch is not None:
-        if args.position is not None or args.dice:
-            raise CLIError("give either POSITION DICE or --batch FILE, not both")
         return _batch_lines(args.batch, _moves_obj)
-    if args.position is None:
-        raise CLIError("give POSITION DICE, or --batch FILE")
     pos, dice = _position_and_dice(args.position, args.dice)
     if args.json:
         print(json.dumps(_moves_obj(pos, dice)))
@@ -128,12 +133,9 @@ def cmd_hint(args) -> int:
     def obj(pos, dice):
         return hint_json(pos, dice, agent.hint(pos, dice, ply=ply), agent.level.name, ply, args.top)
 
+    _check_position_or_batch(args)
     if args.batch is not None:
-        if args.position is not None or args.dice:
-            raise CLIError("give either POSITION DICE or --batch FILE, not both")
         return _batch_lines(args.batch, obj)
-    if args.position is None:
-        raise CLIError("give POSITION DICE, or --batch FILE")
     pos, dice = _position_and_dice(args.position, args.dice)
     if args.json:
         print(json.dumps(obj(pos, dice)))
