@@ -155,16 +155,12 @@ def after_state_probs(evaluator, after_states: np.ndarray, ply: int) -> np.ndarr
         out[~live, 0] = r >= 1
         out[~live, 1] = r >= 2
         out[~live, 2] = r >= 3
-    if getattr(evaluator, "exact", False) and live.any():
-        # positions with an exact value (bgrl.exact: bear-offs, one checker a side) are leaves
-        # at every ply, as gnubg treats its exact databases
-        from .exact import exact_probs
-
-        idx = np.flatnonzero(live)
-        known, _ = exact_probs(flip(a[idx]))
-        if known.any():
-            out[idx[known]] = np.asarray(evaluator(a[idx[known]]), dtype=np.float64)
-            live[idx[known]] = False
+    # positions with an exact value (bgrl.exact: bear-offs, one checker a side) are leaves
+    # at every ply, as gnubg treats its exact databases
+    known = exact_rows(evaluator, a, res) & live
+    if known.any():
+        out[known] = np.asarray(evaluator(a[known]), dtype=np.float64)
+        live &= ~known
     n = int(live.sum())
     if n == 0:
         return out
@@ -253,12 +249,13 @@ def search_plays(evaluator, boards: np.ndarray, offsets: np.ndarray, ply: int, f
     return SearchResult(probs=probs, equity=eq, ply=depth, best=group_argmax(key, offsets))
 
 
-def exact_rows(evaluator, after_states: np.ndarray) -> np.ndarray:
+def exact_rows(evaluator, after_states: np.ndarray, results: np.ndarray | None = None) -> np.ndarray:
     """Which after-states have an exact value at every ply: finished games, and (when
     ``evaluator.exact``) positions :func:`bgrl.exact.exact_probs` knows with the opponent on
-    roll. int8 (M, 26) -> bool (M,)."""
+    roll. int8 (M, 26) -> bool (M,); ``results``: their :func:`bgrl.rules.game_results`,
+    when the caller has them already."""
     a = np.ascontiguousarray(after_states, dtype=np.int8)
-    known = game_results(a) != 0
+    known = (game_results(a) if results is None else np.asarray(results)) != 0
     if getattr(evaluator, "exact", False) and (~known).any():
         from .exact import exact_probs
 
