@@ -1,9 +1,9 @@
 """Gymnasium environments: ``bgrl/Backgammon-v0`` and ``bgrl/BackgammonSelfPlay-v0``.
 
 Both are thin shells over the engine's one flow (DESIGN.md): the legal after-states of a
-roll come from :func:`bgrl.movegen.generate`, observations from :func:`bgrl.encoding.encode`,
-results from :func:`bgrl.rules.game_result`, the built-in opponent from
-:func:`bgrl.agents.load_agent`, text from :func:`bgrl.render.render`. Nothing here re-implements
+roll come from :func:`bgrl.rules.movegen.generate`, observations from :func:`bgrl.evaluation.encoding.encode`,
+results from :func:`bgrl.rules.outcome.game_result`, the built-in opponent from
+:func:`bgrl.agents.registry.load_agent`, text from :func:`bgrl.rules.render.render`. Nothing here re-implements
 a rule.
 
 An action is an index into the canonical list of the legal after-states of the rolled dice
@@ -13,7 +13,7 @@ An action is an index into the canonical list of the legal after-states of the r
 ``0 .. k-1``). A roll with no legal play is never shown to the agent: the turn passes inside
 ``reset``/``step``.
 
-Dice come from a counter-based stream (:mod:`bgrl.dice`) keyed by the ``reset`` seed (an
+Dice come from a counter-based stream (:mod:`bgrl.rules.dice`) keyed by the ``reset`` seed (an
 unseeded reset continues it), so the vector env (:mod:`bgrl.env.vector`) can roll the same
 dice for its game ``i`` when seeded ``s`` as this env seeded ``s + i``.
 """
@@ -27,12 +27,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from bgrl.board import START_BOARD, flip
-from bgrl.dice import roll_dice, seed_keys
-from bgrl.encoding import ENCODER, encode, num_features
-from bgrl.movegen import AfterStates, generate
-from bgrl.render import render as render_board
-from bgrl.rules import game_result
+from bgrl.rules.board import START_BOARD, flip
+from bgrl.rules.dice import roll_dice, seed_keys
+from bgrl.evaluation.encoding import ENCODER, encode, num_features
+from bgrl.rules.movegen import AfterStates, generate
+from bgrl.rules.render import render as render_board
+from bgrl.rules.outcome import game_result
 
 __all__ = [
     "MAX_PLAYS",
@@ -59,7 +59,7 @@ __all__ = [
 #: out-flow <= checkers + in-flow at each point is playable; an exact dynamic program over the
 #: 24 points (Pareto frontiers of flow counts, 0..4 checkers per point) gives the maxima
 #: 2226 / 2138 / 2052 / 1965 / 1869 / 1761 for 1-1 ... 6-6, and a randomized search with
-#: bgrl.movegen found the same values. The other cases are far lower: with a checker on the bar
+#: bgrl.rules.movegen found the same values. The other cases are far lower: with a checker on the bar
 #: the entry is forced, leaving at most the best 3-move count (<= 600); when bearing off can
 #: occur during the play at most 3 checkers are outside the home board (bound <= 446 with bearing
 #: off relaxed to always allowed); a non-double play is a pair of checkers (<= 15 * 15 = 225).
@@ -73,7 +73,7 @@ _MAX_PASSES = 1000  # guard: consecutive passes (both sides closed out) cannot a
 
 
 def feature_bounds(name: str = ENCODER) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature ``(low, high)`` float32 bounds of :func:`bgrl.encoding.encode` output.
+    """Per-feature ``(low, high)`` float32 bounds of :func:`bgrl.evaluation.encoding.encode` output.
 
     td198 units: a point's first three units are 0/1, the fourth ``(n - 3) / 2 <= 6``;
     bar / 2 <= 7.5; off / 15 <= 1; turn units 0/1. td198r adds race flag 0/1, pips / 167 each
@@ -155,7 +155,8 @@ def _load_opponent(opponent):
     """An agent object from a spec ('random', 'pubeval', 'default', a path) or an agent itself."""
     if hasattr(opponent, "select"):
         return opponent
-    from bgrl.agents import DEFAULT_CHECKPOINT, load_agent
+    from bgrl.agents.base import DEFAULT_CHECKPOINT
+    from bgrl.agents.registry import load_agent
 
     spec = "default" if opponent is None else str(opponent)
     if spec == "default" and not Path(DEFAULT_CHECKPOINT).is_file():
@@ -186,7 +187,7 @@ class _BackgammonBase(gym.Env):
         self._over = True
         self._winner: str | None = None
         self._points = 0
-        self._dice_key: np.ndarray | None = None  # uint64 stream key (bgrl.dice)
+        self._dice_key: np.ndarray | None = None  # uint64 stream key (bgrl.rules.dice)
         self._dice_count = 0  # rolls taken from the stream
 
     # ------------------------------------------------------------------ engine plumbing
@@ -195,7 +196,7 @@ class _BackgammonBase(gym.Env):
         return WHITE if self._white_on_roll else BLACK
 
     def _roll(self) -> np.ndarray:
-        # a counter-based stream (bgrl.dice): game i of the vector env seeded s rolls the same
+        # a counter-based stream (bgrl.rules.dice): game i of the vector env seeded s rolls the same
         # dice as this env seeded s + i, with no loop over games there
         dice = roll_dice(self._dice_key[None], np.array([self._dice_count]))[0]
         self._dice_count += 1
@@ -255,7 +256,7 @@ class _BackgammonBase(gym.Env):
     def _notation(self) -> list[str]:
         if not self.notation or self._over:
             return []
-        from bgrl.notation import notations
+        from bgrl.rules.notation import notations
 
         return notations(self._board, self._dice, self._after, self._dice_used)
 
@@ -324,7 +325,7 @@ class BackgammonEnv(_BackgammonBase):
     ## Action Space
 
     ``Discrete(MAX_PLAYS)``: an index into the canonical list of distinct legal plays of the rolled
-    dice (the after-states of :func:`bgrl.movegen.generate`, in its order). Only indices
+    dice (the after-states of :func:`bgrl.rules.movegen.generate`, in its order). Only indices
     ``0 .. k-1`` are legal, ``k = len(info["legal_plays"])``; ``info["action_mask"]`` (int8,
     shape ``(MAX_PLAYS,)``) marks them. ``MAX_PLAYS`` is the largest number of distinct legal plays
     of any position and roll. An illegal index raises ``ValueError``.
@@ -332,7 +333,7 @@ class BackgammonEnv(_BackgammonBase):
 
     ## Observation Space
 
-    ``Box(float32, (F,))``: :func:`bgrl.encoding.encode` of the position from the agent's side,
+    ``Box(float32, (F,))``: :func:`bgrl.evaluation.encoding.encode` of the position from the agent's side,
     the agent on roll (``td198r`` by default: F = 202, Tesauro's 198 units + 4 race features).
     The dice are not part of the observation; they are in ``info["dice"]``, and the legal
     after-states in ``info["after_states"]``.
@@ -366,13 +367,13 @@ class BackgammonEnv(_BackgammonBase):
 
     - ``opponent``: ``"random"``, ``"pubeval"``, a checkpoint path, ``"default"`` (the shipped
       network checkpoints/default.pt; ValueError if it is missing) or an object with
-      ``select(after_states, rng)`` (see :mod:`bgrl.agents`).
+      ``select(after_states, rng)`` (see :mod:`bgrl.agents.base`).
     - ``agent_color``: ``"white"``, ``"black"`` or ``"alternate"`` (White on the first episode,
       then switching on every reset; a seeded reset starts again from White, so the same seed
       gives the same game). ``reset(options={"agent_color": ...})`` overrides it for one episode.
     - ``render_mode``: None, ``"ansi"`` (``render()`` returns the board text, White's numbering)
       or ``"human"`` (prints it).
-    - ``encoder``: feature encoding name (default :data:`bgrl.encoding.ENCODER`).
+    - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
     - ``notation``: build ``info["legal_plays"]`` (default True; False is faster, the list is then
       empty).
 
@@ -449,13 +450,13 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
     ## Action Space
 
     ``Discrete(MAX_PLAYS)``: an index into the canonical list of distinct legal plays of the side
-    on roll for the rolled dice (order of :func:`bgrl.movegen.generate`), legal indices marked by
+    on roll for the rolled dice (order of :func:`bgrl.rules.movegen.generate`), legal indices marked by
     ``info["action_mask"]``; an illegal index raises ``ValueError``. ``env.action_space.sample()``
     (no mask) draws a uniformly random legal play.
 
     ## Observation Space
 
-    ``Box(float32, (F,))``: :func:`bgrl.encoding.encode` of the position from the side on roll
+    ``Box(float32, (F,))``: :func:`bgrl.evaluation.encoding.encode` of the position from the side on roll
     (``td198r`` by default, F = 202). After the last play: from the winner's side.
 
     ## Rewards
@@ -483,7 +484,7 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
     ## Arguments
 
     - ``render_mode``: None, ``"ansi"`` or ``"human"``.
-    - ``encoder``: feature encoding name (default :data:`bgrl.encoding.ENCODER`).
+    - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
     - ``notation``: build ``info["legal_plays"]`` (default True).
 
     ## Version History

@@ -1,7 +1,7 @@
 """PettingZoo AEC environment: two agents, ``"white"`` and ``"black"``, play money-game backgammon.
 
 Needs the optional extra ``bgrl[pettingzoo]`` (PettingZoo >= 1.24). The rules core is the
-engine's (:func:`bgrl.movegen.generate`, :func:`bgrl.rules.game_result`, :mod:`bgrl.dice`), as
+engine's (:func:`bgrl.rules.movegen.generate`, :func:`bgrl.rules.outcome.game_result`, :mod:`bgrl.rules.dice`), as
 in the Gymnasium environments.
 """
 
@@ -13,13 +13,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from bgrl.board import START_BOARD, flip
-from bgrl.dice import roll_dice, seed_keys
-from bgrl.encoding import ENCODER, encode
+from bgrl.rules.board import START_BOARD, flip
+from bgrl.rules.dice import roll_dice, seed_keys
+from bgrl.evaluation.encoding import ENCODER, encode
 from bgrl.env.backgammon import BLACK, MAX_PLAYS, WHITE, action_index, check_render_mode, feature_bounds
-from bgrl.movegen import generate
-from bgrl.render import render as render_board
-from bgrl.rules import game_result
+from bgrl.rules.movegen import generate
+from bgrl.rules.render import render as render_board
+from bgrl.rules.outcome import game_result
 
 __all__ = ["BackgammonAECEnv", "env"]
 
@@ -37,13 +37,13 @@ class BackgammonAECEnv(AECEnv):
 
     ``Discrete(MAX_PLAYS)`` (2226, the proven maximum number of distinct plays) per agent: an
     index into the canonical list of legal after-states of the rolled dice (order of
-    :func:`bgrl.movegen.generate`). The observation's ``action_mask`` marks the legal indices; an
+    :func:`bgrl.rules.movegen.generate`). The observation's ``action_mask`` marks the legal indices; an
     illegal index raises ``ValueError``.
 
     ## Observation Space
 
     ``Dict(observation=Box(float32, (F,)), action_mask=Box(int8 0..1, (MAX_PLAYS,)))``:
-    :func:`bgrl.encoding.encode` of the position from the observing agent's side (``td198r``,
+    :func:`bgrl.evaluation.encoding.encode` of the position from the observing agent's side (``td198r``,
     F = 202); the mask is all zeros for the agent not on roll and at the end.
 
     ## Rewards
@@ -54,7 +54,7 @@ class BackgammonAECEnv(AECEnv):
     ## Starting State and Seeding
 
     The starting position, White on roll with a roll it can play. ``reset(seed=s)`` fixes the
-    dice (the stream of :mod:`bgrl.dice` with seed ``s``: the same dice as
+    dice (the stream of :mod:`bgrl.rules.dice` with seed ``s``: the same dice as
     ``bgrl/BackgammonSelfPlay-v0`` reset with ``s``); an unseeded reset continues the stream.
 
     ## Episode End
@@ -70,7 +70,7 @@ class BackgammonAECEnv(AECEnv):
     ## Arguments
 
     - ``render_mode``: None, ``"ansi"`` or ``"human"``.
-    - ``encoder``: feature encoding name (default :data:`bgrl.encoding.ENCODER`).
+    - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
 
     ## Version History
 

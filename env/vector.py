@@ -1,11 +1,11 @@
 """A native batched Gymnasium vector environment: ``bgrl/BackgammonVector-v0``.
 
 N games advance in lockstep as arrays: one step of the N games is one batched call of
-:func:`bgrl.movegen.generate`, one batched :func:`bgrl.encoding.encode` and, against an
+:func:`bgrl.rules.movegen.generate`, one batched :func:`bgrl.evaluation.encoding.encode` and, against an
 opponent, one batched ``opponent.select`` (plus small extra rounds for the games whose roll
 cannot be played). There is no Python loop over games. Game ``i`` is exactly the game of a
 single environment (:mod:`bgrl.env.backgammon`) seeded ``seed + i``: same dice (counter-based
-streams, :mod:`bgrl.dice`), same observations, masks, rewards and info keys.
+streams, :mod:`bgrl.rules.dice`), same observations, masks, rewards and info keys.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from bgrl.board import START_BOARD, flip
-from bgrl.dice import roll_dice, seed_keys
-from bgrl.encoding import ENCODER, encode
+from bgrl.rules.board import START_BOARD, flip
+from bgrl.rules.dice import roll_dice, seed_keys
+from bgrl.evaluation.encoding import ENCODER, encode
 from bgrl.env.backgammon import BLACK, MAX_PLAYS, WHITE, _colour_arg, _load_opponent, feature_bounds
-from bgrl.movegen import AfterStates, generate
-from bgrl.rules import game_results
+from bgrl.rules.movegen import AfterStates, generate
+from bgrl.rules.outcome import game_results
 
 __all__ = ["BackgammonVectorEnv", "BackgammonSelfPlayVectorEnv", "AfterStateGroups", "LegalPlayGroups", "take_positions"]
 
@@ -94,7 +94,7 @@ class LegalPlayGroups(Sequence):
         j = int(i) % len(self)
         if not self._enabled or after.shape[0] == 0:
             return []
-        from bgrl.notation import notations
+        from bgrl.rules.notation import notations
 
         d = (int(self._dice[j, 0]), int(self._dice[j, 1]))
         return notations(self._positions[j], d, after, int(self._used[j]))
@@ -124,7 +124,7 @@ class BackgammonVectorEnv(VectorEnv):
 
     ## Observation Space
 
-    ``Box(float32, (N, F))``: row ``i`` is :func:`bgrl.encoding.encode` of game ``i`` from the
+    ``Box(float32, (N, F))``: row ``i`` is :func:`bgrl.evaluation.encoding.encode` of game ``i`` from the
     agent's side (self-play: the side on roll; at the end, the winner's side), ``td198r`` by
     default (F = 202).
 
@@ -171,7 +171,7 @@ class BackgammonVectorEnv(VectorEnv):
     - ``agent_color``: ``"white"``, ``"black"`` or ``"alternate"`` (per game and episode, as the
       single env); ``reset(options={"agent_color": ...})`` overrides it for one episode.
     - ``self_play``: bool (default False).
-    - ``encoder``: feature encoding name (default :data:`bgrl.encoding.ENCODER`).
+    - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
     - ``notation``: fill ``legal_plays`` (lazily; default True).
 
     ## Seeding
@@ -496,7 +496,7 @@ class BackgammonVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ helpers
     def after_states(self) -> AfterStates:
         """The legal after-states of every game's current roll as one batch
-        (:class:`bgrl.movegen.AfterStates`: ``boards`` int8 (M, 26), ``offsets`` (N + 1,), ...);
+        (:class:`bgrl.rules.movegen.AfterStates`: ``boards`` int8 (M, 26), ``offsets`` (N + 1,), ...);
         a game that has ended has an empty group. Feed it to an agent's ``select``."""
         return AfterStates(
             boards=self._turn_boards,

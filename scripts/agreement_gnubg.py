@@ -13,7 +13,7 @@ scripts/build_benchmark.py), for each agent:
     python scripts/agreement_gnubg.py default pubeval gnubg random
     python scripts/agreement_gnubg.py expert mypackage.levels:MY_AGENT --json
 
-AGENT is any spec :func:`bgrl.agents.load_agent` accepts (``random``, ``pubeval``,
+AGENT is any spec :func:`bgrl.agents.registry.load_agent` accepts (``random``, ``pubeval``,
 ``default``, a checkpoint path, ``gnubg``, ``gnubg:N``, level names where installed), or
 ``module:attribute`` naming an importable object (or a class, instantiated without
 arguments) with ``select(after, rng)`` or ``choose_play(position, dice, rng)``. From Python, :func:`agreement` takes such objects
@@ -30,8 +30,8 @@ import time
 
 
 def resolve(spec: str):
-    """An agent for ``spec``: :func:`bgrl.agents.load_agent`, else ``module:attribute``."""
-    from bgrl.agents import load_agent
+    """An agent for ``spec``: :func:`bgrl.agents.registry.load_agent`, else ``module:attribute``."""
+    from bgrl.agents.registry import load_agent
 
     try:
         return load_agent(spec)
@@ -51,9 +51,9 @@ def resolve(spec: str):
 
 
 def agreement(agents: dict, bench=None) -> dict:
-    """``{name: bgrl.benchmark.error_rate(agent)}`` for agents given as objects (select,
+    """``{name: bgrl.arena.benchmark.error_rate(agent)}`` for agents given as objects (select,
     choose_play or an evaluator), each with its run time in seconds added."""
-    from bgrl.benchmark import error_rate, load_benchmark
+    from bgrl.arena.benchmark import error_rate, load_benchmark
 
     b = bench if bench is not None else load_benchmark()
     out = {}
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    from bgrl.benchmark import load_benchmark, shipped_benchmark_path
+    from bgrl.arena.benchmark import load_benchmark, shipped_benchmark_path
 
     try:
         bench = load_benchmark(args.file)

@@ -22,9 +22,9 @@ import sys
 
 import torch
 
-from bgrl.fileio import output_file_problem
-from bgrl.checkpoint import CheckpointError, load_network, save_checkpoint
-from bgrl.resources import resolve_checkpoint
+from bgrl._fileio import output_file_problem
+from bgrl.evaluation.networks import CheckpointError, load_network, save_checkpoint
+from bgrl._resources import resolve_checkpoint
 
 PROG = "average_checkpoints.py"
 

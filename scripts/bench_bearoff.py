@@ -1,4 +1,4 @@
-"""Speed of the exact bear-off lookups (bgrl.bearoff.exact_probs, bgrl.exact.exact_probs).
+"""Speed of the exact bear-off lookups (bgrl.evaluation.bearoff.exact_probs, bgrl.evaluation.exact.exact_probs).
 
     .venv/bin/python scripts/bench_bearoff.py [--seconds 1]
 
@@ -14,7 +14,9 @@ import time
 
 import numpy as np
 
-from bgrl import bearoff, exact
+from bgrl.evaluation import bearoff
+
+from bgrl.evaluation import exact
 
 
 def random_bearoffs(n: int, rng) -> np.ndarray:

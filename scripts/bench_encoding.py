@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Encoding speed: positions/s of every bgrl.encoding encoder at a given batch size.
+"""Encoding speed: positions/s of every bgrl.evaluation.encoding encoder at a given batch size.
 
     python scripts/bench_encoding.py --batch 1024
 
@@ -21,9 +21,9 @@ import numpy as np
 
 
 def positions(n: int, seed: int) -> np.ndarray:
-    from bgrl.agents import load_agent
-    from bgrl.board import START_BOARD, flip
-    from bgrl.movegen import generate
+    from bgrl.agents.registry import load_agent
+    from bgrl.rules.board import START_BOARD, flip
+    from bgrl.rules.movegen import generate
 
     rng = np.random.default_rng(seed)
     agent = load_agent("pubeval")
@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.batch < 1:
         ap.error("--batch must be >= 1")
-    from bgrl.encoding import ENCODERS, encode
+    from bgrl.evaluation.encoding import ENCODERS, encode
 
     pos = positions(args.batch, args.seed)
     print(f"machine: {platform.machine()} {platform.system()}, python {platform.python_version()}, numpy {np.__version__}; "

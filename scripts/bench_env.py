@@ -193,10 +193,10 @@ def bench_pgx(n, seconds):
 
 
 class GenRunner:
-    """bgrl.movegen.generate on fixed batches, resumable in slices (positions/s)."""
+    """bgrl.rules.movegen.generate on fixed batches, resumable in slices (positions/s)."""
 
     def __init__(self, boards, dice, batch):
-        from bgrl.movegen import generate
+        from bgrl.rules.movegen import generate
 
         self.gen = generate
         self.chunks = [(boards[i : i + batch], dice[i : i + batch]) for i in range(0, len(boards) - batch + 1, batch)]
@@ -219,7 +219,7 @@ class GnubgRunner:
     def __init__(self, boards, dice):
         import gnubg_nn
 
-        from bgrl.gnubg_adapter import to_gnubg
+        from bgrl.gnubg.adapter import to_gnubg
 
         self.moves = gnubg_nn.moves
         self.items = [(to_gnubg(b), int(d[0]), int(d[1])) for b, d in zip(boards, dice)]
@@ -313,7 +313,7 @@ def main(argv=None) -> None:
         return
     tg, tn = side_by_side(gen, gnu, 2 * s)
     ours, theirs = gen.positions / tg, gnu.positions / tn
-    print(f"generator side by side, positions/s: bgrl.movegen.generate batch 8192 {ours:,.0f} / gnubg_nn.moves "
+    print(f"generator side by side, positions/s: bgrl.rules.movegen.generate batch 8192 {ours:,.0f} / gnubg_nn.moves "
           f"{theirs:,.0f} = {ours / theirs:.2f}x  (target >= 1x)")
 
 

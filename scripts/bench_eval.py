@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """td198g evaluation speed: features, encoding, network probabilities and hint latency,
-the numpy code (as before bgrl.features_nb / bgrl.encoding_nb) beside the compiled one.
+the numpy code (as before bgrl.evaluation.features_nb / bgrl.evaluation.encoding_nb) beside the compiled one.
 
     nice python scripts/bench_eval.py [--batches 20,400,8000] [--seconds 0.3] [--hint-positions 10]
 
@@ -10,8 +10,8 @@ default network (every stage of the game). Per row and batch size: the best of
 ``--repeats`` rounds of ``--seconds`` of process CPU time (``time.process_time``), as
 milliseconds per call.
 
-Rows ("numpy" = the old code path: :func:`bgrl.encoding.encode_numpy` and
-:func:`bgrl.features.both_sides`, the references, patched in where the code now calls the
+Rows ("numpy" = the old code path: :func:`bgrl.evaluation.encoding.encode_numpy` and
+:func:`bgrl.evaluation.features.both_sides`, the references, patched in where the code now calls the
 compiled versions):
 
 * ``features numpy`` / ``features numba``: the 18 td198g features alone;
@@ -20,7 +20,7 @@ compiled versions):
   encode + forward pass); ``FastNetEvaluator td198g``: table-lookup first layer;
   ``FastNetEvaluator td198r`` (the shipped default network) for comparison.
 
-Then the hint (:func:`bgrl.hints.rank_plays`, gnubg's move filters) with the shipped td198g
+Then the hint (:func:`bgrl.agents.hints.rank_plays`, gnubg's move filters) with the shipped td198g
 network at 0, 1 and 2 ply, before (NetEvaluator, numpy) and now (``best_evaluator``, i.e.
 FastNetEvaluator), on the same contact positions: mean CPU ms per hint; and, for
 comparison, the shipped default (td198r) network's hint now.
@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 
 def game_positions(n: int, seed: int) -> np.ndarray:
-    from bgrl.agents import load_agent
+    from bgrl.agents.registry import load_agent
     from positions import agent_game_positions
 
     boards, _ = agent_game_positions(load_agent("default"), np.random.default_rng(seed), n, parallel=16)
@@ -53,7 +53,10 @@ def game_positions(n: int, seed: int) -> np.ndarray:
 @contextlib.contextmanager
 def numpy_features():
     """Make NetEvaluator / FastNetEvaluator use the numpy encoder and features (the old code path)."""
-    from bgrl import encoding, evaluator, fasteval, features
+    from bgrl.evaluation import encoding
+    from bgrl.evaluation import evaluator
+    from bgrl.evaluation import table as fasteval
+    from bgrl.evaluation import features
 
     saved = evaluator.encode, fasteval.both_sides
     evaluator.encode, fasteval.both_sides = encoding.encode_numpy, features.both_sides
@@ -94,12 +97,14 @@ def main(argv=None) -> int:
         ap.error("--batches, --seconds and --repeats must be positive, --hint-positions >= 0")
     torch.set_num_threads(1)
 
-    from bgrl import features, features_nb
-    from bgrl.checkpoint import load_network
-    from bgrl.encoding import encode, encode_numpy
-    from bgrl.evaluator import NetEvaluator
-    from bgrl.fasteval import FastNetEvaluator, best_evaluator
-    from bgrl.resources import resolve_checkpoint
+    from bgrl.evaluation import features
+
+    from bgrl.evaluation import features_nb
+    from bgrl.evaluation.networks import load_network
+    from bgrl.evaluation.encoding import encode, encode_numpy
+    from bgrl.evaluation.evaluator import NetEvaluator
+    from bgrl.evaluation.table import FastNetEvaluator, best_evaluator
+    from bgrl._resources import resolve_checkpoint
 
     net_g, meta_g = load_network(resolve_checkpoint("td198g"))
     net_r, meta_r = load_network(resolve_checkpoint("default"))
@@ -136,9 +141,9 @@ def main(argv=None) -> int:
     if args.hint_positions:
         from bench_hint import contact_decisions  # scripts/ is on sys.path when run as a script
 
-        from bgrl.board import Position
-        from bgrl.hints import rank_plays
-        from bgrl.search import GNUBG_FILTERS
+        from bgrl.rules.board import Position
+        from bgrl.agents.hints import rank_plays
+        from bgrl.agents.search import GNUBG_FILTERS
 
         decisions = contact_decisions(3 * args.hint_positions, args.seed)
         now = best_evaluator(net_g, "td198g")

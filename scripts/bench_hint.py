@@ -34,9 +34,9 @@ TARGET_MS = {0: 1.0, 1: 10.0, 2: 100.0}
 
 
 def contact_decisions(n: int, seed: int):
-    from bgrl.agents import load_agent
-    from bgrl.movegen import generate
-    from bgrl.rules import is_race
+    from bgrl.agents.registry import load_agent
+    from bgrl.rules.movegen import generate
+    from bgrl.rules.outcome import is_race
     from positions import agent_game_positions
 
     boards, dice = agent_game_positions(load_agent("default"), np.random.default_rng(seed), 8 * n, parallel=16)
@@ -58,9 +58,9 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     torch.set_num_threads(1)
-    from bgrl.board import Position
-    from bgrl.gnubg_adapter import require_gnubg, to_gnubg
-    from bgrl.levels import load_level
+    from bgrl.rules.board import Position
+    from bgrl.gnubg.adapter import require_gnubg, to_gnubg
+    from bgrl.agents.levels import load_level
 
     g = require_gnubg()
     agent = load_level("expert")

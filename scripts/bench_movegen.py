@@ -4,7 +4,7 @@ reference, GNU Backgammon (gnubg_nn.moves) and OpenSpiel, printed as one table.
 
     python scripts/bench_movegen.py --seconds 2
 
-* bgrl: ``bgrl.movegen.generate(boards, dice, validate=False)`` at batch sizes 1, 64,
+* bgrl: ``bgrl.rules.movegen.generate(boards, dice, validate=False)`` at batch sizes 1, 64,
   1024, 8192 over the same positions from random games (random dice);
 * reference: ``tests/reference_movegen.py`` (plain Python, one position at a time);
 * gnubg: ``gnubg_nn.moves`` per position (board conversion done beforehand), if installed;
@@ -56,7 +56,7 @@ def timed(step, n_items: int, seconds: float):
 
 
 def bench_bgrl(boards, dice, batch: int, seconds: float):
-    from bgrl.movegen import generate
+    from bgrl.rules.movegen import generate
 
     n_batches = max(1, len(boards) // batch)
     chunks = [(boards[k * batch : (k + 1) * batch], dice[k * batch : (k + 1) * batch]) for k in range(n_batches)]
@@ -86,7 +86,7 @@ def bench_gnubg(boards, dice, seconds: float):
         import gnubg_nn
     except ImportError:
         return None, "gnubg_nn not installed (pip install -e '.[gnubg]')"
-    from bgrl.gnubg_adapter import to_gnubg
+    from bgrl.gnubg.adapter import to_gnubg
 
     items = [(to_gnubg(b), int(d[0]), int(d[1])) for b, d in zip(boards, dice)]
     moves = gnubg_nn.moves
@@ -148,7 +148,7 @@ def bench_openspiel(n_positions: int, seconds: float, seed: int):
 
 
 def peak_memory(boards, dice) -> float:
-    from bgrl.movegen import generate
+    from bgrl.rules.movegen import generate
 
     b, d = boards[:8192], dice[:8192]
     generate(b, d, validate=False)
@@ -181,7 +181,7 @@ def main(argv=None) -> int:
     rows = []  # (name, pos/s, states/s, note)
     for bs in BATCH_SIZES:
         ps, ss = bench_bgrl(boards, dice, bs, args.seconds)
-        rows.append((f"bgrl.movegen.generate  B={bs}", ps, ss, "batched numpy, validate=False"))
+        rows.append((f"bgrl.rules.movegen.generate  B={bs}", ps, ss, "batched numpy, validate=False"))
     ours_big = rows[-1][1]
     ours_one = rows[0][1]
     ps, ss = bench_reference(boards, dice, args.seconds)

@@ -27,15 +27,15 @@ import torch
 
 
 def _net(checkpoint):
-    from bgrl.checkpoint import load_network
-    from bgrl.resources import shipped_checkpoint
+    from bgrl.evaluation.networks import load_network
+    from bgrl._resources import shipped_checkpoint
 
     net, meta = load_network(shipped_checkpoint() if checkpoint == "default" else checkpoint)
     return net, meta["encoder"]
 
 
 def bench_online(args):
-    from bgrl.exact import exact_probs
+    from bgrl.evaluation.exact import exact_probs
     from bgrl.training.td import TDLambda
 
     net, enc = _net(args.checkpoint)

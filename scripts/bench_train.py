@@ -26,13 +26,13 @@ import torch
 
 
 def _configs(args):
-    from bgrl.checkpoint import load_network
+    from bgrl.evaluation.networks import load_network
     from bgrl.training import _kernels
     from bgrl.training.td import TDLambda
     from bgrl.training.td_reference import DenseTraceTDLambda
 
     def net():
-        from bgrl.resources import resolve_checkpoint
+        from bgrl._resources import resolve_checkpoint
 
         n, meta = load_network(resolve_checkpoint(args.checkpoint) if args.checkpoint != "default" else _shipped())
         return n, meta["encoder"]
@@ -57,13 +57,13 @@ def _configs(args):
 
 
 def _shipped():
-    from bgrl.resources import shipped_checkpoint
+    from bgrl._resources import shipped_checkpoint
 
     return shipped_checkpoint()
 
 
 def _exact():
-    from bgrl.bearoff import exact_probs
+    from bgrl.evaluation.bearoff import exact_probs
 
     return exact_probs
 

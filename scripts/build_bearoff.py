@@ -1,4 +1,4 @@
-"""Build the exact bear-off database (bgrl.bearoff: one-sided distributions and the two-sided
+"""Build the exact bear-off database (bgrl.evaluation.bearoff: one-sided distributions and the two-sided
 table for up to 6 checkers a side) and write it as package data.
 
     python scripts/build_bearoff.py [--out PATH]
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgrl import bearoff
+from bgrl.evaluation import bearoff
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -38,10 +38,10 @@ import numpy as np
 
 def play_games(n_decisions: int, keep: float, noises, seed: int, log=print):
     """Collect decisions (board int8 (26,), dice (2,)) from noisy gnubg 0-ply games."""
-    from bgrl.board import START_BOARD, flip, position_id
-    from bgrl.gnubg_agent import GnubgAgent
-    from bgrl.movegen import generate
-    from bgrl.rules import game_results
+    from bgrl.rules.board import START_BOARD, flip, position_id
+    from bgrl.agents.gnubg import GnubgAgent
+    from bgrl.rules.movegen import generate
+    from bgrl.rules.outcome import game_results
 
     rng = np.random.default_rng(seed)
     agents = {s: GnubgAgent(0, noise=s) for s in noises}
@@ -73,11 +73,11 @@ def play_games(n_decisions: int, keep: float, noises, seed: int, log=print):
 
 
 def score(decisions, filter_count: int, filter_window: float, log=print, time_only: bool = False):
-    """Score every play; returns the arrays of bgrl.benchmark's format (without meta)."""
-    from bgrl.benchmark import phase_of
-    from bgrl.board import flip, position_id
-    from bgrl.gnubg_agent import gnubg_play_equities
-    from bgrl.movegen import generate
+    """Score every play; returns the arrays of bgrl.arena.benchmark's format (without meta)."""
+    from bgrl.arena.benchmark import phase_of
+    from bgrl.rules.board import flip, position_id
+    from bgrl.agents.gnubg import gnubg_play_equities
+    from bgrl.rules.movegen import generate
 
     boards = np.stack([b for b, _ in decisions]).astype(np.int8)
     dice = np.stack([d for _, d in decisions]).astype(np.int8)
@@ -150,8 +150,8 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    from bgrl.benchmark import Benchmark, save_benchmark, shipped_benchmark_path
-    from bgrl.gnubg_adapter import require_gnubg
+    from bgrl.arena.benchmark import Benchmark, save_benchmark, shipped_benchmark_path
+    from bgrl.gnubg.adapter import require_gnubg
 
     try:
         require_gnubg()

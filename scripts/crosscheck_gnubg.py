@@ -3,7 +3,7 @@
 
 For N (position, roll) cases -- from random games, pubeval-vs-pubeval games, synthetic
 positions heavy in bar checkers / closed boards / bear-offs, and a subset with all 21
-rolls -- compare the full set of legal after-states of ``bgrl.movegen.generate`` with
+rolls -- compare the full set of legal after-states of ``bgrl.rules.movegen.generate`` with
 ``gnubg_nn.moves``, and check the Position ID round trip of every position.
 
     python scripts/crosscheck_gnubg.py --cases 100000 --seed 0
@@ -33,7 +33,7 @@ def main(argv=None) -> int:
     if args.cases < 21:
         ap.error("--cases must be at least 21")
 
-    from bgrl.gnubg_adapter import crosscheck_batch, position_id_roundtrip, require_gnubg
+    from bgrl.gnubg.adapter import crosscheck_batch, position_id_roundtrip, require_gnubg
 
     try:
         require_gnubg()

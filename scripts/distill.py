@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bgrl.fileio import atomic_writer, output_file_problem
+from bgrl._fileio import atomic_writer, output_file_problem
 
 PROG = "distill.py"
 MIN_POSITIONS = 100  # bgrl.training.distill.fit needs at least this many
@@ -66,7 +66,7 @@ def load_data(path: str, max_ply: int) -> tuple[np.ndarray, np.ndarray, str, int
     if boards.ndim != 2 or boards.shape[1] != 26 or boards.dtype.kind not in "iu":
         _fail(f"--data {path}: boards is {boards.dtype} {boards.shape}; expected int8 (N, 26)")
     if boards.size and (boards.min() < -15 or boards.max() > 15):
-        _fail(f"--data {path}: boards hold counts outside -15..15; expected int8 (N, 26) boards of bgrl.board")
+        _fail(f"--data {path}: boards hold counts outside -15..15; expected int8 (N, 26) boards of bgrl.rules.board")
     if targets.ndim != 2 or targets.shape[1] != 5 or targets.dtype.kind != "f":
         _fail(f"--data {path}: targets is {targets.dtype} {targets.shape}; expected float32 (N, 5)")
     if targets.shape[0] != boards.shape[0]:
@@ -81,7 +81,7 @@ def load_data(path: str, max_ply: int) -> tuple[np.ndarray, np.ndarray, str, int
 
 
 def main(argv=None) -> int:
-    from bgrl.search import MAX_PLY
+    from bgrl.agents.search import MAX_PLY
 
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -129,10 +129,10 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
 
-    from bgrl.benchmark import error_rate, load_benchmark
-    from bgrl.checkpoint import CheckpointError, load_network, save_checkpoint
-    from bgrl.fasteval import best_evaluator
-    from bgrl.resources import resolve_checkpoint
+    from bgrl.arena.benchmark import error_rate, load_benchmark
+    from bgrl.evaluation.networks import CheckpointError, load_network, save_checkpoint
+    from bgrl.evaluation.table import best_evaluator
+    from bgrl._resources import resolve_checkpoint
     from bgrl.training.distill import collect_positions, fit, search_targets
 
     existing = len(args.data) > 1 or Path(args.data[0]).exists()

@@ -5,7 +5,7 @@
 
 Each run is ``bgrl.training.train`` from random weights (same seed, hidden units, alpha,
 lambda, games; no evaluations during training) in a temporary folder; the final network is
-then measured on the error-rate benchmark (:func:`bgrl.benchmark.error_rate`, 0-ply).
+then measured on the error-rate benchmark (:func:`bgrl.arena.benchmark.error_rate`, 0-ply).
 Prints one row per encoder: training time (this process's wall time and the run's own
 ``train_seconds``), games/s and millipoints lost per decision. Nothing is kept.
 """
@@ -32,11 +32,11 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    from bgrl.agents import NetAgent
-    from bgrl.benchmark import error_rate, load_benchmark
-    from bgrl.checkpoint import load_network
-    from bgrl.encoding import num_features
-    from bgrl.evaluator import NetEvaluator
+    from bgrl.agents.base import NetAgent
+    from bgrl.arena.benchmark import error_rate, load_benchmark
+    from bgrl.evaluation.networks import load_network
+    from bgrl.evaluation.encoding import num_features
+    from bgrl.evaluation.evaluator import NetEvaluator
     from bgrl.training.loop import TrainConfig, train
 
     try:

@@ -19,10 +19,10 @@ import numpy as np
 import torch
 
 import bgrl.env  # noqa: F401  (registers the environments)
-from bgrl.agents import DEFAULT_CHECKPOINT
-from bgrl.checkpoint import load_network
-from bgrl.evaluator import NetEvaluator
-from bgrl.model import equity
+from bgrl.agents.base import DEFAULT_CHECKPOINT
+from bgrl.evaluation.networks import load_network
+from bgrl.evaluation.evaluator import NetEvaluator
+from bgrl.evaluation.probabilities import equity
 
 
 def main(argv=None) -> None:

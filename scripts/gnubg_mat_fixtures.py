@@ -11,7 +11,7 @@ Usage: python scripts/gnubg_mat_fixtures.py [--gnubg /usr/games/gnubg] [--out te
 
 ``--check FILE.mat ...`` instead imports each file into GNU Backgammon (``import mat``) and
 reports whether its positions, turn by turn, are those bgrl reads from the file (used for
-``tests/data/handwritten.mat`` and files written by ``bgrl.matfile.write_mat``).
+``tests/data/handwritten.mat`` and files written by ``bgrl.records.matfile.write_mat``).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def positions(txt: Path) -> list[list[str]]:
 
 def check(gnubg: str, files: list[str]) -> int:
     """Import each .mat into gnubg and compare its positions with bgrl's reading."""
-    from bgrl.matfile import read_mat
+    from bgrl.records.matfile import read_mat
 
     bad = 0
     for name in files:

@@ -4,16 +4,16 @@
     python scripts/ladder.py --jobs 2              # the same, matches spread over 2 processes
     python scripts/ladder.py --scale 0.2           # every game count x 0.2 (a quick look)
 
-Plays, with paired dice and colours alternating (:func:`bgrl.match.play_match`, the code
+Plays, with paired dice and colours alternating (:func:`bgrl.arena.duel.play_match`, the code
 behind ``bgrl match``):
 
 * beginner against random;
 * every level against pubeval;
 * every level against the level below it;
 * world-class against gnubg 0-ply, when the ``gnubg`` agent exists (``pip install -e
-  ".[gnubg]"`` and the ``gnubg`` spec of :func:`bgrl.agents.load_agent`);
+  ".[gnubg]"`` and the ``gnubg`` spec of :func:`bgrl.agents.registry.load_agent`);
 
-and, when the error-rate benchmark is available (:mod:`bgrl.benchmark` and its data file),
+and, when the error-rate benchmark is available (:mod:`bgrl.arena.benchmark` and its data file),
 each level's error rate in millipoints per decision judged by gnubg 2-ply.
 
 Every match is recorded with the ``bgrl match`` command that reproduces it. Game counts per
@@ -41,7 +41,7 @@ DEFAULT_GAMES = {"0-ply": 10000, "1-ply": 5000, "2-ply": 2000, "gnubg": 1000}
 
 
 def _cost(name: str) -> str:
-    from bgrl.levels import LEVELS
+    from bgrl.agents.levels import LEVELS
 
     lv = LEVELS.get(name)
     return f"{lv.ply}-ply" if lv is not None else "0-ply"
@@ -49,7 +49,7 @@ def _cost(name: str) -> str:
 
 def plan(args) -> list[dict]:
     """The matches: dicts with key, a, b, games, seed, kind."""
-    from bgrl.levels import LEVEL_NAMES
+    from bgrl.agents.levels import LEVEL_NAMES
 
     def games(*names, kind=None):
         g = getattr(args, "games_" + (kind or max((_cost(n) for n in names), key=lambda c: int(c[0]))).replace("-", "_"))
@@ -75,8 +75,8 @@ def run_match(m: dict) -> dict:
     import torch
 
     torch.set_num_threads(1)
-    from bgrl.agents import load_agent
-    from bgrl.match import play_match
+    from bgrl.agents.registry import load_agent
+    from bgrl.arena.duel import play_match
 
     t0 = time.process_time()
     r = play_match(load_agent(m["a"]), load_agent(m["b"]), m["games"], seed=m["seed"], names=(m["a"], m["b"]))
@@ -90,16 +90,16 @@ def run_match(m: dict) -> dict:
 def error_rates(names, path=None) -> dict:
     """Each level's error rate on the shipped benchmark, or {} when it is not available."""
     try:
-        from bgrl.benchmark import error_rate, load_benchmark
+        from bgrl.arena.benchmark import error_rate, load_benchmark
     except ImportError:
-        print("error rates: bgrl.benchmark is not available; skipped", file=sys.stderr)
+        print("error rates: bgrl.arena.benchmark is not available; skipped", file=sys.stderr)
         return {}
     try:
         bench = load_benchmark(path)
     except (OSError, ValueError) as exc:
         print(f"error rates: no benchmark data ({exc}); skipped", file=sys.stderr)
         return {}
-    from bgrl.agents import load_agent
+    from bgrl.agents.registry import load_agent
 
     out = {}
     for name in names:
@@ -110,7 +110,7 @@ def error_rates(names, path=None) -> dict:
 
 
 def write_atomic(path: Path, obj: dict) -> None:
-    from bgrl.fileio import write_text_atomic
+    from bgrl._fileio import write_text_atomic
 
     write_text_atomic(path, json.dumps(obj, indent=2) + "\n")
 
@@ -132,18 +132,18 @@ def main(argv=None) -> int:
         p.error("--scale must be > 0 and --jobs >= 1")
     if args.gnubg:
         try:
-            from bgrl.agents import load_agent
+            from bgrl.agents.registry import load_agent
 
             load_agent("gnubg")
         except Exception as exc:  # the optional extra or the gnubg agent is missing
             print(f"world-class vs gnubg: skipped ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})", file=sys.stderr)
             args.gnubg = False
-    from bgrl.levels import LEVEL_NAMES, LEVELS, measured_levels
+    from bgrl.agents.levels import LEVEL_NAMES, LEVELS, measured_levels
 
     matches = plan(args)
     t0 = time.time()
     cmd = "python scripts/ladder.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    from bgrl.resources import shipped_checkpoint
+    from bgrl._resources import shipped_checkpoint
 
     nets = sorted({LEVELS[n].network for n in LEVEL_NAMES})
 

@@ -55,8 +55,8 @@ def start_server(extra: list[str]) -> tuple[str, subprocess.Popen]:
 
 def workload(n: int, seed: int) -> list[tuple[str, list[int]]]:
     """(Position ID, dice) pairs from pubeval self-play games."""
-    from bgrl.agents import load_agent
-    from bgrl.board import position_id
+    from bgrl.agents.registry import load_agent
+    from bgrl.rules.board import position_id
     from positions import agent_game_positions
 
     boards, dice = agent_game_positions(load_agent("pubeval"), np.random.default_rng(seed), n, parallel=16)

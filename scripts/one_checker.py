@@ -1,4 +1,4 @@
-"""The evaluator against the exact one-checker solver (bgrl.onechecker), before and after
+"""The evaluator against the exact one-checker solver (bgrl.evaluation.onechecker), before and after
 the fix (the network alone vs the network with exact values, NetEvaluator(exact=...)).
 
     .venv/bin/python scripts/one_checker.py [--checkpoint PATH]
@@ -22,14 +22,14 @@ import argparse
 import numpy as np
 import torch
 
-from bgrl.agents import DEFAULT_CHECKPOINT, group_argmax
-from bgrl.board import flip
-from bgrl.checkpoint import load_network
-from bgrl.evaluator import NetEvaluator
-from bgrl.model import equity
-from bgrl.movegen import generate
-from bgrl.onechecker import one_checker_boards, table
-from bgrl.rules import game_results
+from bgrl.agents.base import DEFAULT_CHECKPOINT, group_argmax
+from bgrl.rules.board import flip
+from bgrl.evaluation.networks import load_network
+from bgrl.evaluation.evaluator import NetEvaluator
+from bgrl.evaluation.probabilities import equity
+from bgrl.rules.movegen import generate
+from bgrl.evaluation.onechecker import one_checker_boards, table
+from bgrl.rules.outcome import game_results
 
 ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], dtype=np.int8)
 ROLL_W = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0

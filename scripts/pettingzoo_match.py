@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/pettingzoo_match.py pubeval random --games 100 --seed 0
 
-Needs the ``pettingzoo`` extra. Agents are specs of :func:`bgrl.agents.load_agent` (``random``,
+Needs the ``pettingzoo`` extra. Agents are specs of :func:`bgrl.agents.registry.load_agent` (``random``,
 ``pubeval``, ``default``, a checkpoint path); A plays White in even games and Black in odd
 ones. Each agent sees the observing side's info (board, dice, after-states) and the
 observation's action mask, and answers with an action index. Prints A's points per game
@@ -30,8 +30,8 @@ def main(argv=None) -> int:
         ap.error("--games must be >= 1")
     try:
         import bgrl.env
-        from bgrl.agents import load_agent
-        from bgrl.movegen import generate
+        from bgrl.agents.registry import load_agent
+        from bgrl.rules.movegen import generate
 
         agents = {"A": load_agent(args.a), "B": load_agent(args.b)}
         env = bgrl.env.pettingzoo_env()

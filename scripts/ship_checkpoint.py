@@ -21,9 +21,9 @@ from pathlib import Path
 
 import torch
 
-from bgrl.agents import load_agent
-from bgrl.checkpoint import load_network, save_checkpoint
-from bgrl.match import play_match
+from bgrl.agents.registry import load_agent
+from bgrl.evaluation.networks import load_network, save_checkpoint
+from bgrl.arena.duel import play_match
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
         "file": str(rel),
         "sha256": sha,
         "encoder": meta["encoder"],
-        "network": f"{meta['n_inputs']}-{meta['hidden']}-5 sigmoid MLP (bgrl.model.TDNet)",
+        "network": f"{meta['n_inputs']}-{meta['hidden']}-5 sigmoid MLP (bgrl.evaluation.model.TDNet)",
         "games_trained": meta.get("games"),
         "plies_trained": meta.get("plies"),
         "train_seconds": meta.get("train_seconds"),

@@ -24,9 +24,9 @@ import numpy as np
 import torch
 
 import bgrl.env  # noqa: F401  (registers the environments)
-from bgrl.agents import group_argmax
-from bgrl.board import flip
-from bgrl.encoding import encode
+from bgrl.agents.base import group_argmax
+from bgrl.rules.board import flip
+from bgrl.evaluation.encoding import encode
 
 
 def values_of_after_states(net, groups) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Carry a trained network over to a wider input encoding and/or a wider hidden layer.
 
-Inputs: ``td198g`` is ``td198r`` plus 18 hand-made features (bgrl.encoding), so a td198r
+Inputs: ``td198g`` is ``td198r`` plus 18 hand-made features (bgrl.evaluation.encoding), so a td198r
 network becomes a td198g network that computes exactly the same function by giving the new
 inputs zero weights.
 
@@ -28,10 +28,10 @@ import sys
 import numpy as np
 import torch
 
-from bgrl.checkpoint import load_network, save_checkpoint
-from bgrl.encoding import num_features
-from bgrl.model import TDNet
-from bgrl.resources import resolve_checkpoint
+from bgrl.evaluation.networks import load_network, save_checkpoint
+from bgrl.evaluation.encoding import num_features
+from bgrl.evaluation.model import TDNet
+from bgrl._resources import resolve_checkpoint
 
 PREFIX_OF = {("td198r", "td198g")}
 
@@ -73,8 +73,8 @@ def main(argv=None) -> int:
         wide.fc2.weight.copy_(w2)
         wide.fc2.bias.copy_(net.fc2.bias)
     # the widened network must compute (nearly) the same function on real positions
-    from bgrl.board import Position
-    from bgrl.encoding import encode
+    from bgrl.rules.board import Position
+    from bgrl.evaluation.encoding import encode
 
     b = Position.start().board[None]
     a = net(torch.from_numpy(encode(b, enc_old))).detach().numpy()

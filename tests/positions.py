@@ -20,7 +20,7 @@ __all__ = ["ROLLS", "all_rolls", "random_game_positions", "synthetic_positions",
 
 def agent_game_positions(agent, rng: np.random.Generator, n: int, parallel: int = 64):
     """``n`` (board, dice) pairs from ``parallel`` self-play games of ``agent`` (an object
-    with ``select(AfterStates, rng) -> int64 (B,)``, e.g. ``bgrl.agents.load_agent('pubeval')``).
+    with ``select(AfterStates, rng) -> int64 (B,)``, e.g. ``bgrl.agents.registry.load_agent('pubeval')``).
 
     Returns boards int8 (n, 26) (mover on roll) and dice int8 (n, 2).
     """
@@ -37,7 +37,7 @@ def mixed_cases(rng: np.random.Generator, n_random: int, n_agent: int, n_synth: 
       of the 21 rolls (n_all_rolls * 21 cases).
     """
     if agent is None:
-        from bgrl.agents import load_agent
+        from bgrl.agents.registry import load_agent
 
         agent = load_agent("pubeval")
     out = []

@@ -1,7 +1,7 @@
 """Slow, independent reference move generator, written from /work/shared/RULES.md.
 
 Deliberately plain Python (lists and tuples, no numpy, no vectorisation) so that it can be
-read line by line against the rule book.  It shares nothing with ``bgrl.movegen``: the
+read line by line against the rule book.  It shares nothing with ``bgrl.rules.movegen``: the
 only common ground is the board layout documented in ``bgrl/board.py``:
 
 * index 1..24: the mover's points in the mover's numbering, positive = mover's checkers,

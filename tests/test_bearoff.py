@@ -1,4 +1,4 @@
-"""Exact bear-off database (bgrl.bearoff), one-checker solver (bgrl.onechecker) and their
+"""Exact bear-off database (bgrl.evaluation.bearoff), one-checker solver (bgrl.evaluation.onechecker) and their
 use by the evaluator (issue 8: exact bear-off database; failing inputs)."""
 
 from __future__ import annotations
@@ -10,17 +10,19 @@ from itertools import product
 import numpy as np
 import pytest
 
-from bgrl import bearoff, onechecker
-from bgrl.board import Position, flip
-from bgrl.exact import exact_probs
-from bgrl.model import equity, flip_probs
+from bgrl.evaluation import bearoff
+
+from bgrl.evaluation import onechecker
+from bgrl.rules.board import Position, flip
+from bgrl.evaluation.exact import exact_probs
+from bgrl.evaluation.probabilities import equity, flip_probs
 
 ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
 W = {r: (1 if r[0] == r[1] else 2) / 36 for r in ROLLS}
 
 
 # ------------------------------------------------------------------ independent oracle
-# A one-sided bear-off solver written from the rules alone (no bgrl.movegen): positions
+# A one-sided bear-off solver written from the rules alone (no bgrl.rules.movegen): positions
 # are tuples (n1..n6), a die moves a checker p -> p - d, bears it off exactly, or with a
 # larger die from the highest occupied point.
 
@@ -60,7 +62,7 @@ def _plays(pos, roll):
 
 @lru_cache(maxsize=None)
 def _oracle_mean(pos):
-    """Minimal expected rolls to bear off everything (criterion of bgrl.bearoff)."""
+    """Minimal expected rolls to bear off everything (criterion of bgrl.evaluation.bearoff)."""
     if sum(pos) == 0:
         return 0.0
     return 1.0 + sum(W[r] * min(_oracle_mean(a) for a in _plays(pos, r)) for r in ROLLS)
@@ -188,7 +190,7 @@ def test_missing_file_is_built_in_memory_with_a_warning(monkeypatch, tmp_path):
 
 
 def _shipped():
-    from bgrl.resources import shipped_path
+    from bgrl._resources import shipped_path
 
     return shipped_path(bearoff.DB_FILENAME, package="bgrl.data")
 
@@ -347,7 +349,7 @@ def test_two_sided_agrees_with_gnubg():
     where it gives 1/36 and 0 against 0.0419 and 0.00154 derived by hand), so gammons
     agree within 1e-3 on 98% of the sample."""
     gnubg_nn = pytest.importorskip("gnubg_nn")
-    from bgrl.gnubg_adapter import to_gnubg
+    from bgrl.gnubg.adapter import to_gnubg
 
     rng = np.random.default_rng(4)
     pos = bearoff.positions()
@@ -407,9 +409,9 @@ def test_one_checker_solver_converged_and_matches_race_oracle():
 
 
 def test_one_checker_bellman_through_legal_plays():
-    """V(s) = sum_r w_r max_play (1 or 1 - V(flip(after))) checked with bgrl.notation's
+    """V(s) = sum_r w_r max_play (1 or 1 - V(flip(after))) checked with bgrl.rules.notation's
     legal plays on contact positions (hits included)."""
-    from bgrl.notation import legal_plays
+    from bgrl.rules.notation import legal_plays
 
     t = onechecker.table()
     boards, m, o = onechecker.one_checker_boards()
@@ -442,14 +444,14 @@ def test_combined_exact_probs():
 
 @pytest.fixture(scope="module")
 def default_evaluator():
-    from bgrl.cli import _evaluator_for
+    from bgrl.cli.hint import evaluator_for as _evaluator_for
 
     return _evaluator_for(None)[0]
 
 
 def _exact_equities(after_states):
     known, p = exact_probs(flip(after_states))
-    from bgrl.rules import game_results
+    from bgrl.rules.outcome import game_results
 
     res = game_results(after_states)
     eq = equity(flip_probs(p))
@@ -486,8 +488,8 @@ def test_random_home_board_decisions_lose_nothing(default_evaluator):
     """300 random decisions with both sides in their home boards: the evaluator's choice
     (0-ply, the shipped network plus the database) never loses equity against the exact
     values."""
-    from bgrl.agents import group_argmax
-    from bgrl.movegen import generate
+    from bgrl.agents.base import group_argmax
+    from bgrl.rules.movegen import generate
 
     rng = np.random.default_rng(5)
     pos = bearoff.positions()
@@ -506,8 +508,8 @@ def test_random_home_board_decisions_lose_nothing(default_evaluator):
 def test_one_checker_choices_exact(default_evaluator):
     """Every one-checker position and roll: the evaluator's win probability after each
     play is the solver's, and its choice is the best play."""
-    from bgrl.agents import group_argmax
-    from bgrl.movegen import generate
+    from bgrl.agents.base import group_argmax
+    from bgrl.rules.movegen import generate
 
     boards, m, o = onechecker.one_checker_boards()
     rolls = np.array(ROLLS, dtype=np.int8)

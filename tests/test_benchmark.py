@@ -1,4 +1,4 @@
-"""Tests for bgrl.benchmark (error-rate benchmark) and the shipped benchmark file."""
+"""Tests for bgrl.arena.benchmark (error-rate benchmark) and the shipped benchmark file."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from bgrl.benchmark import (
+from bgrl.arena.benchmark import (
     Benchmark,
     error_rate,
     format_table,
@@ -16,8 +16,8 @@ from bgrl.benchmark import (
     save_benchmark,
     shipped_benchmark_path,
 )
-from bgrl.board import START_BOARD, board_from_position_id, flip, position_id
-from bgrl.movegen import generate
+from bgrl.rules.board import START_BOARD, board_from_position_id, flip, position_id
+from bgrl.rules.movegen import generate
 
 
 
@@ -113,7 +113,7 @@ def test_evaluator_and_choose_play_forms_agree_with_agent_form(fixture_file):
 
     class ChoosePlayOnly:
         def choose_play(self, position, dice, rng=None):
-            from bgrl.notation import legal_plays
+            from bgrl.rules.notation import legal_plays
 
             plays = legal_plays(position, dice)
             return max(plays, key=lambda p: t.value[p.after_state.tobytes()])
@@ -187,7 +187,7 @@ def test_shipped_benchmark_is_consistent(shipped):
 def test_shipped_network_error_rate_is_finite_and_form_independent(shipped):
     import torch
 
-    from bgrl.agents import load_agent
+    from bgrl.agents.registry import load_agent
 
     torch.set_num_threads(1)
     agent = load_agent("default")
@@ -230,9 +230,9 @@ def test_agreement_script(fixture_file, capsys):
     spec = importlib.util.spec_from_file_location("agreement_gnubg", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.main(["pubeval", "bgrl.agents:RandomAgent", "--file", str(fixture_file), "--json"]) == 0
+    assert mod.main(["pubeval", "bgrl.agents.base:RandomAgent", "--file", str(fixture_file), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)["results"]
-    assert set(res) == {"pubeval", "bgrl.agents:RandomAgent"}
+    assert set(res) == {"pubeval", "bgrl.agents.base:RandomAgent"}
     assert mod.main(["no-such-agent", "--file", str(fixture_file)]) == 2
     assert "unknown agent" in capsys.readouterr().err
     b = load_benchmark(fixture_file)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bgrl.board import (
+from bgrl.rules.board import (
     START_BOARD,
     START_POSITION_ID,
     Position,
@@ -13,7 +13,7 @@ from bgrl.board import (
     position_id,
     validate_board,
 )
-from bgrl.movegen import generate
+from bgrl.rules.movegen import generate
 
 
 def random_positions(n, seed=0):

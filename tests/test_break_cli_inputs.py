@@ -68,7 +68,7 @@ def test_train_run_dir_is_a_file(tmp_path):
 
 def test_resume_from_checkpoint_without_trainer_state(tmp_path):
     # a valid bgrl checkpoint (e.g. the shipped one, or any exported network) as latest.pt
-    from bgrl.agents import DEFAULT_CHECKPOINT
+    from bgrl.agents.base import DEFAULT_CHECKPOINT
 
     run = tmp_path / "run"
     run.mkdir()
@@ -78,7 +78,7 @@ def test_resume_from_checkpoint_without_trainer_state(tmp_path):
 
 @pytest.mark.parametrize("hidden", [-3, 10**12])
 def test_hostile_checkpoint_meta_is_clean_error(tmp_path, hidden):
-    from bgrl.agents import DEFAULT_CHECKPOINT
+    from bgrl.agents.base import DEFAULT_CHECKPOINT
 
     p = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
     p["meta"]["hidden"] = hidden

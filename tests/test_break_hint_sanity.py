@@ -10,10 +10,10 @@ and no other play can have higher cubeless equity than a sure win of the maximum
 import numpy as np
 import pytest
 
-from bgrl.agents import load_agent
-from bgrl.board import Position
-from bgrl.cli import _evaluator_for
-from bgrl.hints import rank_plays
+from bgrl.agents.registry import load_agent
+from bgrl.rules.board import Position
+from bgrl.cli.hint import evaluator_for as _evaluator_for
+from bgrl.agents.hints import rank_plays
 
 # Mover: one checker on each of two home points; opponent: 12 on its 6-point (mover's 19),
 # one on the bar, two borne off. The roll bears both checkers off (a certain single game);

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 import torch
 
-from bgrl.board import flip
-from bgrl.checkpoint import load_network
-from bgrl.evaluator import NetEvaluator
-from bgrl.exact import exact_probs
-from bgrl.resources import resolve_checkpoint
-from bgrl.rules import game_results
-from bgrl.search import after_state_probs
+from bgrl.rules.board import flip
+from bgrl.evaluation.networks import load_network
+from bgrl.evaluation.evaluator import NetEvaluator
+from bgrl.evaluation.exact import exact_probs
+from bgrl._resources import resolve_checkpoint
+from bgrl.rules.outcome import game_results
+from bgrl.agents.search import after_state_probs
 from bgrl.training.distill import collect_positions, fit, search_targets
 
 

@@ -6,11 +6,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import bgrl.env  # noqa: F401  (registers the envs)
-from bgrl.board import START_BOARD, Position, board_from_position_id, flip
-from bgrl.encoding import encode
+from bgrl.rules.board import START_BOARD, Position, board_from_position_id, flip
+from bgrl.evaluation.encoding import encode
 from bgrl.env.backgammon import MAX_PLAYS, MAX_PLAYS_DICE, MAX_PLAYS_POSITION_ID, BackgammonEnv
-from bgrl.movegen import generate
-from bgrl.notation import legal_plays
+from bgrl.rules.movegen import generate
+from bgrl.rules.notation import legal_plays
 
 AGENT = "bgrl/Backgammon-v0"
 SELF = "bgrl/BackgammonSelfPlay-v0"
@@ -175,9 +175,9 @@ def test_passes_are_played_automatically():
 
 
 def test_missing_default_checkpoint_is_a_clear_error(monkeypatch, tmp_path):
-    import bgrl.agents
+    import bgrl.agents.base
 
-    monkeypatch.setattr(bgrl.agents, "DEFAULT_CHECKPOINT", tmp_path / "nope.pt")
+    monkeypatch.setattr(bgrl.agents.base, "DEFAULT_CHECKPOINT", tmp_path / "nope.pt")
     with pytest.raises(ValueError, match="opponent='default'"):
         BackgammonEnv()
 
@@ -197,7 +197,7 @@ def test_render_ansi_uses_white_numbering():
     assert text.splitlines()[0].split()[:3] == ["13", "14", "15"]  # White's numbering on top
     assert f"rolled {info['dice'][0]}-{info['dice'][1]}" in text
     # the side on roll is Black: the engine board (Black's view) flipped is White's view
-    from bgrl.render import white_view
+    from bgrl.rules.render import white_view
 
     np.testing.assert_array_equal(white_view(info["board"], False), flip(info["board"]))
     start = gym.make(SELF, render_mode="ansi")

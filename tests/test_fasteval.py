@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from bgrl.evaluator import NetEvaluator
-from bgrl.fasteval import FastNetEvaluator, best_evaluator
-from bgrl.model import TDNet
-from bgrl.movegen import generate
+from bgrl.evaluation.evaluator import NetEvaluator
+from bgrl.evaluation.table import FastNetEvaluator, best_evaluator
+from bgrl.evaluation.model import TDNet
+from bgrl.rules.movegen import generate
 from positions import random_game_positions, synthetic_positions
 
 
@@ -40,9 +40,9 @@ def test_best_evaluator_falls_back():
 
 
 def test_shipped_td198g_network():
-    from bgrl.checkpoint import load_network
-    from bgrl.fasteval import supports
-    from bgrl.resources import resolve_checkpoint
+    from bgrl.evaluation.networks import load_network
+    from bgrl.evaluation.table import supports
+    from bgrl._resources import resolve_checkpoint
 
     net, meta = load_network(resolve_checkpoint("td198g"))
     assert meta["encoder"] == "td198g" and supports(net, "td198g")

@@ -1,15 +1,15 @@
-"""Tests for bgrl.features (gnubg-style hand-made inputs) and the td198g encoder."""
+"""Tests for bgrl.evaluation.features (gnubg-style hand-made inputs) and the td198g encoder."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bgrl.agents import load_agent
-from bgrl.board import START_BOARD, flip
-from bgrl.encoding import encode, num_features
-from bgrl.features import ESCAPE_TABLE, SIDE_FEATURES, both_sides, escapes, hit_chance, side_features
-from bgrl.movegen import generate
+from bgrl.agents.registry import load_agent
+from bgrl.rules.board import START_BOARD, flip
+from bgrl.evaluation.encoding import encode, num_features
+from bgrl.evaluation.features import ESCAPE_TABLE, SIDE_FEATURES, both_sides, escapes, hit_chance, side_features
+from bgrl.rules.movegen import generate
 
 ROLLS = [(a, b, 2 if a != b else 1) for a in range(1, 7) for b in range(1, a + 1)]
 

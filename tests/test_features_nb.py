@@ -1,4 +1,4 @@
-"""The compiled td198g features (bgrl.features_nb) equal the numpy reference bit for bit."""
+"""The compiled td198g features (bgrl.evaluation.features_nb) equal the numpy reference bit for bit."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgrl import features, features_nb
-from bgrl.board import START_BOARD, flip
-from bgrl.encoding import encode
-from bgrl.resources import shipped_path
+from bgrl.evaluation import features
+
+from bgrl.evaluation import features_nb
+from bgrl.rules.board import START_BOARD, flip
+from bgrl.evaluation.encoding import encode
+from bgrl._resources import shipped_path
 from positions import random_game_positions, synthetic_positions
 from test_movegen import positions as board_strategy
 
@@ -111,8 +113,8 @@ def test_bad_shapes_rejected():
 
 @pytest.mark.parametrize("name", ["td198", "td198r", "td198g"])
 def test_compiled_encode_equals_numpy(name):
-    from bgrl import encoding_nb
-    from bgrl.encoding import encode_numpy
+    from bgrl.evaluation import encoding_nb
+    from bgrl.evaluation.encoding import encode_numpy
 
     assert encoding_nb.AVAILABLE
     rng = np.random.default_rng(13)

@@ -11,11 +11,11 @@ import sys
 import numpy as np
 import pytest
 
-from bgrl.agents import load_agent
-from bgrl.board import START_BOARD, flip
+from bgrl.agents.registry import load_agent
+from bgrl.rules.board import START_BOARD, flip
 from bgrl.cli import main
-from bgrl.gnubg_agent import parse_gnubg_spec
-from bgrl.movegen import generate
+from bgrl.agents.gnubg import parse_gnubg_spec
+from bgrl.rules.movegen import generate
 
 
 def test_parse_spec():
@@ -37,7 +37,7 @@ def test_missing_extra_gives_clear_error(monkeypatch, capsys):
 
 gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn not installed: pip install -e '.[gnubg]'")
 
-from bgrl.gnubg_agent import GnubgAgent, gnubg_play_equities, infer_dice  # noqa: E402
+from bgrl.agents.gnubg import GnubgAgent, gnubg_play_equities, infer_dice  # noqa: E402
 
 
 def _game_positions(n: int, seed: int):
@@ -60,7 +60,7 @@ def _game_positions(n: int, seed: int):
 
 
 def test_infer_dice_recovers_a_roll_with_the_same_plays(monkeypatch):
-    import bgrl.gnubg_agent as ga
+    import bgrl.agents.gnubg as ga
 
     monkeypatch.setattr(ga, "_CHUNK", 16)  # several generator calls
     pos, dice = _game_positions(60, seed=3)
@@ -116,7 +116,7 @@ def test_cli_match_accepts_gnubg(capsys):
 
 def test_benchmark_equities_are_gnubgs():
     """The shipped benchmark's stored equities are gnubg-nn's, recomputed on a sample."""
-    from bgrl.benchmark import load_benchmark
+    from bgrl.arena.benchmark import load_benchmark
 
     b = load_benchmark()
     rng = np.random.default_rng(0)
@@ -131,10 +131,10 @@ def test_pubeval_matches_gnubg_on_positions_from_gnubg_games():
     """Our pubeval against gnubg-nn's ``pub_eval_score`` on the benchmark's after-states
     (positions from games between GNU Backgammon players; tests/test_pubeval.py covers
     random games)."""
-    from bgrl.benchmark import load_benchmark
-    from bgrl.gnubg_adapter import to_gnubg
-    from bgrl.pubeval import pubeval_scores
-    from bgrl.rules import game_results, is_race
+    from bgrl.arena.benchmark import load_benchmark
+    from bgrl.gnubg.adapter import to_gnubg
+    from bgrl.evaluation.pubeval import pubeval_scores
+    from bgrl.rules.outcome import game_results, is_race
 
     b = load_benchmark()
     rows = b.after_board[game_results(b.after_board) == 0]

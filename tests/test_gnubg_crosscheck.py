@@ -1,10 +1,10 @@
 """Cross-check against GNU Backgammon (``gnubg_nn``, the optional ``[gnubg]`` extra).
 
-* the full set of legal after-states of :func:`bgrl.movegen.generate` equals the set of
+* the full set of legal after-states of :func:`bgrl.rules.movegen.generate` equals the set of
   distinct legal results ``gnubg_nn.moves`` lists, over positions from random games,
   pubeval-vs-pubeval games, synthetic positions heavy in bar checkers / closed boards /
   bear-offs, and a subset with all 21 rolls;
-* Position IDs: ``bgrl.board.position_id(b) == gnubg_nn.position_id(...)`` and gnubg
+* Position IDs: ``bgrl.rules.board.position_id(b) == gnubg_nn.position_id(...)`` and gnubg
   decodes our ID back to ``b``;
 * the adapter's conventions (which side gnubg moves, the order of its result keys, passes).
 
@@ -22,8 +22,8 @@ import pytest
 
 gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn not installed: pip install -e '.[gnubg]'")
 
-from bgrl.board import START_BOARD, START_POSITION_ID, board_from_position_id, flip, position_id  # noqa: E402
-from bgrl.gnubg_adapter import (  # noqa: E402
+from bgrl.rules.board import START_BOARD, START_POSITION_ID, board_from_position_id, flip, position_id  # noqa: E402
+from bgrl.gnubg.adapter import (  # noqa: E402
     crosscheck_batch,
     from_gnubg,
     gnubg_afterstates,

@@ -4,11 +4,11 @@ order, same notation, Position IDs, checker moves and after-states, same equitie
 losses, probabilities and plies.
 
 The reference is plain Python: every path of the dice is walked checker move by checker
-move (``bgrl.notation._step``, the rule checker of the play parser, not the batched
+move (``bgrl.rules.notation._step``, the rule checker of the play parser, not the batched
 generator), sources lowest first, the higher die first; the first path found to each
 board names it (the notation's documented choice); Position IDs come from
-``bgrl.board.position_id``; the plays' order is :func:`bgrl.movegen.generate`'s canonical
-order and the ranking is :func:`bgrl.search.search_plays` sorted by (ply, equity).
+``bgrl.rules.board.position_id``; the plays' order is :func:`bgrl.rules.movegen.generate`'s canonical
+order and the ranking is :func:`bgrl.agents.search.search_plays` sorted by (ply, equity).
 """
 
 import numpy as np
@@ -16,12 +16,12 @@ import pytest
 from positions import synthetic_positions
 
 from bgrl import legal_plays
-from bgrl.benchmark import shipped_benchmark_path
-from bgrl.board import Position, flip, position_id
-from bgrl.hints import rank_plays
-from bgrl.movegen import generate
-from bgrl.notation import _format_path, _step, format_moves, notations
-from bgrl.search import search_plays
+from bgrl.arena.benchmark import shipped_benchmark_path
+from bgrl.rules.board import Position, flip, position_id
+from bgrl.agents.hints import rank_plays
+from bgrl.rules.movegen import generate
+from bgrl.rules.notation import _format_path, _step, format_moves, notations
+from bgrl.agents.search import search_plays
 
 
 def reference_first_paths(board, dice, n_moves):

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgrl import Position, legal_plays, load_agent
-from bgrl.board import START_BOARD, flip, validate_board
-from bgrl.movegen import generate, validate_dice
+from bgrl.rules.board import START_BOARD, flip, validate_board
+from bgrl.rules.movegen import generate, validate_dice
 
 
 @pytest.mark.parametrize(
@@ -101,8 +101,8 @@ def test_dice_order_and_batching_properties(pairs, rolls):
 def test_gnubg_id_with_match_id_and_empty_agent_spec_are_clear_errors():
     import pytest as _pytest
 
-    from bgrl.agents import load_agent
-    from bgrl.xgid import read_position
+    from bgrl.agents.registry import load_agent
+    from bgrl.rules.xgid import read_position
 
     with _pytest.raises(ValueError, match="Position ID:Match ID"):
         read_position("4HPwATDgc/ABMA:cAkAAAAAAAAA")

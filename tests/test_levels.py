@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import bgrl
-from bgrl.board import Position
+from bgrl.rules.board import Position
 from bgrl.cli import main
-from bgrl.levels import LEVEL_NAMES, LEVELS, LevelAgent, load_level, measured_levels, play_noise
-from bgrl.movegen import generate
+from bgrl.agents.levels import LEVEL_NAMES, LEVELS, LevelAgent, load_level, measured_levels, play_noise
+from bgrl.rules.movegen import generate
 from positions import agent_game_positions
 
 
@@ -142,7 +142,7 @@ def test_measured_figures_belong_to_the_shipped_networks():
     network means the figures are stale (rerun scripts/ladder.py)."""
     import hashlib
 
-    from bgrl.resources import shipped_checkpoint
+    from bgrl._resources import shipped_checkpoint
 
     nets = measured_levels().get("networks", {})
     used = {lv.network for lv in LEVELS.values()}

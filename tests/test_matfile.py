@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bgrl.matfile import MatError, mat_text, parse_mat, read_mat, write_mat
-from bgrl.record import GameRecord, RecordError
+from bgrl.records.matfile import MatError, mat_text, parse_mat, read_mat, write_mat
+from bgrl.records.record import GameRecord, RecordError
 
 DATA = Path(__file__).parent / "data"
 GNUBG_FILES = ["gnubg_money_1game.mat", "gnubg_money_nocube.mat", "gnubg_money_cube.mat"]
@@ -142,8 +142,8 @@ def test_mat_error_is_a_record_error(tmp_path):
 
 
 def test_mat_text_layout():
-    from bgrl.board import Position
-    from bgrl.notation import legal_plays
+    from bgrl.rules.board import Position
+    from bgrl.rules.notation import legal_plays
 
     rec = GameRecord(white="w", black="b", start_on_roll="black")
     p = next(x for x in legal_plays(Position.start(), (2, 1)) if x.notation == "24/23 13/11")
@@ -157,7 +157,7 @@ def test_mat_text_layout():
 def test_exported_match_game_fixture():
     """A game saved by `bgrl match --save-games` and written by write_mat (GNU Backgammon 1.07
     imports this file with the same positions: scripts/gnubg_mat_fixtures.py --check)."""
-    from bgrl.record import read_record
+    from bgrl.records.record import read_record
 
     rec = read_record(DATA / "bgrl_match_game.jsonl")
     (g,) = read_mat(DATA / "bgrl_match_game.mat")

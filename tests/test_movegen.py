@@ -1,4 +1,4 @@
-"""Tests of the batched move generator ``bgrl.movegen.generate``.
+"""Tests of the batched move generator ``bgrl.rules.movegen.generate``.
 
 * fast vs an independent slow reference (``tests/reference_movegen.py``, written from
   RULES.md) over positions from random games, synthetic positions (bar, closed boards,
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgrl.board import (
+from bgrl.rules.board import (
     START_BOARD,
     START_POSITION_ID,
     board_from_position_id,
@@ -29,7 +29,7 @@ from bgrl.board import (
     position_id,
     validate_board,
 )
-from bgrl.movegen import generate
+from bgrl.rules.movegen import generate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference_movegen import reference_terminals  # noqa: E402

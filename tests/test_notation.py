@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from bgrl import IllegalPlayError, Position, legal_plays, parse_dice, play_from_notation
-from bgrl.board import START_BOARD, flip, position_id
+from bgrl.rules.board import START_BOARD, flip, position_id
 
 
 def board(points: dict, opp: dict, bar=0, opp_bar=0):
@@ -89,8 +89,8 @@ def test_play_ids_are_opponent_on_roll():
 
 
 def test_notations_match_legal_plays_and_round_trip():
-    from bgrl.movegen import generate
-    from bgrl.notation import notations
+    from bgrl.rules.movegen import generate
+    from bgrl.rules.notation import notations
 
     rng = np.random.default_rng(12)
     b = START_BOARD.copy()

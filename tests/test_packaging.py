@@ -18,7 +18,7 @@ def test_subpackages_come_from_env_and_training():
 
 def test_rules_core_loads_neither_torch_nor_gymnasium():
     code = (
-        "import sys, bgrl, bgrl.board, bgrl.movegen, bgrl.rules, bgrl.notation, bgrl.encoding;"
+        "import sys, bgrl, bgrl.rules.board, bgrl.rules.movegen, bgrl.rules.outcome, bgrl.rules.notation, bgrl.evaluation.encoding;"
         "bgrl.legal_plays(bgrl.Position.start(), (3, 1));"
         "bad = [m for m in ('torch', 'gymnasium') if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"
@@ -63,13 +63,13 @@ def test_wheel_ships_network_and_hint_runs_from_it(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "bgrl/checkpoints/default.pt" in names and "bgrl/py.typed" in names
     assert "bgrl/data/bearoff.npz" in names
-    assert "bgrl/data/benchmark.npz" in names  # the error-rate benchmark (bgrl.benchmark)
+    assert "bgrl/data/benchmark.npz" in names  # the error-rate benchmark (bgrl.arena.benchmark)
     r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     code = ("import sys, warnings, bgrl; assert bgrl.__file__.startswith(sys.argv[1]), bgrl.__file__;"
             "warnings.simplefilter('error');"
-            "from bgrl import bearoff; p = bearoff.shipped_db_path(); assert str(p).startswith(sys.argv[1]) and p.is_file(), p;"
+            "from bgrl.evaluation import bearoff; p = bearoff.shipped_db_path(); assert str(p).startswith(sys.argv[1]) and p.is_file(), p;"
             "bearoff.database();"
             "from bgrl.cli import main; sys.argv = ['bgrl', 'hint', '4HPwATDgc/ABMA', '31', '--json']; main()")
     env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONPATH"}
@@ -84,7 +84,7 @@ def test_shipped_networks_resolve_by_name(tmp_path, monkeypatch):
     ``early``, ...) from any folder; a file of that name in the working folder wins."""
     import json
 
-    from bgrl.resources import resolve_checkpoint, shipped_checkpoint
+    from bgrl._resources import resolve_checkpoint, shipped_checkpoint
 
     monkeypatch.chdir(tmp_path)
     names = json.loads((ROOT / "checkpoints" / "manifest.json").read_text()).keys()

@@ -8,7 +8,7 @@ pettingzoo = pytest.importorskip("pettingzoo")  # the optional extra bgrl[pettin
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import bgrl.env  # noqa: E402
-from bgrl.board import START_BOARD  # noqa: E402
+from bgrl.rules.board import START_BOARD  # noqa: E402
 from bgrl.env import BackgammonSelfPlayEnv  # noqa: E402
 
 

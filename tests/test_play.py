@@ -1,4 +1,4 @@
-"""The terminal game (bgrl.play) driven through fake input, and the CLI details of issue 9."""
+"""The terminal game (bgrl.cli.play) driven through fake input, and the CLI details of issue 9."""
 
 import io
 import json
@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from bgrl import Position, legal_plays
-from bgrl.board import START_BOARD, flip
+from bgrl.rules.board import START_BOARD, flip
 from bgrl.cli import main
-from bgrl.hints import RankedPlay
-from bgrl.model import Probabilities
-from bgrl.play import TerminalGame, draw_decision, read_command, resign_decision
-from bgrl.record import read_record
-from bgrl.render import render
+from bgrl.agents.hints import RankedPlay
+from bgrl.evaluation.probabilities import Probabilities
+from bgrl.cli.play import TerminalGame, draw_decision, read_command, resign_decision
+from bgrl.records.record import read_record
+from bgrl.rules.render import render
 
 
 def board(points: dict, opp: dict, bar=0, opp_bar=0):
@@ -332,7 +332,7 @@ def test_long_input_echo_is_cut(argv, capsys):
 
 # ------------------------------------------------------------------ items 16, 17, 20: options and details
 def test_version(capsys):
-    from bgrl import __version__
+    from bgrl._version import __version__
 
     with pytest.raises(SystemExit) as e:
         main(["--version"])
@@ -341,7 +341,8 @@ def test_version(capsys):
 
 @pytest.mark.parametrize("command", ["moves", "hint", "play", "match"])
 def test_every_option_help_shows_default(command):
-    from bgrl.cli import _Formatter, build_parser
+    from bgrl.cli import build_parser
+    from bgrl.cli._common import HelpFormatter as _Formatter
 
     parser = build_parser()
     sub = next(a for a in parser._actions if hasattr(a, "choices") and isinstance(a.choices, dict)).choices[command]
@@ -390,8 +391,8 @@ def test_match_summary_names_agent_and_unpaired(capsys):
 
 
 def test_checkpoint_file_mode_matches_other_files(tmp_path):
-    from bgrl.checkpoint import save_checkpoint
-    from bgrl.model import TDNet
+    from bgrl.evaluation.networks import save_checkpoint
+    from bgrl.evaluation.model import TDNet
 
     path = save_checkpoint(tmp_path / "x.pt", TDNet(202, 4), {"encoder": "td198r"})
     other = tmp_path / "config.json"
@@ -407,7 +408,7 @@ def test_checkpoint_file_mode_matches_other_files(tmp_path):
     ("random", "is not a checkpoint: its 4,096 bytes are not a torch archive"),
 ])
 def test_corrupt_checkpoint_one_sentence(kind, expect, tmp_path, capsys):
-    from bgrl.resources import shipped_checkpoint
+    from bgrl._resources import shipped_checkpoint
 
     path = tmp_path / f"{kind}.pt"
     good = shipped_checkpoint().read_bytes()
@@ -448,7 +449,7 @@ def test_rule_book_in_repository():
 
 # ------------------------------------------------------------------ XGID
 def test_xgid_example_and_start():
-    from bgrl.xgid import parse_xgid, read_position, to_xgid
+    from bgrl.rules.xgid import parse_xgid, read_position, to_xgid
 
     pos, dice = parse_xgid(XG_EXAMPLE)
     assert pos == Position.start() and dice == (3, 1)
@@ -459,7 +460,7 @@ def test_xgid_example_and_start():
 
 
 def test_xgid_side_on_roll():
-    from bgrl.xgid import parse_xgid, to_xgid
+    from bgrl.rules.xgid import parse_xgid, to_xgid
 
     b = board({6: 4, 8: 2, 13: 4, 24: 1}, {1: 2, 12: 3, 19: 5}, bar=1, opp_bar=1)  # asymmetric, both bars
     pos = Position(b)
@@ -474,8 +475,8 @@ def test_xgid_side_on_roll():
 
 
 def test_xgid_round_trips_random_games():
-    from bgrl.agents import RandomAgent
-    from bgrl.xgid import parse_xgid, to_xgid
+    from bgrl.agents.base import RandomAgent
+    from bgrl.rules.xgid import parse_xgid, to_xgid
 
     rng = np.random.default_rng(5)
     agent = RandomAgent()
@@ -512,7 +513,7 @@ def test_xgid_round_trips_random_games():
     ("XGID=-b----E-C---eE---c-e----B-:0:0:x:31:0:0:0:0:10", "must be an integer"),
 ])
 def test_bad_xgid_clear_errors(text, expect):
-    from bgrl.xgid import XGIDError, parse_xgid
+    from bgrl.rules.xgid import XGIDError, parse_xgid
 
     with pytest.raises(XGIDError, match=expect.replace("(", r"\(")):
         parse_xgid(text)
@@ -527,10 +528,10 @@ def test_xgid_through_moves_cli(capsys):
 
 
 def test_play_hints_come_from_an_agent_that_ranks_itself():
-    # a level agent (bgrl.levels) has hint(position, dice): the game's hints use it
+    # a level agent (bgrl.agents.levels) has hint(position, dice): the game's hints use it
     from types import SimpleNamespace
 
-    from bgrl.cli import _play_ranker
+    from bgrl.cli.play import play_ranker as _play_ranker
 
     calls = []
 
@@ -550,11 +551,11 @@ def test_play_hints_come_from_an_agent_that_ranks_itself():
 def test_review_offered_at_game_end(tmp_path):
     """issue 7 item 6: `bgrl play` offers the review when a game ends; 'y' prints it, an
     empty answer skips it."""
-    from bgrl.hints import rank_plays
-    from bgrl.resources import shipped_checkpoint
-    from bgrl.checkpoint import load_network
-    from bgrl.evaluator import NetEvaluator
-    from bgrl.play import NetworkRanker
+    from bgrl.agents.hints import rank_plays
+    from bgrl._resources import shipped_checkpoint
+    from bgrl.evaluation.networks import load_network
+    from bgrl.evaluation.evaluator import NetEvaluator
+    from bgrl.cli.play import NetworkRanker
 
     net, meta = load_network(shipped_checkpoint())
     ranker = NetworkRanker(NetEvaluator(net, meta["encoder"]), "network default.pt")

@@ -1,4 +1,4 @@
-"""Tests for bgrl.pubeval (Tesauro's pubeval, 1993).
+"""Tests for bgrl.evaluation.pubeval (Tesauro's pubeval, 1993).
 
 Two groups: checks that need nothing but numpy (a hand-computed score, a per-point loop
 reference written straight from the published description, race detection), and
@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgrl.board import START_BOARD, flip
-from bgrl.movegen import generate
-from bgrl.pubeval import WC, WIN_SCORE, WR, is_race, pubeval_inputs, pubeval_scores
+from bgrl.rules.board import START_BOARD, flip
+from bgrl.rules.movegen import generate
+from bgrl.evaluation.pubeval import WC, WIN_SCORE, WR, is_race, pubeval_inputs, pubeval_scores
 
 
 # ----------------------------------------------------------------------------------

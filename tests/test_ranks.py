@@ -1,4 +1,4 @@
-"""Plays that tie share a rank (bgrl.ranking): rank = 1 + the plays ranked strictly above
+"""Plays that tie share a rank (bgrl.agents.ranking): rank = 1 + the plays ranked strictly above
 (deeper ply, or the same ply and equity higher by more than 1e-9), in hints and reviews,
 text and JSON alike."""
 
@@ -9,15 +9,15 @@ import json
 import numpy as np
 import pytest
 
-from bgrl.board import Position
+from bgrl.rules.board import Position
 from bgrl.cli import main
-from bgrl.hints import RankedPlay
-from bgrl.model import Probabilities
-from bgrl.notation import legal_plays
-from bgrl.play import hint_table
-from bgrl.ranking import TIE_TOL, shared_ranks, with_shared_ranks
-from bgrl.record import GameRecord
-from bgrl.review import format_review, review_record
+from bgrl.agents.hints import RankedPlay
+from bgrl.evaluation.probabilities import Probabilities
+from bgrl.rules.notation import legal_plays
+from bgrl.cli.play import hint_table
+from bgrl.agents.ranking import TIE_TOL, shared_ranks, with_shared_ranks
+from bgrl.records.record import GameRecord
+from bgrl.records.review import format_review, review_record
 
 # the mover's 4 checkers on its 6-point, the opponent's last checker on its 1-point: every
 # play of 2-1 loses a single game for sure (exact bear-off values), so the two plays tie

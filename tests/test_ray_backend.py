@@ -10,8 +10,8 @@ import torch
 
 ray = pytest.importorskip("ray")
 
-from bgrl.model import TDNet  # noqa: E402
-from bgrl.encoding import ENCODER as ENC, num_features  # noqa: E402
+from bgrl.evaluation.model import TDNet  # noqa: E402
+from bgrl.evaluation.encoding import ENCODER as ENC, num_features  # noqa: E402
 from bgrl.training.rounds import LocalRunner, RoundsTrainer  # noqa: E402
 from bgrl.training.ray_backend import RayRunner  # noqa: E402
 

@@ -33,10 +33,10 @@ def test_gym_environment_count_matches_the_registry():
 def test_hint_top_default_matches_the_code():
     """`bgrl hint` shows 10 plays in text and all in JSON unless --top says otherwise."""
     from bgrl.cli import build_parser
-    from bgrl.hints import RankedPlay
-    from bgrl.levels_cli import hint_json, hint_text
-    from bgrl.model import Probabilities
-    from bgrl.notation import legal_plays
+    from bgrl.agents.hints import RankedPlay
+    from bgrl.cli.levels import hint_json, hint_text
+    from bgrl.evaluation.probabilities import Probabilities
+    from bgrl.rules.notation import legal_plays
 
     pos = Position.start()
     plays = legal_plays(pos, (2, 1))

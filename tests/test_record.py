@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from bgrl.board import Position
-from bgrl.notation import legal_plays
-from bgrl.record import GameRecord, RecordError, read_record, write_record
+from bgrl.rules.board import Position
+from bgrl.rules.notation import legal_plays
+from bgrl.records.record import GameRecord, RecordError, read_record, write_record
 
 
 def _two_turns() -> GameRecord:

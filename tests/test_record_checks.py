@@ -8,8 +8,8 @@ import json
 import pytest
 
 from bgrl.cli import main
-from bgrl.record import RecordError, read_record
-from bgrl.review import format_review, review_json, review_record
+from bgrl.records.record import RecordError, read_record
+from bgrl.records.review import format_review, review_json, review_record
 from test_record import _edit
 from test_record import _lines_of_match_game as _lines
 
@@ -62,9 +62,9 @@ def test_played_out_result_with_no_turn_is_refused(tmp_path):
 
 
 def test_writer_hows_are_exactly_the_reader_hows():
-    from bgrl.match_records import HOW as MATCH_HOW
-    from bgrl.play import HOW as PLAY_HOW
-    from bgrl.record import HOWS
+    from bgrl.records.match_records import HOW as MATCH_HOW
+    from bgrl.cli.play import HOW as PLAY_HOW
+    from bgrl.records.record import HOWS
 
     written = set(MATCH_HOW.values()) | set(PLAY_HOW.values()) | {"resign", "draw"}  # + Game.resign / agree_draw
     assert written == set(HOWS)
@@ -120,11 +120,11 @@ def unwritable(monkeypatch):
 
 
 def test_match_save_games_unwritable_refused_before_any_game(tmp_path, capsys, unwritable, monkeypatch):
-    import bgrl.match
+    import bgrl.arena.duel
 
     played = []
-    real = bgrl.match.play_match
-    monkeypatch.setattr(bgrl.match, "play_match", lambda *a, **k: played.append(1) or real(*a, **k))
+    real = bgrl.arena.duel.play_match
+    monkeypatch.setattr(bgrl.arena.duel, "play_match", lambda *a, **k: played.append(1) or real(*a, **k))
     d = tmp_path / "games"
     assert main(["match", "random", "random", "--games", "3", "--save-games", str(d)]) == 2
     err = capsys.readouterr().err
@@ -151,19 +151,19 @@ def test_save_folder_under_a_file_refused(tmp_path, capsys, option, monkeypatch)
 
 
 def test_match_write_failure_mid_match_names_the_option(tmp_path, capsys, monkeypatch):
-    import bgrl.match_records
+    import bgrl.records.match_records
 
     def fail(record, path):
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(bgrl.match_records, "write_record", fail)
+    monkeypatch.setattr(bgrl.records.match_records, "write_record", fail)
     assert main(["match", "random", "random", "--games", "2", "--save-games", str(tmp_path / "g")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("bgrl: error: --save-games ") and "game-0001.jsonl" in err and err.count("\n") == 1
 
 
 def test_writable_folder_check_leaves_nothing(tmp_path):
-    from bgrl.fileio import check_writable_dir
+    from bgrl._fileio import check_writable_dir
 
     d = check_writable_dir(tmp_path / "a" / "b")
     assert d.is_dir() and list(d.iterdir()) == []
@@ -179,9 +179,9 @@ class FirstIsBest:
     name = "first"
 
     def __call__(self, position, dice):
-        from bgrl.hints import RankedPlay
-        from bgrl.model import Probabilities
-        from bgrl.notation import legal_plays
+        from bgrl.agents.hints import RankedPlay
+        from bgrl.evaluation.probabilities import Probabilities
+        from bgrl.rules.notation import legal_plays
 
         return [RankedPlay(rank=i + 1, play=p, equity=0.0, equity_loss=0.0, probabilities=Probabilities(0.5, 0, 0, 0, 0))
                 for i, p in enumerate(legal_plays(position, dice))]
@@ -204,7 +204,7 @@ def test_names_escaped_and_cut_in_review(tmp_path):
 
 
 def test_shown_name():
-    from bgrl.review import shown_name
+    from bgrl.records.review import shown_name
 
     assert shown_name("default") == "default"
     assert shown_name("a\tb\x00c") == "a\\tb\\x00c"

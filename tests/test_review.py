@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgrl.board import Position
+from bgrl.rules.board import Position
 from bgrl.cli import main
-from bgrl.hints import RankedPlay, rank_plays
-from bgrl.model import Probabilities, equity
-from bgrl.notation import legal_plays, play_from_notation
-from bgrl.record import GameRecord, read_record
-from bgrl.review import (MARKS, RATINGS, NetRanker, SearchRanker, format_review, mark_for, rating_for, review_json,
+from bgrl.agents.hints import RankedPlay, rank_plays
+from bgrl.evaluation.probabilities import Probabilities, equity
+from bgrl.rules.notation import legal_plays, play_from_notation
+from bgrl.records.record import GameRecord, read_record
+from bgrl.records.review import (MARKS, RATINGS, NetRanker, SearchRanker, format_review, mark_for, rating_for, review_json,
                          review_record, review_records)
 
 DATA = Path(__file__).parent / "data"
@@ -23,9 +23,9 @@ DATA = Path(__file__).parent / "data"
 def evaluator():
     import torch
 
-    from bgrl.agents import DEFAULT_CHECKPOINT
-    from bgrl.checkpoint import load_network
-    from bgrl.evaluator import NetEvaluator
+    from bgrl.agents.base import DEFAULT_CHECKPOINT
+    from bgrl.evaluation.networks import load_network
+    from bgrl.evaluation.evaluator import NetEvaluator
 
     torch.set_num_threads(1)
     net, meta = load_network(DEFAULT_CHECKPOINT)
@@ -154,9 +154,9 @@ def test_rank_many_matches_rank_plays(evaluator):
 
 
 def test_search_ranker_at_1_ply_matches_hint_and_revalues_filtered_plays(evaluator):
-    """rank_many at 1-ply orders plays as bgrl.hints.rank_plays does; a play made that the
+    """rank_many at 1-ply orders plays as bgrl.agents.hints.rank_plays does; a play made that the
     move filter cut is valued at 1-ply like the best one (as gnubg's analysis does)."""
-    from bgrl.search import MoveFilter, after_state_probs
+    from bgrl.agents.search import MoveFilter, after_state_probs
 
     rec = _game([3, 2, 5, 1, 4])
     narrow = SearchRanker(evaluator, 1, (MoveFilter(1, 0.0),))  # only the 0-ply best goes to 1-ply
@@ -184,7 +184,7 @@ def test_search_ranker_at_1_ply_matches_hint_and_revalues_filtered_plays(evaluat
 
 
 def test_review_of_mat_uses_one_evaluator_call(evaluator):
-    from bgrl.matfile import read_mat
+    from bgrl.records.matfile import read_mat
 
     games = read_mat(DATA / "gnubg_money_nocube.mat")
     ranker = NetRanker(evaluator, "default")
@@ -207,9 +207,9 @@ def test_review_of_mat_uses_one_evaluator_call(evaluator):
 
 def test_match_records_and_self_review(tmp_path, evaluator):
     """The network's own plays, reviewed by the same network at 0-ply, lose nothing."""
-    from bgrl.agents import NetAgent, RandomAgent
-    from bgrl.match import play_match
-    from bgrl.match_records import MatchRecorder, prepare_games_dir
+    from bgrl.agents.base import NetAgent, RandomAgent
+    from bgrl.arena.duel import play_match
+    from bgrl.records.match_records import MatchRecorder, prepare_games_dir
 
     net, rnd = NetAgent(evaluator, name="net"), RandomAgent()
     plain = play_match(net, rnd, 4, seed=5)
@@ -229,7 +229,7 @@ def test_match_records_and_self_review(tmp_path, evaluator):
                 play_from_notation(a.position_id, a.dice, a.play).position
             assert after.position_id == b.position_id and a.player != b.player
         last = play_from_notation(r.turns[-1].position_id, r.turns[-1].dice, r.turns[-1].play)
-        from bgrl.rules import game_result
+        from bgrl.rules.outcome import game_result
 
         assert game_result(last.after_state) == r.result["points"]
         sign = 1 if (r.result["winner"] == "white") == (i % 2 == 0) else -1
@@ -242,7 +242,7 @@ def test_match_records_and_self_review(tmp_path, evaluator):
 
 
 def test_prepare_games_dir_refuses_to_overwrite(tmp_path):
-    from bgrl.match_records import prepare_games_dir
+    from bgrl.records.match_records import prepare_games_dir
 
     (tmp_path / "f").write_text("x")
     with pytest.raises(ValueError, match="is a file"):
@@ -286,7 +286,7 @@ def test_cli_match_save_games_then_review(tmp_path, capsys):
     assert set(obj["players"]["black"]) == {"player", "name", "turns", "decisions", "forced", "passes", "total_loss",
                                             "error_rate", "rating", "marks"}
     # the default level is expert: its noise-free search at its own ply
-    from bgrl.levels import LEVELS
+    from bgrl.agents.levels import LEVELS
 
     ply = LEVELS["expert"].ply
     code, out, _ = run(["review", str(f), "--json"], capsys)
@@ -327,7 +327,7 @@ def test_cli_review_mat(capsys):
 def test_cli_review_bad_input(tmp_path, capsys, make, args, words):
     p = tmp_path / "g.jsonl"
     if make is None:
-        from bgrl.record import write_record
+        from bgrl.records.record import write_record
 
         write_record(_game([0, 0, 0]), p)
     else:

@@ -5,13 +5,14 @@ import numpy as np
 import pytest
 import torch
 
-from bgrl.agents import group_argmax
-from bgrl.board import START_BOARD
-from bgrl.encoding import encode, num_features
-from bgrl.evaluator import NetEvaluator
-from bgrl.model import TDNet, equity
-from bgrl.movegen import generate
-from bgrl.rules import game_results
+from bgrl.agents.base import group_argmax
+from bgrl.rules.board import START_BOARD
+from bgrl.evaluation.encoding import encode, num_features
+from bgrl.evaluation.evaluator import NetEvaluator
+from bgrl.evaluation.model import TDNet
+from bgrl.evaluation.probabilities import equity
+from bgrl.rules.movegen import generate
+from bgrl.rules.outcome import game_results
 from bgrl.training.rounds import (LocalRunner, RoundsTrainer, TaskWorker, rounds_learner_factory, split_round,
                                   weights_to_numpy)
 

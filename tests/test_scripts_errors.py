@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 import torch
 
-from bgrl.checkpoint import load_network, save_checkpoint
-from bgrl.model import TDNet
-from bgrl.resources import resolve_checkpoint
+from bgrl.evaluation.networks import load_network, save_checkpoint
+from bgrl.evaluation.model import TDNet
+from bgrl._resources import resolve_checkpoint
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -102,7 +102,7 @@ def test_average_checkpoints_still_averages(avg, capsys, tmp_path):
 
 def _npz(path, n=120, **over):
     rng = np.random.default_rng(0)
-    from bgrl.board import Position
+    from bgrl.rules.board import Position
 
     fields = {
         "boards": np.repeat(Position.start().board.astype(np.int8)[None], n, axis=0),
@@ -207,10 +207,10 @@ def test_distill_help_says_what_is_written(distill, capsys):
 
 
 def test_distill_with_existing_data_notes_its_teacher_and_writes_epochs(distill, capsys, tmp_path, monkeypatch):
-    import bgrl.benchmark
+    import bgrl.arena.benchmark
 
-    monkeypatch.setattr(bgrl.benchmark, "load_benchmark", lambda: None)
-    monkeypatch.setattr(bgrl.benchmark, "error_rate", lambda chooser, bench: {"all": 1.0, "contact": 1.0, "race": 1.0})
+    monkeypatch.setattr(bgrl.arena.benchmark, "load_benchmark", lambda: None)
+    monkeypatch.setattr(bgrl.arena.benchmark, "error_rate", lambda chooser, bench: {"all": 1.0, "contact": 1.0, "race": 1.0})
     a = _npz(tmp_path / "a.npz", teacher="someteacher", ply=2)
     out = tmp_path / "s.pt"
     assert distill.main(["--data", a, "--out", str(out), "--epochs", "1", "--games", "7"]) == 0

@@ -1,16 +1,16 @@
-"""n-ply search (bgrl.search): batched values equal slow loop references, filters, invariants."""
+"""n-ply search (bgrl.agents.search): batched values equal slow loop references, filters, invariants."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bgrl.board import Position, board_from_sides, flip
-from bgrl.evaluator import NetEvaluator
-from bgrl.model import equity, flip_probs
-from bgrl.movegen import generate
-from bgrl.rules import game_result
-from bgrl.search import (
+from bgrl.rules.board import Position, board_from_sides, flip
+from bgrl.evaluation.evaluator import NetEvaluator
+from bgrl.evaluation.probabilities import equity, flip_probs
+from bgrl.rules.movegen import generate
+from bgrl.rules.outcome import game_result
+from bgrl.agents.search import (
     GNUBG_FILTERS,
     ROLL_WEIGHTS,
     ROLLS,
@@ -25,8 +25,8 @@ from positions import agent_game_positions
 
 @pytest.fixture(scope="module")
 def ev():
-    from bgrl.checkpoint import load_network
-    from bgrl.resources import shipped_checkpoint
+    from bgrl.evaluation.networks import load_network
+    from bgrl._resources import shipped_checkpoint
 
     net, meta = load_network(shipped_checkpoint("default"))
     return NetEvaluator(net, meta["encoder"])
@@ -78,7 +78,7 @@ def ref_value(evaluator, a, ply):
 
 @pytest.fixture(scope="module")
 def contact_after_states():
-    from bgrl.agents import load_agent
+    from bgrl.agents.registry import load_agent
 
     boards, dice = agent_game_positions(load_agent("pubeval"), np.random.default_rng(5), 12, parallel=4)
     aft = generate(boards, dice)
@@ -178,7 +178,7 @@ def test_search_plays_batch_and_plies(ev):
 
 
 def test_chunked_search_equals_unchunked(ev, contact_after_states, monkeypatch):
-    import bgrl.search as search
+    import bgrl.agents.search as search
 
     whole = after_state_probs(ev, contact_after_states, 2)
     monkeypatch.setattr(search, "CHUNK", 2)

@@ -17,10 +17,10 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from bgrl.board import START_BOARD, START_POSITION_ID, Position, flip  # noqa: E402
+from bgrl.rules.board import START_BOARD, START_POSITION_ID, Position, flip  # noqa: E402
 from bgrl.service.app import Settings, create_app, cube_decision  # noqa: E402
 from bgrl.service.engine import LEVEL_NAMES, Engine, xgid_supported  # noqa: E402
-from bgrl.levels import LEVELS  # noqa: E402
+from bgrl.agents.levels import LEVELS  # noqa: E402
 
 from service_fakes import SlowEvaluator, fake_evaluator  # noqa: E402
 
@@ -258,7 +258,7 @@ def test_hint_ranked_with_probabilities(client, fake_engine):
     b = r.json()
     assert b["legal_plays"] == 16 and len(b["plays"]) == 5 and b["dice"] == [3, 1]
     assert b["level"] == "world-class" and b["ply"] == fake_engine.levels["world-class"].ply
-    # ties share a rank (bgrl.ranking): 1 + the plays at a deeper ply or better at the same ply
+    # ties share a rank (bgrl.agents.ranking): 1 + the plays at a deeper ply or better at the same ply
     # (the fake evaluator values four of these plays alike)
     assert [p["rank"] for p in b["plays"]] == [
         1 + sum(o["ply"] > p["ply"] or (o["ply"] == p["ply"] and o["equity"] > p["equity"]) for o in b["plays"]) for p in b["plays"]]
@@ -498,7 +498,7 @@ def test_fuzz_10000_random_boards_no_500(client):
 
 # ----------------------------------------------------------------------------- start-up checks
 def test_model_sha256_mismatch_refuses_to_start(tmp_path):
-    from bgrl.resources import shipped_checkpoint
+    from bgrl._resources import shipped_checkpoint
 
     src = shipped_checkpoint("default")
     (tmp_path / "default.pt").write_bytes(src.read_bytes())
@@ -514,8 +514,8 @@ def test_model_sha256_mismatch_refuses_to_start(tmp_path):
 @pytest.mark.parametrize("level", ["beginner", "expert", "world-class"])
 def test_every_level_network_is_verified_at_start_up(tmp_path, monkeypatch, level):
     """A level network (not only default.pt) that differs from the manifest stops the engine."""
-    import bgrl.resources
-    from bgrl.resources import shipped_checkpoint
+    import bgrl._resources
+    from bgrl._resources import shipped_checkpoint
 
     net = LEVELS[level].network
     src = shipped_checkpoint("default").parent
@@ -526,7 +526,7 @@ def test_every_level_network_is_verified_at_start_up(tmp_path, monkeypatch, leve
     manifest = json.loads((src / "manifest.json").read_text())
     manifest[net]["sha256"] = "0" * 64
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
-    monkeypatch.setattr(bgrl.resources, "shipped_checkpoint", lambda name="default": tmp_path / f"{name}.pt")
+    monkeypatch.setattr(bgrl._resources, "shipped_checkpoint", lambda name="default": tmp_path / f"{name}.pt")
     with pytest.raises(RuntimeError, match=f"{net}.pt.*refusing to serve"):
         Engine()
 

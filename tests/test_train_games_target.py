@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bgrl.checkpoint import load_checkpoint
+from bgrl.evaluation.networks import load_checkpoint
 from bgrl.cli import main
 
 

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from bgrl.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
-from bgrl.encoding import encode, num_features
-from bgrl.model import TDNet, flip_probs
+from bgrl.evaluation.networks import CheckpointError, load_checkpoint, load_network, save_checkpoint
+from bgrl.evaluation.encoding import encode, num_features
+from bgrl.evaluation.model import TDNet
+from bgrl.evaluation.probabilities import flip_probs
 from bgrl.training.loop import TrainConfig, train
 from bgrl.training.td import TDLambda
 
@@ -37,10 +38,10 @@ def test_lambda_zero_update_is_semi_gradient_td0():
     rng_copy = np.random.default_rng(3)
     td.step()
     # recompute by autograd
-    from bgrl.agents import group_argmax
-    from bgrl.evaluator import NetEvaluator
-    from bgrl.model import equity
-    from bgrl.movegen import generate
+    from bgrl.agents.base import group_argmax
+    from bgrl.evaluation.evaluator import NetEvaluator
+    from bgrl.evaluation.probabilities import equity
+    from bgrl.rules.movegen import generate
 
     dice = rng_copy.integers(1, 7, size=(1, 2)).astype(np.int8)
     aft = generate(board, dice)
@@ -107,12 +108,13 @@ def test_checkpoint_rejects_bad_files(tmp_path):
 def test_traces_match_naive_backward_view():
     """Several steps with lambda > 0 equal a plain per-game implementation of
     e = lambda * P(e) + grad V (mover's frame) and w += alpha * sum_o delta_o e_o."""
-    from bgrl.agents import group_argmax
-    from bgrl.board import START_BOARD, flip
-    from bgrl.evaluator import NetEvaluator, terminal_probs
-    from bgrl.model import equity
-    from bgrl.movegen import generate
-    from bgrl.rules import game_results
+    from bgrl.agents.base import group_argmax
+    from bgrl.rules.board import START_BOARD, flip
+    from bgrl.evaluation.evaluator import NetEvaluator
+    from bgrl.evaluation.probabilities import terminal_probs
+    from bgrl.evaluation.probabilities import equity
+    from bgrl.rules.movegen import generate
+    from bgrl.rules.outcome import game_results
 
     torch.manual_seed(2)
     G, lam, alpha, enc = 3, 0.8, 0.3, "td198r"
@@ -179,8 +181,8 @@ def test_resume_overrides_restart_alpha_schedule(tmp_path):
 def test_init_from_starts_at_the_given_weights(tmp_path):
     """`--init-from` (fine-tuning): a new run starts from the checkpoint's weights, keeps its
     encoder and size, and records where it started."""
-    from bgrl.checkpoint import load_checkpoint, load_network
-    from bgrl.resources import shipped_checkpoint
+    from bgrl.evaluation.networks import load_checkpoint, load_network
+    from bgrl._resources import shipped_checkpoint
     from bgrl.training.loop import TrainConfig, train
 
     src_net, src_meta = load_network(shipped_checkpoint())
@@ -229,15 +231,15 @@ def test_after_state_tables_equal_net_evaluator():
     positions of every kind: random games and synthetic bar / closed-board / bear-off ones."""
     from positions import random_game_positions, synthetic_positions
 
-    from bgrl.evaluator import NetEvaluator
-    from bgrl.movegen import generate
+    from bgrl.evaluation.evaluator import NetEvaluator
+    from bgrl.rules.movegen import generate
     from bgrl.training.td import AfterStateNet
 
     rng = np.random.default_rng(4)
     for enc in ("td198r", "td198"):
         torch.manual_seed(3)
         net = TDNet(num_features(enc), 10)
-        from bgrl.exact import exact_probs
+        from bgrl.evaluation.exact import exact_probs
 
         pairs = ((AfterStateNet(net, enc), NetEvaluator(net, enc, exact=False)),
                  (AfterStateNet(net, enc, exact=exact_probs), NetEvaluator(net, enc)))
@@ -248,7 +250,7 @@ def test_after_state_tables_equal_net_evaluator():
 
 
 def test_group_argmax_padded_matches_sort():
-    from bgrl.agents import group_argmax
+    from bgrl.agents.base import group_argmax
     from bgrl.training.td import group_argmax_padded
 
     rng = np.random.default_rng(0)
@@ -261,10 +263,10 @@ def test_group_argmax_padded_matches_sort():
 def test_exact_bearoff_values_are_used():
     """With the bear-off database, exact bear-off after-states get the database's values
     (flipped to the player's side), never the network's."""
-    from bgrl.bearoff import exact_probs
-    from bgrl.board import flip
-    from bgrl.model import flip_probs
-    from bgrl.movegen import generate
+    from bgrl.evaluation.bearoff import exact_probs
+    from bgrl.rules.board import flip
+    from bgrl.evaluation.probabilities import flip_probs
+    from bgrl.rules.movegen import generate
     from bgrl.training.td import AfterStateNet
 
     from positions import synthetic_positions
@@ -272,7 +274,7 @@ def test_exact_bearoff_values_are_used():
     boards, dice = synthetic_positions(np.random.default_rng(5), 800)
     after = generate(boards, dice).boards
     known, ex = exact_probs(flip(after))
-    from bgrl.rules import game_results
+    from bgrl.rules.outcome import game_results
 
     known &= game_results(after) == 0
     assert known.sum() > 20
@@ -286,8 +288,8 @@ def test_exact_bearoff_values_are_used():
 def test_bearoff_positions_add_no_gradient_and_use_exact_values():
     """A game whose position is an exact bear-off adds no history row (V does not depend on
     the weights there) and its delta uses the exact value."""
-    from bgrl.bearoff import exact_probs
-    from bgrl.board import Position
+    from bgrl.evaluation.bearoff import exact_probs
+    from bgrl.rules.board import Position
 
     net = TDNet(num_features(), 8)
     td = TDLambda(net, "td198r", 2, 0.1, 0.7, np.random.default_rng(0), exact=exact_probs)
@@ -409,7 +411,7 @@ def test_benchmark_hook_is_called_and_logged(tmp_path):
     calls = []
 
     def hook(evaluator, games):
-        from bgrl.board import START_BOARD
+        from bgrl.rules.board import START_BOARD
 
         p = evaluator(START_BOARD[None])
         calls.append(games)
@@ -443,7 +445,7 @@ def test_ctrl_c_saves_a_state_that_resumes_bit_for_bit(tmp_path):
 
 
 def test_benchmark_flag_without_the_module_is_a_clean_error(tmp_path, monkeypatch, capsys):
-    import bgrl.training.cli as tcli
+    import bgrl.cli.train as tcli
     from bgrl.cli import main
 
     monkeypatch.setattr(tcli, "_benchmark_hook", lambda: None)

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from bgrl.board import START_POSITION_ID
+from bgrl.rules.board import START_POSITION_ID
 from bgrl.service.engine import Engine, LEVEL_NAMES
-from bgrl.ubgi import UbgiSession
+from bgrl.service.ubgi import UbgiSession
 
 from service_fakes import fake_evaluator
 
@@ -53,7 +53,7 @@ def test_go_gives_bestmove_in_plain_notation(engine):
 
 
 def test_pass_bar_and_off(engine):
-    from bgrl.board import Position
+    from bgrl.rules.board import Position
     import numpy as np
 
     b = np.zeros(26, dtype=np.int8)

@@ -1,5 +1,5 @@
 """The native vector environment (bgrl.env.vector) against N single environments, its autoreset
-mode, seeding, masks and bad actions; and the counter-based dice streams (bgrl.dice)."""
+mode, seeding, masks and bad actions; and the counter-based dice streams (bgrl.rules.dice)."""
 
 import gymnasium as gym
 import numpy as np
@@ -7,12 +7,12 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import bgrl.env  # noqa: F401  (registers the envs)
-from bgrl.board import START_BOARD
-from bgrl.dice import roll_dice, seed_keys
-from bgrl.encoding import encode
+from bgrl.rules.board import START_BOARD
+from bgrl.rules.dice import roll_dice, seed_keys
+from bgrl.evaluation.encoding import encode
 from bgrl.env import BackgammonEnv, BackgammonSelfPlayEnv, BackgammonSelfPlayVectorEnv, BackgammonVectorEnv
 from bgrl.env.backgammon import MAX_PLAYS
-from bgrl.movegen import generate
+from bgrl.rules.movegen import generate
 
 AGENT = "bgrl/Backgammon-v0"
 SELF = "bgrl/BackgammonSelfPlay-v0"
@@ -238,7 +238,7 @@ def test_opponent_form_random_and_wrappers():
 
 @pytest.mark.parametrize("level", ["intermediate"])  # 0-ply network with equity noise
 def test_level_opponents_in_batch_match_single_envs(level):
-    # levels (bgrl.levels, through load_agent) are called once per round for the whole batch;
+    # levels (bgrl.agents.levels, through load_agent) are called once per round for the whole batch;
     # their noise is reproducible per position, so game i is still the single env's game
     n, seed = 2, 40
     venv = make_vec(AGENT, n, opponent=level)

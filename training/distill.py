@@ -8,19 +8,19 @@ deeper evaluations and rollouts, and, with self-generated search targets, behind
 (Baxter, Tridgell and Weaver 2000, "Learning to play chess using temporal differences")
 and expert iteration (Anthony, Tian and Barber 2017, "Thinking fast and slow with deep
 learning and tree search"). Nothing outside the project is used: positions come from
-self-play of the teacher network, targets from :func:`bgrl.search.after_state_probs`.
+self-play of the teacher network, targets from :func:`bgrl.agents.search.after_state_probs`.
 
 Three steps, each a function (``scripts/distill.py`` runs them and stores each result):
 
 1. :func:`collect_positions` plays self-play games at 0-ply (optionally with equity noise,
    for variety) and keeps every after-state that is neither finished nor known exactly
-   (:mod:`bgrl.exact`: the network is never asked about those).
+   (:mod:`bgrl.evaluation.exact`: the network is never asked about those).
 2. :func:`search_targets` values them at n-ply with the teacher.
 3. :func:`fit` trains the student network on (position, target) pairs with Adam and a
    soft-target binary cross-entropy on the five outputs, holding out a share to report.
 
-Boards follow :mod:`bgrl.board` (int8 (N, 26), mover's view). Targets are float32 (N, 5),
-outcome probabilities of the side that has just played, in :data:`bgrl.model.OUTPUTS` order;
+Boards follow :mod:`bgrl.rules.board` (int8 (N, 26), mover's view). Targets are float32 (N, 5),
+outcome probabilities of the side that has just played, in :data:`bgrl.evaluation.probabilities.OUTPUTS` order;
 the network sees ``flip(after_state)`` with the opponent on roll (as :class:`NetEvaluator`).
 """
 
@@ -31,13 +31,14 @@ import time
 import numpy as np
 import torch
 
-from bgrl.board import Position, flip
-from bgrl.encoding import encode
-from bgrl.exact import exact_probs
-from bgrl.model import TDNet, equity, flip_probs
-from bgrl.movegen import generate
-from bgrl.rules import game_results
-from bgrl.search import after_state_probs, group_argmax
+from bgrl.rules.board import Position, flip
+from bgrl.evaluation.encoding import encode
+from bgrl.evaluation.exact import exact_probs
+from bgrl.evaluation.model import TDNet
+from bgrl.evaluation.probabilities import equity, flip_probs
+from bgrl.rules.movegen import generate
+from bgrl.rules.outcome import game_results
+from bgrl.agents.search import after_state_probs, group_argmax
 
 __all__ = ["collect_positions", "search_targets", "fit"]
 
@@ -45,12 +46,12 @@ __all__ = ["collect_positions", "search_targets", "fit"]
 def collect_positions(evaluator, games: int, seed: int = 0, noise: float = 0.0, parallel: int = 256) -> np.ndarray:
     """After-states of ``games`` self-play games at 0-ply.
 
-    evaluator : :mod:`bgrl.evaluator` protocol (after-states -> probabilities of the mover);
+    evaluator : :mod:`bgrl.evaluation.evaluator` protocol (after-states -> probabilities of the mover);
     games : int >= 1; seed : dice and noise; noise : std of Gaussian equity noise added
     before each choice (points per game; 0 = greedy); parallel : games in lockstep.
 
     Returns int8 (M, 26): every after-state that was played, from the side that played it,
-    except finished games and positions :func:`bgrl.exact.exact_probs` knows.
+    except finished games and positions :func:`bgrl.evaluation.exact.exact_probs` knows.
     Raises ValueError for games < 1 or noise < 0.
     """
     if games < 1:
@@ -87,7 +88,7 @@ def collect_positions(evaluator, games: int, seed: int = 0, noise: float = 0.0, 
 def search_targets(evaluator, after_states: np.ndarray, ply: int = 1, chunk: int = 4096, progress=None) -> np.ndarray:
     """n-ply probabilities float32 (M, 5) of the side that played each after-state.
 
-    Computed in chunks of ``chunk`` after-states (:func:`bgrl.search.after_state_probs`);
+    Computed in chunks of ``chunk`` after-states (:func:`bgrl.agents.search.after_state_probs`);
     ``progress(done, total)`` is called after each chunk when given.
     """
     a = np.ascontiguousarray(after_states, dtype=np.int8)

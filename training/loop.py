@@ -24,9 +24,9 @@ from typing import Callable
 import numpy as np
 import torch
 
-from bgrl.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from bgrl.encoding import ENCODER, num_features
-from bgrl.model import TDNet
+from bgrl.evaluation.networks import CheckpointError, load_checkpoint, save_checkpoint
+from bgrl.evaluation.encoding import ENCODER, num_features
+from bgrl.evaluation.model import TDNet
 
 from bgrl.training.td import TDLambda
 
@@ -56,7 +56,7 @@ class TrainConfig:
     hidden: int = 80
     """Hidden units of the one-hidden-layer network."""
     encoder: str = ENCODER
-    """Input encoding (bgrl.encoding.ENCODERS)."""
+    """Input encoding (bgrl.evaluation.encoding.ENCODERS)."""
     alpha: float = 0.1
     """TD step size of one game's update; each step adds the updates of all ``parallel``
     games, so a larger ``parallel`` usually wants a smaller alpha."""
@@ -80,7 +80,7 @@ class TrainConfig:
     """Start from this checkpoint's weights (fine-tuning) instead of random weights; its
     encoder and hidden size then replace ``encoder`` and ``hidden``."""
     bearoff: bool = True
-    """Value positions whose exact value is known (bgrl.exact: no-contact bear-offs from the
+    """Value positions whose exact value is known (bgrl.evaluation.exact: no-contact bear-offs from the
     bear-off database, one checker a side) exactly, in play and as TD targets, instead of
     by the network."""
     benchmark_every: int = 0
@@ -229,10 +229,10 @@ def train(
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from bgrl.agents import NetAgent, PubevalAgent, RandomAgent
-    from bgrl.checkpoint import load_network
-    from bgrl.evaluator import NetEvaluator
-    from bgrl.match import play_match
+    from bgrl.agents.base import NetAgent, PubevalAgent, RandomAgent
+    from bgrl.evaluation.networks import load_network
+    from bgrl.evaluation.evaluator import NetEvaluator
+    from bgrl.arena.duel import play_match
 
     torch.set_num_threads(1)  # deliberate: see bgrl.training.td (2 threads can be 100x slower under load)
     run_dir = Path(run_dir)
@@ -307,7 +307,7 @@ def train(
             raise ValueError(f"--run-dir {run_dir} already holds a run; continue it with --resume {run_dir} or pick a new --run-dir")
         torch.manual_seed(config.seed)
         if config.init_from:
-            from bgrl.resources import resolve_checkpoint
+            from bgrl._resources import resolve_checkpoint
 
             src = resolve_checkpoint(config.init_from)
             net, init_meta = load_network(src)
@@ -322,7 +322,7 @@ def train(
     (run_dir / "config.json").write_text(json.dumps(asdict(config), indent=2))
     exact = None
     if config.bearoff:
-        from bgrl.exact import exact_probs as exact
+        from bgrl.evaluation.exact import exact_probs as exact
     rounds_run = isinstance(td_state, dict) and td_state.get("algorithm") == "rounds"
     if resume and rounds_run != (make_learner is not None):
         raise ValueError(f"{run_dir} was trained with " + ("a rounds backend (--backend local-rounds or ray); resume it with one"
@@ -364,7 +364,7 @@ def train(
             "train_seconds": round(st["train_seconds"], 1),
             "config": asdict(config),
             "algorithm": "TD(lambda) self-play, accumulating eligibility traces, greedy 0-ply play"
-                         + (", exact values where known (bgrl.exact)" if config.bearoff else ""),
+                         + (", exact values where known (bgrl.evaluation.exact)" if config.bearoff else ""),
         }
 
     def save(path: Path):

@@ -38,9 +38,9 @@ from typing import Callable
 import numpy as np
 import torch
 
-from bgrl.board import START_BOARD
-from bgrl.encoding import encode, num_features
-from bgrl.model import TDNet
+from bgrl.rules.board import START_BOARD
+from bgrl.evaluation.encoding import encode, num_features
+from bgrl.evaluation.model import TDNet
 from bgrl.training.td import AfterStateNet, group_argmax_padded
 
 __all__ = ["play_task", "TaskWorker", "RoundsTrainer", "LocalRunner", "split_round", "weights_to_numpy"]
@@ -85,8 +85,8 @@ def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | 
     (sum over plies of the mean squared TD error) and ``plies`` (int). Deterministic: a
     function of the weights, the ids, ``seed`` and ``lam`` only.
     """
-    from bgrl.movegen import generate
-    from bgrl.rules import game_results
+    from bgrl.rules.movegen import generate
+    from bgrl.rules.outcome import game_results
 
     W1, b1 = net.fc1.weight, net.fc1.bias
     W2, b2 = net.fc2.weight, net.fc2.bias
@@ -191,7 +191,7 @@ class TaskWorker:
         self.net = TDNet(num_features(encoder), hidden)
         self.exact = None
         if bearoff:
-            from bgrl.exact import exact_probs
+            from bgrl.evaluation.exact import exact_probs
 
             self.exact = exact_probs
         self.after = AfterStateNet(self.net, encoder, self.exact)

@@ -8,9 +8,9 @@ eligibility traces, updated online after every play:
     delta_t = F(V(s_{t+1})) - V(s_t)            (or outcome - V(s_t) at the end)
     w      += alpha * sum_o delta_t[o] * e_t[o]
 
-V(s) are the five outcome probabilities for the side on roll in s (bgrl.model.OUTPUTS).
+V(s) are the five outcome probabilities for the side on roll in s (bgrl.evaluation.probabilities.OUTPUTS).
 Consecutive states belong to alternating sides, so the next state's value is put in the
-current mover's frame by F (bgrl.model.flip_probs), and the trace is carried across the
+current mover's frame by F (bgrl.evaluation.probabilities.flip_probs), and the trace is carried across the
 change of side by P, the Jacobian of F (sign flip of the win unit, gammon units swapped).
 The maths is that of :class:`bgrl.training.td_reference.DenseTraceTDLambda` (tested
 equal); only the way the traces are stored differs.
@@ -41,7 +41,7 @@ count, a bar or borne-off count, a pip count, the race flag), so the first layer
 of table rows (``torch.nn.functional.embedding_bag``), the tables being rebuilt from W1
 once per step.
 
-Exact values: with ``exact`` (:func:`bgrl.exact.exact_probs`: no-contact bear-offs and
+Exact values: with ``exact`` (:func:`bgrl.evaluation.exact.exact_probs`: no-contact bear-offs and
 one checker a side), a position with a known exact value is never valued by the network: such
 after-states get their exact probabilities (so plays and TD targets there are exact),
 and such current positions use the exact value in delta and add no gradient (V does
@@ -61,10 +61,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from bgrl.board import START_BOARD
-from bgrl.encoding import _T, encode, num_features
-from bgrl.evaluator import terminal_probs
-from bgrl.model import TDNet
+from bgrl.rules.board import START_BOARD
+from bgrl.evaluation.encoding import _T, encode, num_features
+from bgrl.evaluation.probabilities import terminal_probs
+from bgrl.evaluation.model import TDNet
 from bgrl.training import _kernels
 
 __all__ = ["TDLambda", "AfterStateNet", "group_argmax_padded", "TIMING_PARTS"]
@@ -85,7 +85,7 @@ def group_argmax_padded(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Index of the maximum of each group ``values[offsets[i]:offsets[i+1]]``.
 
     values float (M,), offsets int64 (B+1,) with non-empty groups -> int64 (B,); ties go
-    to the first index (same answer as :func:`bgrl.agents.group_argmax`, without a sort).
+    to the first index (same answer as :func:`bgrl.agents.base.group_argmax`, without a sort).
     """
     counts = np.diff(offsets)
     b = counts.shape[0]
@@ -97,15 +97,15 @@ def group_argmax_padded(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 class AfterStateNet:
-    """0-ply values of after-states for a :class:`bgrl.model.TDNet`, as
-    :class:`bgrl.evaluator.NetEvaluator` computes them (same bounds and terminal values),
+    """0-ply values of after-states for a :class:`bgrl.evaluation.model.TDNet`, as
+    :class:`bgrl.evaluation.evaluator.NetEvaluator` computes them (same bounds and terminal values),
     with the first layer as table look-ups instead of a dense product.
 
     Call :meth:`refresh` after the weights change; ``__call__(after_states int8 (M, 26))``
     returns float64 (M, 5) probabilities of the side that has just played.
     ``exact``: optional ``f(boards) -> (known bool (N,), probs float (N, 5))`` for
-    positions from the side on roll (:func:`bgrl.exact.exact_probs`); None matches
-    ``NetEvaluator(net, encoder, exact=False)``, :func:`bgrl.exact.exact_probs` matches
+    positions from the side on roll (:func:`bgrl.evaluation.exact.exact_probs`); None matches
+    ``NetEvaluator(net, encoder, exact=False)``, :func:`bgrl.evaluation.exact.exact_probs` matches
     ``NetEvaluator(net, encoder)``.
     """
 
@@ -164,7 +164,7 @@ class AfterStateNet:
             idx[:, 49] = _R_OFF_M + 15 - on_m
             idx[:, 50] = _R_BAR_O + bar_o
             idx[:, 51] = _R_OFF_O + 15 - on_o
-        # race (bgrl.rules.is_race): bars empty and every checker of the player on a lower
+        # race (bgrl.rules.outcome.is_race): bars empty and every checker of the player on a lower
         # point (its numbering) than every checker of the opponent
         pos_pts = a[:, 1:25] > 0
         neg_pts = a[:, 1:25] < 0
@@ -206,7 +206,7 @@ class AfterStateNet:
                 e = ex[known]
                 out[known, 0] = 1.0 - e[:, 0]
                 out[known, 1:] = e[:, [3, 4, 1, 2]]
-        # bound_probs (bgrl.evaluator): unreachable outcomes are zeroed
+        # bound_probs (bgrl.evaluation.evaluator): unreachable outcomes are zeroed
         out[on_o < 15, 1:3] = 0.0
         out[on_p < 15, 3:5] = 0.0
         race = aux["race"]
@@ -239,7 +239,7 @@ class TDLambda:
     lam : float in [0, 1], trace decay lambda
     rng : numpy Generator for the dice (the only randomness)
     exact : optional callable ``boards -> (known, probs)`` valuing exact positions from the
-        side on roll (:func:`bgrl.exact.exact_probs`); None = the network everywhere.
+        side on roll (:func:`bgrl.evaluation.exact.exact_probs`); None = the network everywhere.
     kernel : use the compiled update (:mod:`bgrl.training._kernels`, needs numba) when
         available (None = when installed); False = torch matrix products.
 
@@ -418,7 +418,7 @@ class TDLambda:
 
         # Choose greedily among the after-states (0-ply, the network being trained).
         dice = self.rng.integers(1, 7, size=(G, 2)).astype(np.int8)
-        from bgrl.movegen import generate
+        from bgrl.rules.movegen import generate
 
         aft = generate(boards, dice, validate=False)
         c4 = clock()
@@ -450,7 +450,7 @@ class TDLambda:
         self.plies += 1
         res = np.zeros(0, dtype=np.int8)
         if over.any():
-            from bgrl.rules import game_results
+            from bgrl.rules.outcome import game_results
 
             res = game_results(chosen[over])
         lengths = self.plies[over].copy()
@@ -509,7 +509,7 @@ class TDLambda:
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:
         """Everything the next steps depend on besides the weights: tensors and plain
-        data only (bgrl.checkpoint). The dice generator's state is JSON text."""
+        data only (bgrl.evaluation.networks). The dice generator's state is JSON text."""
         import json
 
         n = self._n

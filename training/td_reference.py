@@ -13,9 +13,9 @@ eligibility traces, updated online after every play:
     delta_t = F(V(s_{t+1})) - V(s_t)            (or outcome - V(s_t) at the end)
     w      += alpha * sum_o delta_t[o] * e_t[o]
 
-V(s) are the five outcome probabilities for the side on roll in s (bgrl.model.OUTPUTS).
+V(s) are the five outcome probabilities for the side on roll in s (bgrl.evaluation.probabilities.OUTPUTS).
 Consecutive states belong to alternating sides, so the next state's value is put in the
-current mover's frame by F (bgrl.model.flip_probs: win -> 1 - win, gammons swapped), and
+current mover's frame by F (bgrl.evaluation.probabilities.flip_probs: win -> 1 - win, gammons swapped), and
 the trace is carried across the change of side by P, the Jacobian of F (sign flip of the
 win unit, gammon units swapped).
 
@@ -31,13 +31,15 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from bgrl.board import START_BOARD, flip
-from bgrl.encoding import encode
-from bgrl.evaluator import NetEvaluator, terminal_probs
-from bgrl.model import TDNet, equity
-from bgrl.movegen import generate
-from bgrl.rules import game_results
-from bgrl.agents import group_argmax
+from bgrl.rules.board import START_BOARD, flip
+from bgrl.evaluation.encoding import encode
+from bgrl.evaluation.evaluator import NetEvaluator
+from bgrl.evaluation.probabilities import terminal_probs
+from bgrl.evaluation.model import TDNet
+from bgrl.evaluation.probabilities import equity
+from bgrl.rules.movegen import generate
+from bgrl.rules.outcome import game_results
+from bgrl.agents.base import group_argmax
 
 __all__ = ["DenseTraceTDLambda"]
 

@@ -34,10 +34,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .. import __version__
-from ..board import NUM_CHECKERS, Position
-from . import schemas as S
-from .engine import ENGINE_NAME, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
+from bgrl._version import __version__
+from bgrl.rules.board import NUM_CHECKERS, Position
+from bgrl.service import schemas as S
+from bgrl.service.engine import ENGINE_NAME, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
 
 __all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
 
@@ -418,7 +418,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
         pos, _ = _position(req.position)
         p, ply = await run(request, "evaluate", pos, req.level)
-        from ..model import equity
+        from bgrl.evaluation.probabilities import equity
 
         return S.EvalResponse(position_id=pos.position_id, level=req.level, ply=ply, equity=round(float(equity(p)), 6), probabilities=_probs(p), **served(eng, t0, req.level))
 
@@ -466,7 +466,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         crude cube hint (:func:`cube_decision`; bgrl has no cube engine)."""
         pos, _ = parse_position(board=pips_board(q))
         p, _ply = await run(request, "evaluate", pos, q.level)
-        from ..model import equity
+        from bgrl.evaluation.probabilities import equity
 
         dbl, acc = cube_decision(float(equity(p)))
         return S.WildbgEvalResponse(cube=S.WildbgCube(double=dbl, accept=acc), probabilities=_wildbg_probs(p))

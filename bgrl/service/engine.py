@@ -2,12 +2,12 @@
 
 Every front end talks to :class:`Engine`: choose a play at a level (:meth:`Engine.move`),
 rank the plays at a level (:meth:`Engine.hint`), evaluate a position (:meth:`Engine.evaluate`).
-Nothing else in :mod:`bgrl.service` or :mod:`bgrl.ubgi` knows how a level is built.
+Nothing else in :mod:`bgrl.service` or :mod:`bgrl.service.ubgi` knows how a level is built.
 
 Levels
 ------
 The six level names are those of the levels table (``beginner`` ... ``world-class``).
-When the levels module (:mod:`bgrl.levels`) is installed, a level is whatever
+When the levels module (:mod:`bgrl.agents.levels`) is installed, a level is whatever
 ``bgrl.load_agent(name)`` returns (an agent with ``choose_play(position, dice, rng)`` and
 ``hint(position, dice)``). Until then each level is the shipped network at 0-ply with
 gnubg-style equity noise: a Gaussian of standard deviation ``noise`` (points per game)
@@ -37,11 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
-from ..board import Position, START_POSITION_ID, borne_off, flip
-from ..movegen import validate_dice
-from ..notation import Play, legal_plays, parse_dice
-from ..ranking import shared_ranks
+from bgrl._version import __version__
+from bgrl.rules.board import Position, START_POSITION_ID, borne_off, flip
+from bgrl.rules.movegen import validate_dice
+from bgrl.rules.notation import Play, legal_plays, parse_dice
+from bgrl.agents.ranking import shared_ranks
 
 __all__ = [
     "LEVEL_NAMES",
@@ -84,14 +84,14 @@ class ServiceError(ValueError):
 # ----------------------------------------------------------------------------- optional modules
 def _levels_module():
     try:
-        from .. import levels  # noqa: F401  (built on the levels branch)
+        from bgrl import levels  # noqa: F401  (built on the levels branch)
     except ImportError:
         return None
     return levels
 
 
 def xgid_supported() -> bool:
-    """Always True: the XGID reader (:mod:`bgrl.xgid`) ships with bgrl. Kept for the
+    """Always True: the XGID reader (:mod:`bgrl.rules.xgid`) ships with bgrl. Kept for the
     ``xgid_supported`` field of ``/v1/version`` and for callers written before it shipped."""
     return True
 
@@ -135,7 +135,7 @@ def parse_position(gnubg_id: str | None = None, xgid: str | None = None, board=N
 
 
 def _parse_xgid(text: str) -> tuple[Position, tuple[int, int] | None]:
-    from ..xgid import parse_xgid
+    from bgrl.rules.xgid import parse_xgid
 
     try:
         return parse_xgid(text)
@@ -281,7 +281,7 @@ class Engine:
     Parameters
     ----------
     evaluator : callable after-states int8 (M, 26) -> float (M, 5), optional
-        Outcome probabilities of the side that played (bgrl.evaluator protocol). Given: every
+        Outcome probabilities of the side that played (bgrl.evaluation.evaluator protocol). Given: every
         level uses it instead of its network (tests inject a fake here). None: the shipped
         networks, each verified by sha256 against ``checkpoints/manifest.json``.
     model_path : path of the main network (default: the shipped ``checkpoints/default.pt``).
@@ -292,7 +292,7 @@ class Engine:
     """
 
     def __init__(self, evaluator=None, model_path=None, model_sha256: str | None = None, use_levels: bool | None = None):
-        from ..resources import shipped_checkpoint
+        from bgrl._resources import shipped_checkpoint
 
         self.model_path = Path(model_path) if model_path is not None else shipped_checkpoint("default")
         self._levels_mod = _levels_module() if use_levels is not False else None
@@ -346,13 +346,13 @@ class Engine:
         digest, listed = _verify(path)
         if not listed:
             self.warnings.append(f"model {path.name} is not listed in manifest.json: its sha256 {digest} could not be verified")
-        from ..checkpoint import load_network
+        from bgrl.evaluation.networks import load_network
 
         net, meta = load_network(path)
         try:  # the table-lookup evaluator the levels use, where it exists (same results, faster)
-            from ..fasteval import best_evaluator
+            from bgrl.evaluation.table import best_evaluator
         except ImportError:
-            from ..evaluator import NetEvaluator as best_evaluator
+            from bgrl.evaluation.evaluator import NetEvaluator as best_evaluator
         return best_evaluator(net, meta["encoder"]), digest, meta
 
     # -- helpers
@@ -371,7 +371,7 @@ class Engine:
         """Deepest search available (gnubg convention): 0 without the levels module."""
         if self._levels_mod is None:
             return 0
-        from ..search import MAX_PLY
+        from bgrl.agents.search import MAX_PLY
 
         return int(MAX_PLY)
 
@@ -392,7 +392,7 @@ class Engine:
 
         lv = self._level_defs[name]
         if ply is not None and ply != lv.ply:
-            from ..search import GNUBG_FILTERS
+            from bgrl.agents.search import GNUBG_FILTERS
 
             lv = replace(lv, ply=int(ply), filters=lv.filters if len(lv.filters) >= int(ply) else GNUBG_FILTERS)
         return self._levels_mod.LevelAgent(lv, self._nets[lv.network], seed=seed)
@@ -431,7 +431,7 @@ class Engine:
         score = _score(probs, dmp)
         order = np.lexsort((-score, -plies))  # deeper ply first, then value (stable)
         best = score[order[0]]
-        ranks = shared_ranks(score[order], plies[order])  # ties share a rank (bgrl.ranking)
+        ranks = shared_ranks(score[order], plies[order])  # ties share a rank (bgrl.agents.ranking)
         if top:
             order, ranks = order[:top], ranks[:top]
         return [HintRow(int(r), plays[i], float(score[i]), float(best - score[i]), probs[i], int(plies[i])) for r, i in zip(ranks, order)]
@@ -494,12 +494,12 @@ class Engine:
         """
         lv = self.level(level)
         _check_not_over(pos)
-        from ..model import flip_probs
+        from bgrl.evaluation.probabilities import flip_probs
 
         # The opponent "has just played" into this position: its probabilities, flipped.
         after = flip(pos.board)[None]
         if lv.name in self._level_defs:
-            from ..search import after_state_probs
+            from bgrl.agents.search import after_state_probs
 
             lvd = self._level_defs[lv.name]
             p = after_state_probs(self._nets[lvd.network], after, lv.ply)[0]
@@ -511,6 +511,6 @@ class Engine:
 def _score(probs: np.ndarray, dmp: bool) -> np.ndarray:
     if dmp:  # one-point match: only winning counts; equity 2*win - 1
         return 2.0 * probs[:, 0] - 1.0
-    from ..model import equity
+    from bgrl.evaluation.probabilities import equity
 
     return equity(probs)

@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, create_model, model_validator
 
-from .engine import LEVEL_NAMES, MAX_SEED
+from bgrl.service.engine import LEVEL_NAMES, MAX_SEED
 
 Level = Literal["beginner", "casual", "intermediate", "advanced", "expert", "world-class"]
 assert tuple(Level.__args__) == LEVEL_NAMES  # one list of names

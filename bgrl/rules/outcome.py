@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import MOVER_BAR, NUM_CHECKERS, OPP_BAR
+from bgrl.rules.board import MOVER_BAR, NUM_CHECKERS, OPP_BAR
 
 __all__ = ["SINGLE", "GAMMON", "BACKGAMMON", "game_result", "game_results", "is_race"]
 

@@ -6,21 +6,20 @@ after-state; ``choose_play(position, dice, rng=None) -> Play | None`` is the one
 convenience built on it (None when the turn passes).
 
 Agents: ``random`` (uniform over distinct legal plays), ``pubeval`` (Tesauro's linear
-evaluator, :mod:`bgrl.pubeval`), and network agents from a checkpoint (0-ply, with optional
+evaluator, :mod:`bgrl.evaluation.pubeval`), and network agents from a checkpoint (0-ply, with optional
 equity noise for weaker levels).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 
-from .movegen import AfterStates, generate
-from .notation import Play, legal_plays
-from .resources import shipped_checkpoint
+from bgrl.rules.movegen import AfterStates, generate
+from bgrl.rules.notation import Play, legal_plays
+from bgrl._resources import shipped_checkpoint
 
-__all__ = ["group_argmax", "Agent", "RandomAgent", "PubevalAgent", "NetAgent", "load_agent", "DEFAULT_CHECKPOINT"]
+__all__ = ["group_argmax", "Agent", "RandomAgent", "PubevalAgent", "NetAgent", "DEFAULT_CHECKPOINT"]
 
 DEFAULT_CHECKPOINT = shipped_checkpoint("default")
 
@@ -49,10 +48,10 @@ class Agent:
         """Choose a play for one position.
 
         position : Position, gnubg Position ID or XGID (str); dice : pair of ints 1..6 or text
-        like ``"53"`` (:func:`bgrl.xgid.position_and_dice`).
-        Returns one of :func:`bgrl.notation.legal_plays` (None if no die can be played).
+        like ``"53"`` (:func:`bgrl.rules.xgid.position_and_dice`).
+        Returns one of :func:`bgrl.rules.notation.legal_plays` (None if no die can be played).
         """
-        from .xgid import position_and_dice
+        from bgrl.rules.xgid import position_and_dice
 
         pos, d = position_and_dice(position, dice)
         plays = legal_plays(pos, d)
@@ -76,12 +75,12 @@ class RandomAgent(Agent):
 
 
 class PubevalAgent(Agent):
-    """Tesauro's pubeval (see :mod:`bgrl.pubeval`): highest linear score."""
+    """Tesauro's pubeval (see :mod:`bgrl.evaluation.pubeval`): highest linear score."""
 
     name = "pubeval"
 
     def select(self, after, rng):
-        from .pubeval import is_race, pubeval_scores
+        from bgrl.evaluation.pubeval import is_race, pubeval_scores
 
         # pubeval.c takes the race flag from the position before the play.
         race = is_race(after.positions)[after.parent]
@@ -105,7 +104,7 @@ class NetAgent(Agent):
         self.meta = meta or {}
 
     def equities(self, after: AfterStates) -> np.ndarray:
-        from .model import equity
+        from bgrl.evaluation.probabilities import equity
 
         return equity(self.evaluator(after.boards))
 
@@ -114,56 +113,3 @@ class NetAgent(Agent):
         if self.noise > 0:
             eq = eq + rng.normal(0.0, self.noise, size=eq.shape)
         return group_argmax(eq, after.offsets)
-
-
-def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0) -> Agent:
-    """Build an agent from a spec.
-
-    spec : ``"random"``, ``"pubeval"``, a level name (``"beginner"``, ``"casual"``,
-        ``"intermediate"``, ``"advanced"``, ``"expert"``, ``"world-class"``; see
-        :mod:`bgrl.levels`), a checkpoint path, a run folder (its ``final.pt``, else
-        ``latest.pt``), or None / ``"default"`` for the shipped network
-        (checkpoints/default.pt) at 0-ply; ``"gnubg"`` / ``"gnubg:N"`` for GNU Backgammon
-        at 0 / N plies (:mod:`bgrl.gnubg_agent`, needs the ``gnubg`` extra).
-    seed : int, the noise seed of a level agent (same seed -> same plays).
-
-    A level agent also has ``hint(position, dice)``.
-
-    Raises
-    ------
-    ValueError
-        for an unknown spec; :class:`bgrl.checkpoint.CheckpointError` for a bad checkpoint.
-    """
-    if spec is None or str(spec) == "default":
-        spec = DEFAULT_CHECKPOINT
-    s = str(spec)
-    if not s.strip():
-        raise ValueError("an agent spec must not be empty: expected random, pubeval, a level name, a shipped network name, gnubg[:N], or a checkpoint path")
-    if s == "random":
-        return RandomAgent()
-    if s == "pubeval":
-        return PubevalAgent()
-    from .levels import LEVELS, load_level
-
-    if s in LEVELS:
-        return load_level(s, seed=seed)
-    if s == "gnubg" or s.startswith("gnubg:"):
-        from .gnubg_agent import GnubgAgent, parse_gnubg_spec
-
-        plies = parse_gnubg_spec(s)
-        try:
-            return GnubgAgent(plies)
-        except ImportError:
-            raise ValueError(f"agent {s!r} needs GNU Backgammon's evaluator (PyPI gnubg-nn), an optional extra: "
-                             "pip install -e '.[gnubg]'") from None
-    from .resources import resolve_checkpoint
-
-    p = resolve_checkpoint(s)  # a run folder means its final.pt, else latest.pt
-    if p.suffix == ".pt" or p.exists():
-        from .checkpoint import load_network
-        from .evaluator import NetEvaluator
-
-        net, meta = load_network(p)
-        return NetAgent(NetEvaluator(net, meta["encoder"]), noise=noise, name=p.name, meta=meta)
-    raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', a level ({', '.join(LEVELS)}), "
-                     "'gnubg', 'gnubg:N' or a checkpoint path (.pt)")

@@ -1,0 +1,227 @@
+"""Named playing levels: a table of settings (network, ply, move filter, noise), not classes.
+
+``LEVELS`` maps each name (``beginner`` ... ``world-class``) to a :class:`Level`. A level is
+played by :class:`LevelAgent`: every legal play is valued by :func:`bgrl.agents.search.search_plays`
+at the level's ply (move filters between plies), Gaussian equity noise of the level's
+standard deviation is added to the deepest-valued plays, and the best is played. Hints
+(:meth:`LevelAgent.hint`) use the same search without noise.
+
+Noise is reproducible (gnubg's "deterministic noise" idea): the noise of a play is a
+function of (the position, the set of legal plays, which the roll determines, the play,
+the level and the agent's seed), computed by hashing them, so the same (position, dice,
+level, seed) always gives the same play, in a match or one call at a time, on any thread.
+
+The measured strength of each level (matches, error rates) lives in the shipped data file
+``checkpoints/levels.json``, written by ``scripts/measure_levels.py`` / ``scripts/ladder.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from bgrl.agents.base import Agent
+from bgrl.rules.movegen import AfterStates
+from bgrl._resources import shipped_checkpoint, shipped_path
+from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, search_plays
+
+__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "LevelAgent", "load_level", "play_noise", "measured_levels", "MEASURED_FILE"]
+
+#: Name of the measured-figures file inside the package ``bgrl.checkpoints``.
+MEASURED_FILE = "levels.json"
+
+
+@dataclass(frozen=True)
+class Level:
+    """One playing level.
+
+    name : str, the level's name (``bgrl.load_agent(name)``);
+    network : str, a shipped network name (``checkpoints/<network>.pt``);
+    ply : int 0..3, search depth in gnubg's convention (0 = the network alone);
+    filters : tuple of :class:`bgrl.agents.search.MoveFilter`, between plies (unused at 0-ply);
+    noise : float >= 0, standard deviation of the equity noise (points per game) added to
+        each play's value before choosing (gnubg's levels: 0.060/0.050/0.040/0.015/0);
+    note : str, one line on what the level is meant to be.
+    """
+
+    name: str
+    network: str
+    ply: int
+    filters: tuple = field(default=GNUBG_FILTERS)
+    noise: float = 0.0
+    note: str = ""
+
+    def __post_init__(self):
+        if not 0 <= self.ply <= MAX_PLY:
+            raise ValueError(f"level {self.name}: ply must be 0..{MAX_PLY}, got {self.ply}")
+        if self.noise < 0:
+            raise ValueError(f"level {self.name}: noise must be >= 0, got {self.noise}")
+
+    def definition(self) -> str:
+        """Short text, e.g. ``default net, 2-ply, filter 8/0.16 2/0.04, noise 0``."""
+        parts = [f"{self.network} net", f"{self.ply}-ply"]
+        if self.ply > 0:
+            parts.append("filter " + " ".join(f"{f.keep}/{f.window:g}" for f in self.filters[: self.ply]))
+        parts.append(f"noise {self.noise:g}")
+        return ", ".join(parts)
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "network": self.network,
+            "ply": self.ply,
+            "filters": [[f.keep, f.window] for f in self.filters[: self.ply]],
+            "noise": self.noise,
+            "note": self.note,
+        }
+
+
+_F1 = (MoveFilter(8, 0.16),)
+
+# The table. Chosen by measurement (README "Levels"; figures in checkpoints/levels.json).
+LEVELS: dict[str, Level] = {
+    lv.name: lv
+    for lv in (
+        Level("beginner", "early", 0, (), 0.0, "a network after 3,000 self-play games (consistent strategic weakness), 0-ply"),
+        Level("casual", "default", 0, (), 0.030, "the default network (TD, td198r inputs), 0-ply, with equity noise"),
+        Level("intermediate", "default", 0, (), 0.0, "the default network (TD, td198r inputs), 0-ply"),
+        Level("advanced", "td198g", 0, (), 0.0, "the best pure TD(lambda) network (td198g inputs), 0-ply"),
+        Level("expert", "distilled-r1", 0, (), 0.0, "an earlier network of the run that made the strongest one, 0-ply (gnubg's expert is 0-ply too)"),
+        Level("world-class", "distilled", 1, _F1, 0.0, "the strongest shipped network, 1-ply, gnubg's 0-ply filter"),
+    )
+}
+LEVEL_NAMES = tuple(LEVELS)
+
+_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
+_COLS = np.random.default_rng(0x626772_6C65766C).integers(1, 2**63 - 1, size=26, dtype=np.uint64) | np.uint64(1)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer, element-wise on uint64 (wrapping arithmetic)."""
+    z = np.asarray(z, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _row_hash(boards: np.ndarray) -> np.ndarray:
+    x = (np.asarray(boards, dtype=np.int64) + 16).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return _mix((x * _COLS).sum(axis=1, dtype=np.uint64))
+
+
+def _text_key(text: str, seed: int) -> np.uint64:
+    h = hashlib.blake2b(f"{text}\0{int(seed)}".encode(), digest_size=8).digest()
+    return np.uint64(int.from_bytes(h, "little"))
+
+
+def play_noise(after: AfterStates, level: str, seed: int) -> np.ndarray:
+    """Standard normal noise for every play of a batch, reproducible.
+
+    after : AfterStates of B decisions; level : str; seed : int.
+    Returns float64 (M,): a deterministic function of (position, its set of legal
+    after-states, the after-state, level, seed), so of (position, dice, play, level, seed).
+    """
+    starts = after.offsets[:-1]
+    h_after = _row_hash(after.boards)
+    with np.errstate(over="ignore"):
+        h_set = np.add.reduceat(h_after, starts, dtype=np.uint64)  # order-free hash of the plays
+        h_dec = _mix(_row_hash(after.positions) + h_set * np.uint64(0x9E3779B97F4A7C15) + _text_key(level, seed))
+        k1 = _mix(h_after ^ h_dec[after.parent])
+        k2 = _mix(k1 + np.uint64(0x9E3779B97F4A7C15))
+    u1 = ((k1 >> np.uint64(11)).astype(np.float64) + 0.5) / 2.0**53
+    u2 = (k2 >> np.uint64(11)).astype(np.float64) / 2.0**53
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
+class LevelAgent(Agent):
+    """Plays a :class:`Level`: search at its ply, reproducible equity noise, best play.
+
+    Parameters
+    ----------
+    level : Level
+    evaluator : callable after-states int8 (M, 26) -> probabilities (M, 5) (bgrl.evaluation.evaluator)
+    seed : int, mixed into the noise (same seed -> same plays)
+
+    ``select`` batches the search over all decisions it is given (matches pass every game
+    in lockstep). The rng argument of ``select``/``choose_play`` is accepted for the agent
+    protocol and not used: the noise comes from the hash (see :func:`play_noise`).
+    Thread safety: no state changes after construction; the network is only read (torch
+    inference mode), so one agent may be called from several threads at once, no lock.
+    """
+
+    def __init__(self, level: Level, evaluator, seed: int = 0, meta: dict | None = None):
+        self.level = level
+        self.evaluator = evaluator
+        self.seed = int(seed)
+        self.name = level.name
+        self.meta = meta or {}
+
+    def select(self, after: AfterStates, rng=None) -> np.ndarray:
+        lv = self.level
+        res = search_plays(self.evaluator, after.boards, after.offsets, lv.ply, lv.filters)
+        if lv.noise <= 0:
+            return res.best
+        from bgrl.agents.search import group_argmax
+
+        counts = np.diff(after.offsets)
+        parent = np.repeat(np.arange(counts.size), counts)
+        gdepth = np.maximum.reduceat(res.ply, after.offsets[:-1])
+        noisy = res.equity + lv.noise * play_noise(after, lv.name, self.seed)
+        return group_argmax(np.where(res.ply == gdepth[parent], noisy, -np.inf), after.offsets)
+
+    def hint(self, position, dice, ply: int | None = None):
+        """Every legal play ranked by this level's noise-free search (list of RankedPlay).
+
+        position : Position or Position ID; dice : pair of ints or text like "53";
+        ply : override the level's ply (its filters are kept). [] when the turn passes.
+        """
+        from bgrl.agents.hints import rank_plays
+
+        ply = self.level.ply if ply is None else int(ply)
+        filters = self.level.filters if len(self.level.filters) >= min(ply, len(GNUBG_FILTERS)) else GNUBG_FILTERS
+        return rank_plays(position, dice, self.evaluator, ply=ply, filters=filters)
+
+
+_EVAL_CACHE: dict[str, object] = {}
+_EVAL_LOCK = threading.Lock()
+
+
+def _evaluator(network: str):
+    """Shared NetEvaluator of a shipped network (read-only, so safe to share)."""
+    with _EVAL_LOCK:
+        ev = _EVAL_CACHE.get(network)
+        if ev is None:
+            from bgrl.evaluation.networks import load_network
+            from bgrl.evaluation.table import best_evaluator
+
+            net, meta = load_network(shipped_checkpoint(network))
+            ev = (best_evaluator(net, meta["encoder"]), meta)
+            _EVAL_CACHE[network] = ev
+        return ev
+
+
+def load_level(name: str, seed: int = 0) -> LevelAgent:
+    """The agent of a named level. ValueError naming the levels for an unknown name."""
+    lv = LEVELS.get(str(name))
+    if lv is None:
+        raise ValueError(f"unknown level {name!r}: expected one of {', '.join(LEVEL_NAMES)}")
+    ev, meta = _evaluator(lv.network)
+    return LevelAgent(lv, ev, seed=seed, meta=meta)
+
+
+def measured_levels(path: str | Path | None = None) -> dict:
+    """The measured figures (``checkpoints/levels.json``), or {} when none were measured."""
+    p = Path(path) if path is not None else shipped_path(MEASURED_FILE)
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read the measured levels file {p}: {exc}") from None

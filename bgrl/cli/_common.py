@@ -1,0 +1,100 @@
+"""What every command of ``bgrl`` shares: the command error, the one reader of POSITION [DICE],
+--batch files, and the help formatter. Only the edges (this package, the service, the env
+constructor) parse text; the engine takes a Position and a roll.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+__all__ = ["CLIError", "clip", "dice_arg", "position_and_dice", "batch_lines", "check_position_or_batch",
+           "HelpFormatter", "RULES_NOTE", "POS_HELP", "DICE_HELP", "NOTATION_HELP"]
+
+RULES_NOTE = "Rules: docs/rules.md in the repository."
+POS_HELP = ("gnubg Position ID as GNU Backgammon shows it for the side on roll (it encodes the opponent's "
+            "checkers first, then the side on roll's; e.g. 4HPwATDgc/ABMA), or an XGID "
+            "(XGID=...; money game, no cube; its side on roll and dice are used)")
+DICE_HELP = "the roll: 53, 5-3 or 5 3, shown high die first (default: the XGID's dice)"
+NOTATION_HELP = ("play notation for the text output: 'dice' = one checker move per die (13/11 11/10), "
+                 "'compact' = gnubg style (13/10, 6/5(2)); JSON always uses 'dice' (default: %(default)s)")
+
+
+class CLIError(Exception):
+    """A command-line input error: printed as one line ``bgrl: error: ...``, exit status 2."""
+
+
+def clip(text: str, n: int = 60) -> str:
+    """Input cut to a readable length for echoing in an error."""
+    text = str(text)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def dice_arg(parts: list[str], from_position=None) -> tuple[int, int]:
+    """The roll from DICE (``53``, ``5-3``, ``5 3``), else the XGID's dice; high die first."""
+    from bgrl.rules.notation import parse_dice
+
+    if not parts:
+        if from_position is not None:
+            return from_position
+        raise CLIError("missing DICE: write the roll like 53, 5-3 or '5 3' (or give an XGID with its dice)")
+    d = parse_dice(" ".join(parts))
+    return (max(d), min(d))
+
+
+def position_and_dice(position: str, dice_parts: list[str]):
+    """The one way the CLI reads POSITION [DICE]: a Position ID or an XGID (bgrl.rules.xgid)."""
+    from bgrl.rules.xgid import read_position
+
+    pos, xdice = read_position(position)
+    return pos, dice_arg(dice_parts, xdice)
+
+
+def batch_lines(path: str, answer) -> int:
+    """Read lines 'POSITION [DICE]' from ``path`` ('-' = stdin); print ``answer(pos, dice)``
+    (a dict) or an error object per line as JSON lines. Returns 1 if a line failed, else 0."""
+    try:
+        src = sys.stdin if path == "-" else open(path, encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise CLIError(f"cannot read --batch file {clip(path)!r}: {exc.strerror or exc}") from None
+    failures = 0
+    with src:
+        for n, line in enumerate(src, start=1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            parts = text.split(None, 1)
+            try:
+                pos, dice = position_and_dice(parts[0], parts[1:])
+                obj = answer(pos, dice)
+            except (ValueError, TypeError, CLIError) as exc:
+                failures += 1
+                msg = str(exc)
+                obj = {"line": n, "input": clip(text, 80), "error": msg if len(msg) <= 300 else msg[:297] + "..."}
+            print(json.dumps(obj), flush=False)
+    sys.stdout.flush()
+    return 1 if failures else 0
+
+
+def check_position_or_batch(args) -> None:
+    """``moves`` and ``hint`` take POSITION [DICE] or --batch FILE: exactly one of them."""
+    if args.batch is not None and (args.position is not None or args.dice):
+        raise CLIError("give either POSITION DICE or --batch FILE, not both")
+    if args.batch is None and args.position is None:
+        raise CLIError("give POSITION DICE, or --batch FILE")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Help that shows every option's default: options whose help does not say it get
+    "(default: X)" appended."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default is argparse.SUPPRESS or not action.option_strings:
+            return text
+        if action.default is None or action.default is False:
+            return text + " (default: off)" if action.nargs == 0 else text + " (default: none)"
+        return text + " (default: %(default)s)"
+
+

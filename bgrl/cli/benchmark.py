@@ -1,0 +1,50 @@
+"""``bgrl benchmark AGENT [AGENT ...]``: error rate on the shipped benchmark (bgrl.arena.benchmark)."""
+
+from __future__ import annotations
+
+import json
+
+from bgrl.arena.benchmark import error_rate, format_table, load_benchmark, shipped_benchmark_path
+
+__all__ = ["add_parser", "cmd_benchmark"]
+
+
+def cmd_benchmark(args) -> int:
+    """``bgrl benchmark AGENT [AGENT ...] [--file PATH] [--json]``: print :func:`error_rate` of each agent.
+
+    AGENT is any spec :func:`bgrl.agents.registry.load_agent` accepts. Bad specs and files raise
+    ValueError (the CLI turns it into a one-line error, exit status 2).
+    """
+    import sys
+    import time
+
+    from bgrl.agents.registry import load_agent
+
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:  # pragma: no cover - torch is a core dependency
+        pass
+    bench = load_benchmark(args.file)
+    agents = [(spec, load_agent(spec)) for spec in args.agents]  # all specs checked before any work
+    rows = {}
+    for spec, agent in agents:
+        t0 = time.perf_counter()
+        rows[spec] = error_rate(agent, bench)
+        rows[spec]["seconds"] = round(time.perf_counter() - t0, 3)
+    if args.json:
+        print(json.dumps({"benchmark": str(args.file or shipped_benchmark_path()), "results": rows}))
+    else:
+        print(format_table(rows))
+        sys.stdout.flush()
+    return 0
+
+
+def add_parser(sub) -> None:
+    bm = sub.add_parser("benchmark", help="error rate (millipoints lost per decision, gnubg 2-ply) of agents")
+    bm.add_argument("agents", nargs="+", metavar="AGENT", help="any agent spec of match (random, pubeval, a level, default, gnubg, gnubg:N, a checkpoint)")
+    bm.add_argument("--file", default=None, help="benchmark file (default: the shipped bgrl/data/benchmark.npz)")
+    bm.add_argument("--json", action="store_true")
+    bm.set_defaults(func=cmd_benchmark)
+

@@ -1,0 +1,63 @@
+"""``bgrl hint POSITION [DICE]``: the legal plays ranked by a level's noise-free search."""
+
+from __future__ import annotations
+
+import json
+
+from bgrl.cli._common import (DICE_HELP, NOTATION_HELP, POS_HELP, CLIError, HelpFormatter, batch_lines,
+                              check_position_or_batch, position_and_dice)
+
+__all__ = ["add_parser", "cmd_hint", "evaluator_for"]
+
+
+def evaluator_for(checkpoint):
+    from bgrl.evaluation.networks import load_network
+    from bgrl.evaluation.evaluator import NetEvaluator
+    from bgrl._resources import resolve_checkpoint
+
+    if checkpoint is not None and not str(checkpoint).strip():
+        raise CLIError("--checkpoint is empty: give the path of a .pt file, a run folder or 'default'")
+    path = resolve_checkpoint("default" if checkpoint is None else checkpoint)
+    net, meta = load_network(path)
+    return NetEvaluator(net, meta["encoder"]), path
+
+
+def cmd_hint(args) -> int:
+    from bgrl.cli.levels import hint_agent, hint_json, hint_text
+
+    if args.top is not None and args.top < 0:
+        raise CLIError(f"--top must be >= 0 (0 = all plays), got {args.top}")
+    agent, ply, label = hint_agent(args.level, args.ply, args.checkpoint)
+
+    def obj(pos, dice):
+        return hint_json(pos, dice, agent.hint(pos, dice, ply=ply), agent.level.name, ply, args.top)
+
+    check_position_or_batch(args)
+    if args.batch is not None:
+        return batch_lines(args.batch, obj)
+    pos, dice = position_and_dice(args.position, args.dice)
+    if args.json:
+        print(json.dumps(obj(pos, dice)))
+        return 0
+    print(hint_text(pos, dice, agent.hint(pos, dice, ply=ply), label, ply, args.top, compact=args.notation == "compact"))
+    return 0
+
+
+def add_parser(sub) -> None:
+    h = sub.add_parser("hint", help="rank all legal plays by equity", formatter_class=HelpFormatter,
+                       description="Rank the legal plays of a position and roll by a level's noise-free n-ply search "
+                       "(default level expert), best first; plays cut by the move filter keep a shallower ply.")
+    h.add_argument("position", nargs="?", help=POS_HELP)
+    h.add_argument("dice", nargs="*", help=DICE_HELP)
+    h.add_argument("--level", default=None, help="rank with this level's noise-free search (default: expert; see bgrl levels)")
+    h.add_argument("--ply", type=int, default=None, help="search depth 0..3 in gnubg's convention (default: the level's)")
+    h.add_argument("--checkpoint", metavar="PATH", help="network replacing the level's: a .pt file, a run folder (its "
+                   "final.pt, else latest.pt) or 'default' (default: the level's network)")
+    h.add_argument("--top", type=int, default=None, metavar="N", help="show the N best plays, 0 = all "
+                   "(default: 10 in text, all in JSON)")
+    h.add_argument("--batch", metavar="FILE", help="read lines 'POSITION [DICE]' from FILE ('-' = stdin) and print "
+                   "one JSON object per line (default: off)")
+    h.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
+    h.add_argument("--notation", choices=["dice", "compact"], default="dice", help=NOTATION_HELP)
+    h.set_defaults(func=cmd_hint)
+

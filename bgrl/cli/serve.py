@@ -1,0 +1,118 @@
+"""``bgrl serve`` and ``bgrl ubgi``: argument parsing and start-up (registered in bgrl.cli)."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import socket
+import sys
+
+__all__ = ["add_serve_parser", "add_ubgi_parser", "cmd_serve", "cmd_ubgi"]
+
+
+def add_serve_parser(sub) -> None:
+    s = sub.add_parser(
+        "serve",
+        help="HTTP bot service (needs the serve extra: pip install 'bgrl[serve]')",
+        description="Serve moves, hints and evaluations over HTTP (FastAPI + uvicorn), with wildbg-compatible "
+        "GET /move and GET /eval. OpenAPI at /docs. Binds loopback unless --host says otherwise.",
+    )
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s, loopback only)")
+    s.add_argument("--port", type=_port_number, default=8080, help="TCP port (default: %(default)s)")
+    s.add_argument("--workers", type=int, default=1, help="server processes, each loading every level (default: %(default)s)")
+    s.add_argument("--pool-workers", type=int, default=0, help="engine workers (processes or threads, see --pool) per server process (default: cores / server processes)")
+    s.add_argument("--pool", choices=["process", "thread"], default="process",
+                   help="engine workers: processes (each loads every level; true parallelism) or threads (default: %(default)s)")
+    s.add_argument("--max-inflight", type=int, default=0, help="requests admitted at once per process before 503 (default: 8 x pool workers)")
+    s.add_argument("--deadline", type=float, default=10.0, help="seconds per request before 504 (default: %(default)s)")
+    s.add_argument("--max-body", type=int, default=16_384, help="largest request body in bytes (default: %(default)s)")
+    s.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"], help="uvicorn log level (default: %(default)s)")
+    s.set_defaults(func=cmd_serve)
+
+
+def _port_number(text: str) -> int:
+    """argparse type of ``--port``: an integer (its range is checked in :func:`cmd_serve`)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a TCP port number 1..65535, got {text!r}") from None
+
+
+def check_bind(host: str, port: int) -> None:
+    """Fail early, with one clear line, where uvicorn would fail to bind ``host:port``.
+
+    Resolves ``host`` (numeric address or name) and binds, then closes, a TCP socket there
+    with ``SO_REUSEADDR`` as uvicorn does. Raises ``CLIError`` (exit status 2) for a host
+    that is not a valid address or resolvable name, an address not on this machine, a
+    port already in use, or a port the user may not bind. A race with another process
+    that takes the port between this check and uvicorn's own bind remains possible.
+    """
+    from bgrl.cli._common import CLIError
+
+    if not host.strip():
+        raise CLIError("--host is empty: give an address to bind, e.g. 127.0.0.1, ::1, 0.0.0.0 or localhost")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError, ValueError):
+        raise CLIError(f"--host {host!r} is not a valid IPv4/IPv6 address or resolvable host name (e.g. 127.0.0.1, ::1, 0.0.0.0, localhost)") from None
+    family, kind, proto, _, addr = infos[0]
+    try:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(addr)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise CLIError(f"port {port} is already in use on {host}: stop the other server or choose another --port") from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise CLIError(f"--host {host} is not an address of this machine: give a local address, e.g. 127.0.0.1 or 0.0.0.0") from None
+        if exc.errno == errno.EACCES:
+            raise CLIError(f"no permission to bind port {port} on {host}: choose a --port above 1023") from None
+        raise CLIError(f"cannot bind {host}:{port}: {exc.strerror or exc}") from None
+
+
+def add_ubgi_parser(sub) -> None:
+    u = sub.add_parser("ubgi", help="UBGI v0.2 engine on stdin/stdout (for bgci and other controllers)",
+                       description="Speak the UBGI v0.2 engine protocol on stdin/stdout. engine.ply is root-inclusive "
+                       "(UBGI 1-ply = gnubg 0-ply).")
+    u.set_defaults(func=cmd_ubgi)
+
+
+def cmd_serve(args) -> int:
+    from bgrl.cli._common import CLIError
+
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError:
+        raise CLIError("bgrl serve needs the serve extra: pip install 'bgrl[serve]' (FastAPI and uvicorn)") from None
+    if not 0 < args.port < 65536:
+        raise CLIError(f"--port must be 1..65535, got {args.port}")
+    for flag, v in (("--workers", args.workers), ("--max-body", args.max_body)):
+        if v < 1:
+            raise CLIError(f"{flag} must be >= 1, got {v}")
+    for flag, v in (("--pool-workers", args.pool_workers), ("--max-inflight", args.max_inflight)):
+        if v < 0:
+            raise CLIError(f"{flag} must be >= 0, got {v}")
+    if not args.deadline > 0:
+        raise CLIError(f"--deadline must be > 0, got {args.deadline}")
+    check_bind(args.host, args.port)
+    from bgrl.service.app import Settings, create_app, settings_env
+
+    pool = args.pool_workers or max(1, (os.cpu_count() or 1) // args.workers)
+    settings = Settings(max_body_bytes=args.max_body, max_inflight=args.max_inflight, pool_workers=pool, pool_kind=args.pool, deadline_s=args.deadline)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"bgrl serve: binding {args.host}: reachable beyond this machine; put it behind a proxy you control", file=sys.stderr)
+    print(f"bgrl serve: http://{args.host}:{args.port} (docs at /docs), {args.workers} server process(es) x {pool} engine {args.pool}(es)", file=sys.stderr)
+    if args.workers == 1:
+        uvicorn.run(create_app(settings=settings), host=args.host, port=args.port, log_level=args.log_level)
+    else:
+        os.environ.update(settings_env(settings))
+        uvicorn.run("bgrl.service.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers, log_level=args.log_level)
+    return 0
+
+
+def cmd_ubgi(args) -> int:
+    from bgrl.service.ubgi import main_loop
+
+    return main_loop(sys.stdin, sys.stdout)

@@ -1,0 +1,151 @@
+"""``bgrl train``: the training subcommand (registered by :mod:`bgrl.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+from pathlib import Path
+
+__all__ = ["add_train_parser", "cmd_train"]
+
+# flag dest -> TrainConfig field
+_TUNABLE = {
+    "alpha": "alpha", "alpha_final": "alpha_final", "lam": "lam", "parallel": "parallel", "eval_every": "eval_every",
+    "eval_games": "eval_games", "checkpoint_every": "checkpoint_every", "benchmark_every": "benchmark_every",
+}
+
+
+def add_train_parser(sub) -> argparse.ArgumentParser:
+    from bgrl.training.loop import TrainConfig
+
+    c = TrainConfig()
+    t = sub.add_parser(
+        "train",
+        help="TD(lambda) self-play training",
+        description="TD(lambda) self-play training. Settings come from the defaults, then --config FILE, then the flags. "
+        "With --resume, only --games, --alpha, --alpha-final, --lambda, --parallel, --benchmark-every and the "
+        "--eval/--checkpoint settings may change; they override the run's config. Unchanged, a resumed run continues "
+        "bit for bit.",
+    )
+    t.add_argument("--config", metavar="FILE", default=None,
+                   help="TOML or JSON file of settings (keys: the flag names, e.g. alpha-final = 0.02, or run_dir); flags override it (default: none)")
+    t.add_argument("--games", type=int, default=None,
+                   help=f"total games to reach (default {c.games}; with --resume: the new total). Training stops after the step "
+                   "that reaches it, so the total can end slightly above: games played in lockstep that end on the same ply "
+                   "all count (at most --parallel - 1 more); a rounds backend finishes whole rounds of --parallel games. "
+                   "Stopping exactly would change the games in flight, and a resumed run would no longer match an "
+                   "uninterrupted one bit for bit")
+    t.add_argument("--run-dir", default=None, help="run folder (default runs/td-YYYYmmdd-HHMMSS)")
+    t.add_argument("--resume", metavar="RUN_DIR", default=None, help="continue the run in RUN_DIR from its latest.pt (default: start a new run)")
+    t.add_argument("--init-from", metavar="CHECKPOINT", default=None,
+                   help="start a new run from this network's weights ('default' = the shipped one, or a .pt file or run folder); "
+                   "default: random weights")
+    t.add_argument("--hidden", type=int, default=None, help=f"hidden units (default {c.hidden})")
+    t.add_argument("--alpha", type=float, default=None, help=f"TD step size of one game's update (default {c.alpha})")
+    t.add_argument("--alpha-final", type=float, default=None, help="decay alpha linearly to this value (default: constant)")
+    t.add_argument("--lambda", dest="lam", type=float, default=None, help=f"trace decay lambda (default {c.lam})")
+    t.add_argument("--parallel", type=int, default=None, help=f"games played in lockstep (default {c.parallel})")
+    t.add_argument("--seed", type=int, default=None, help=f"seed of dice and initial weights (default {c.seed})")
+    t.add_argument("--eval-every", type=int, default=None,
+                   help=f"games between evaluations vs random and pubeval (default {c.eval_every}; 0 = never)")
+    t.add_argument("--eval-games", type=int, default=None, help=f"games per evaluation (default {c.eval_games})")
+    t.add_argument("--checkpoint-every", type=int, default=None,
+                   help=f"games between latest.pt writes (default {c.checkpoint_every}); a killed run loses at most this many")
+    t.add_argument("--benchmark-every", type=int, default=None,
+                   help="games between error-rate benchmark runs (needs bgrl.arena.benchmark; default 0 = never)")
+    t.add_argument("--no-bearoff", dest="bearoff", action="store_const", const=False, default=None,
+                   help="value bear-offs and one-checker positions with the network instead of exactly (bgrl.evaluation.exact) (default: exact)")
+    t.add_argument("--no-progress", action="store_true", help="no tqdm bar (default: a bar)")
+    t.add_argument("--backend", choices=("local", "local-rounds", "ray"), default="local",
+                   help="local: online TD(lambda) in this process (default); local-rounds / ray: synchronous rounds of "
+                   "--parallel games with frozen weights, deterministic, played here or on Ray actors (bgrl[ray])")
+    t.add_argument("--address", default=None,
+                   help="with --backend ray: the cluster to join, 'auto' or HOST:PORT (default: start Ray on this machine)")
+    t.add_argument("--actors", type=int, default=None, help="with --backend ray: number of actors, one CPU each (default 2)")
+    t.add_argument("--task-games", type=int, default=None,
+                   help="with a rounds backend: games per task (one actor plays a task); fixed for a run (default 32); "
+                   "make --parallel (the games of a round) a multiple of actors x task games")
+    t.add_argument("--lockstep", type=int, default=None,
+                   help="with a rounds backend: games played at once within a task; fixed for a run (default 16)")
+    t.set_defaults(func=cmd_train)
+    return t
+
+
+def _benchmark_hook():
+    """The error-rate benchmark as a training hook, or None when bgrl.arena.benchmark is absent."""
+    try:
+        from bgrl.arena import benchmark as bm
+    except ImportError:
+        return None
+    fn = getattr(bm, "error_rate", None)
+    if fn is None:
+        return None
+
+    def hook(evaluator, games):
+        return fn(evaluator)
+
+    return hook
+
+
+def cmd_train(args) -> int:
+    from bgrl.training.loop import load_config_file
+
+    file_cfg = load_config_file(args.config) if args.config else {}
+    flags = {dest: getattr(args, dest) for dest in _TUNABLE}
+    for name in ("games", "hidden", "seed", "init_from", "bearoff"):
+        flags[name] = getattr(args, name)
+    given = {**file_cfg, **{k: v for k, v in flags.items() if v is not None}}
+    run_dir_cfg = given.pop("run_dir", None)
+    if run_dir_cfg is not None and not isinstance(run_dir_cfg, str):
+        raise ValueError(f"--config {args.config}: run_dir must be a string (a folder path), got {run_dir_cfg!r}")
+    if args.games is not None and args.games < 1:
+        raise ValueError(f"--games must be >= 1, got {args.games}")
+    benchmark = None
+    if given.get("benchmark_every"):
+        benchmark = _benchmark_hook()
+        if benchmark is None:
+            raise ValueError("--benchmark-every needs the error-rate benchmark (bgrl.arena.benchmark), which this installation lacks")
+    progress = not args.no_progress
+    backend = getattr(args, "backend", "local")
+    make_learner, close = None, None
+    if backend == "local":
+        for flag, v in (("--address", args.address), ("--actors", args.actors), ("--task-games", args.task_games),
+                        ("--lockstep", args.lockstep)):
+            if v is not None:
+                raise ValueError(f"{flag} needs --backend ray" + (" or local-rounds" if flag in ("--task-games", "--lockstep") else ""))
+    else:
+        if backend != "ray" and (args.address is not None or args.actors is not None):
+            raise ValueError("--address and --actors need --backend ray")
+        from bgrl.training.rounds import rounds_learner_factory
+
+        make_learner, close = rounds_learner_factory(backend, task_games=args.task_games,
+                                                     actors=2 if args.actors is None else args.actors, address=args.address,
+                                                     lockstep=args.lockstep)
+    try:
+        _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner)
+    finally:
+        if close is not None:
+            close()
+    return 0
+
+
+def _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner):
+    from bgrl.training.loop import TrainConfig, train
+
+    if args.resume:
+        fixed = [f for f in ("hidden", "seed", "init_from", "bearoff", "encoder") if flags.get(f) is not None]
+        if fixed:
+            names = {"hidden": "--hidden", "seed": "--seed", "init_from": "--init-from", "bearoff": "--no-bearoff", "encoder": "encoder"}
+            raise ValueError(", ".join(names[f] for f in fixed) + " cannot change on --resume: they are fixed for a run")
+        if args.run_dir is not None:
+            raise ValueError("--run-dir and --resume exclude each other: --resume names the run folder")
+        if args.init_from is None and "init_from" in given:
+            given.pop("init_from")  # a config file shared with the first segment
+        train(None, Path(args.resume), resume=True, progress=progress, overrides=given, benchmark=benchmark,
+              make_learner=make_learner)
+        return
+    if args.init_from is not None and args.hidden is not None:
+        raise ValueError("--hidden and --init-from exclude each other: the network's size comes from the checkpoint")
+    run_dir = Path(args.run_dir or run_dir_cfg or Path("runs") / datetime.now().strftime("td-%Y%m%d-%H%M%S"))
+    cfg = TrainConfig(**given)
+    train(cfg, run_dir, progress=progress, benchmark=benchmark, make_learner=make_learner)

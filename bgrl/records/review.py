@@ -1,0 +1,550 @@
+"""Game review: every checker play of a game judged against the alternatives.
+
+For each turn the review lists the roll, the legal plays ranked by a *ranker*, the play
+made and its equity loss (best equity minus the played play's equity, points per game),
+with a mark: ``doubtful`` (loss >= 0.04), ``bad`` (>= 0.08), ``very bad`` (>= 0.16)
+(GNU Backgammon's default thresholds). A play is judged before the dice that follow it:
+plays are compared by their cubeless equity *after the play, with the opponent to roll*,
+so a bad roll afterwards is never counted as an error. A turn with one legal play (forced)
+or none (the roll cannot be played) is not a decision.
+
+Each player then gets an error rate, the mean loss per decision in millipoints
+(1000 x points per game), and a rating on the scale used by GNU Backgammon
+(:data:`RATINGS`: < 2 supernatural, 2-5 world class, 5-8 expert, 8-12 advanced, 12-18
+intermediate, 18-26 casual, 26-35 beginner, >= 35 awful; each band includes its lower
+bound).
+
+The ranker is injected: any callable ``ranker(position, dice) -> list[RankedPlay]``
+returning every legal play best first (:func:`bgrl.agents.hints.rank_plays` bound to an
+evaluator is one, a level agent's ``hint`` another). A ranker that also has
+``rank_many(items) -> list[list[RankedPlay]]`` ranks all decisions of a review at once
+(:class:`SearchRanker`: one search for all of them), and one with ``value_at(after_states,
+plies)`` lets a play made that a move filter left at a shallower ply be valued at the
+best play's ply, so the two are compared at the same depth (as gnubg's analysis does).
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bgrl.rules.board import Position
+from bgrl.agents.hints import RankedPlay, rank_plays
+from bgrl.agents.ranking import shared_ranks, vs_best, with_shared_ranks
+from bgrl.evaluation.probabilities import Probabilities, equity
+from bgrl.rules.notation import IllegalPlayError, Play, legal_plays, play_from_notation
+from bgrl.records.record import GameRecord
+
+__all__ = [
+    "MARKS",
+    "RATINGS",
+    "REVIEW_FORMAT",
+    "mark_for",
+    "rating_for",
+    "SearchRanker",
+    "NetRanker",
+    "TurnReview",
+    "PlayerSummary",
+    "Review",
+    "review_record",
+    "review_records",
+    "summarize",
+    "totals",
+    "format_review",
+    "review_json",
+    "NAME_WIDTH",
+    "shown_name",
+]
+
+REVIEW_FORMAT = "bgrl-review-1"
+#: Player names read from a game file are cut to this many characters (with "…") in reports.
+NAME_WIDTH = 40
+
+
+def _cut(text: str, n: int = NAME_WIDTH) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def shown_name(text: str, n: int = NAME_WIDTH) -> str:
+    """A player name from a game file, safe to print: control and format characters
+    (Unicode categories Cc, Cf, Zl, Zp: newlines, terminal escapes, direction overrides)
+    written as escapes (``\\x1b``, ``\\n``, ``\\u202e``), then cut to ``n`` characters with "…"."""
+    text = "".join(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
+                   else ch for ch in str(text))
+    return _cut(text, n)
+#: (threshold in points per game, mark), largest first; a loss >= threshold gets the mark.
+MARKS = ((0.16, "very bad"), (0.08, "bad"), (0.04, "doubtful"))
+#: (upper bound in millipoints per decision, rating); the first bound above the rate wins.
+RATINGS = ((2.0, "supernatural"), (5.0, "world class"), (8.0, "expert"), (12.0, "advanced"),
+           (18.0, "intermediate"), (26.0, "casual"), (35.0, "beginner"), (math.inf, "awful"))
+
+
+def mark_for(loss: float | None) -> str | None:
+    """The mark of an equity loss (points per game): 'very bad', 'bad', 'doubtful' or None."""
+    if loss is None:
+        return None
+    for threshold, name in MARKS:
+        if loss >= threshold - 1e-12:
+            return name
+    return None
+
+
+def rating_for(error_rate: float | None) -> str | None:
+    """The rating for an error rate in millipoints per decision (None when no decisions)."""
+    if error_rate is None:
+        return None
+    for bound, name in RATINGS:
+        if error_rate < bound:
+            return name
+    return RATINGS[-1][1]
+
+
+class SearchRanker:
+    """Ranks every legal play at an n-ply search depth (:mod:`bgrl.agents.search`), without noise:
+    a level's hint, batched over many decisions.
+
+    ``ranker(position, dice)`` is :func:`bgrl.agents.hints.rank_plays` at this ply and filters
+    (deepest-valued plays first, then by equity). :meth:`rank_many` ranks a list of
+    ``(position, dice)`` with one search over all of them (in chunks of decisions at 1-ply
+    and deeper, to bound memory): at 0-ply one evaluator call in all.
+    :meth:`value_at` values chosen plays at a given ply, so that a play made but cut by a
+    move filter is judged at the same depth as the best play (as gnubg's analysis does).
+
+    Parameters
+    ----------
+    evaluator : callable after-states int8 (M, 26) -> probabilities float (M, 5) of the side that played
+    ply : int 0..3, search depth in gnubg's convention (0 = the network alone)
+    filters : move filters between plies (:data:`bgrl.agents.search.GNUBG_FILTERS` by default)
+    name : a label for reports, e.g. ``"expert (default net, 1-ply, ...)"``
+    """
+
+    #: decisions per search call at each ply (memory: a 2-ply decision expands to ~20,000 positions)
+    CHUNK = {0: 1 << 30, 1: 48, 2: 6, 3: 1}
+
+    def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None):
+        from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY
+
+        if not 0 <= int(ply) <= MAX_PLY:
+            raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
+        self.evaluator = evaluator
+        self.ply = int(ply)
+        self.filters = tuple(filters) if filters else GNUBG_FILTERS
+        self.name = name or f"{self.ply}-ply"
+        self.search_calls = 0
+
+    @classmethod
+    def from_agent(cls, agent) -> "SearchRanker":
+        """The noise-free ranker of a :class:`bgrl.agents.levels.LevelAgent` (its ply and filters)."""
+        lv = agent.level
+        parts = [x for x in lv.definition().split(", ") if not x.startswith("noise")]
+        return cls(agent.evaluator, lv.ply, lv.filters, name=f"level {lv.name} ({', '.join(parts)}, without noise)")
+
+    def __call__(self, position, dice) -> list[RankedPlay]:
+        self.search_calls += 1
+        return rank_plays(position, dice, self.evaluator, ply=self.ply, filters=self.filters)
+
+    def rank_many(self, items, plays: list[list[Play]] | None = None) -> list[list[RankedPlay]]:
+        """Rank every ``(position, dice)`` of ``items`` as :meth:`__call__` does (same order).
+        ``plays``: their legal plays if already known."""
+        from bgrl.agents.search import search_plays
+
+        if plays is None:
+            plays = [legal_plays(p, d) for p, d in items]
+        out: list[list[RankedPlay]] = [[] for _ in plays]
+        todo = [i for i, ps in enumerate(plays) if ps]
+        step = self.CHUNK[self.ply]
+        for c in range(0, len(todo), step):
+            chunk = todo[c:c + step]
+            sizes = np.array([len(plays[i]) for i in chunk])
+            offsets = np.concatenate([[0], np.cumsum(sizes)])
+            boards = np.stack([p.after_state for i in chunk for p in plays[i]])
+            res = search_plays(self.evaluator, boards, offsets, self.ply, self.filters, search_forced=True)
+            self.search_calls += 1
+            for j, i in enumerate(chunk):
+                lo, hi = offsets[j], offsets[j + 1]
+                e, d, pr = res.equity[lo:hi], res.ply[lo:hi], res.probs[lo:hi]
+                order = np.lexsort((-e, -d.astype(np.int64)))
+                best = e[order[0]]
+                ranks = shared_ranks(e[order], d[order])
+                out[i] = [RankedPlay(rank=int(r), play=plays[i][k], equity=float(e[k]), equity_loss=float(best - e[k]),
+                                     probabilities=Probabilities.from_array(pr[k]), ply=int(d[k]))
+                          for r, k in zip(ranks, order)]
+        return out
+
+    def value_at(self, after_states: np.ndarray, plies) -> np.ndarray:
+        """Probabilities float (n, 5) of the side that played for after-states int8 (n, 26),
+        each valued at its own ply (int (n,)), one search per distinct ply."""
+        from bgrl.agents.search import after_state_probs
+
+        a = np.asarray(after_states, dtype=np.int8).reshape(-1, 26)
+        plies = np.asarray(plies, dtype=np.int64)
+        out = np.zeros((a.shape[0], 5))
+        for d in np.unique(plies):
+            idx = np.flatnonzero(plies == d)
+            step = self.CHUNK[int(d)] * 8
+            for c in range(0, idx.size, step):
+                part = idx[c:c + step]
+                out[part] = after_state_probs(self.evaluator, a[part], int(d))
+        return out
+
+
+def NetRanker(evaluator, name: str = "0-ply") -> SearchRanker:
+    """The 0-ply :class:`SearchRanker` (the raw network on each after-state)."""
+    return SearchRanker(evaluator, 0, name=name)
+
+
+def _reinsert(ranked: list, mine, probs) -> list:
+    """``ranked`` with ``mine`` re-valued (``probs``) at the depth of the best play and
+    moved to its place among the plays of that depth; ranks (ties shared) and losses renumbered."""
+    from dataclasses import replace
+
+    top = ranked[0].ply
+    e = float(equity(np.asarray(probs)))
+    new = replace(mine, equity=e, probabilities=Probabilities.from_array(probs), ply=top)
+    rest = [r for r in ranked if r is not mine]
+    k = sum(1 for r in rest if r.ply == top and r.equity >= e)  # rest starts with the top-ply plays, best first
+    lst = rest[:k] + [new] + rest[k:]
+    best = lst[0].equity
+    return with_shared_ranks([replace(r, equity_loss=best - r.equity) for r in lst])
+
+
+@dataclass(frozen=True)
+class TurnReview:
+    """One turn of a reviewed game.
+
+    turn : 1-based turn number; player : 'white' / 'black'; name : that player's name;
+    position_id : position before the play (player on roll); dice : (high, low);
+    play : the play made (mover's notation) or None when no die could be played;
+    legal : number of legal plays (0 = the roll cannot be played, 1 = forced);
+    rank : the played play's rank (1 = best; plays that tie share a rank,
+    :mod:`bgrl.agents.ranking`), None when not a decision;
+    equity / best_equity : cubeless equity (points per game) after the played / best play,
+    for the player who moved, opponent to roll; None when not a decision;
+    equity_loss : best_equity - equity (>= 0), None when not a decision; mark : see
+    :data:`MARKS`; ranked : the ranker's whole list (best first), empty when not a decision;
+    ply : the search depth at which the played and the best play were compared;
+    played_index : the played play's place in ``ranked`` (0-based), None when not a decision.
+    """
+
+    turn: int
+    player: str
+    name: str
+    position_id: str
+    dice: tuple[int, int]
+    play: str | None
+    legal: int
+    rank: int | None = None
+    equity: float | None = None
+    best_equity: float | None = None
+    equity_loss: float | None = None
+    mark: str | None = None
+    ranked: tuple = ()
+    ply: int | None = None
+    played_index: int | None = None
+
+    @property
+    def decision(self) -> bool:
+        """Whether the player had a choice (two or more legal plays)."""
+        return self.legal > 1
+
+    def shown(self, top: int = 3) -> list[RankedPlay]:
+        """The ``top`` best plays plus the played one when it is listed lower."""
+        rows = list(self.ranked[:top])
+        if self.played_index is not None and self.played_index >= top:
+            rows.append(self.ranked[self.played_index])
+        return rows
+
+    def is_played(self, row) -> bool:
+        """Whether ``row`` (one of :attr:`ranked`) is the play made."""
+        return self.played_index is not None and self.ranked[self.played_index] is row
+
+    def as_dict(self, top: int = 3) -> dict:
+        return {
+            "turn": self.turn,
+            "player": self.player,
+            "name": self.name,
+            "position_id": self.position_id,
+            "dice": [max(self.dice), min(self.dice)],
+            "play": self.play,
+            "legal_plays": self.legal,
+            "decision": self.decision,
+            "rank": self.rank,
+            "equity": None if self.equity is None else round(self.equity, 6),
+            "best_equity": None if self.best_equity is None else round(self.best_equity, 6),
+            "equity_loss": None if self.equity_loss is None else round(self.equity_loss, 6),
+            "mark": self.mark,
+            "ply": self.ply,
+            "alternatives": [dict(r.as_dict(), played=self.is_played(r)) for r in self.shown(top)],
+        }
+
+
+@dataclass
+class PlayerSummary:
+    """One player's figures over the reviewed turns.
+
+    turns : turns played (passes included); decisions : turns with a choice; forced :
+    turns with exactly one legal play; passes : rolls that could not be played;
+    total_loss : sum of equity losses (points per game); error_rate : 1000 x total_loss /
+    decisions (millipoints per decision), None without decisions; rating : see
+    :data:`RATINGS`; marks : counts of 'doubtful', 'bad', 'very bad'.
+    """
+
+    player: str
+    name: str
+    turns: int = 0
+    decisions: int = 0
+    forced: int = 0
+    passes: int = 0
+    total_loss: float = 0.0
+    marks: dict = field(default_factory=lambda: {name: 0 for _, name in reversed(MARKS)})
+
+    @property
+    def error_rate(self) -> float | None:
+        return 1000.0 * self.total_loss / self.decisions if self.decisions else None
+
+    @property
+    def rating(self) -> str | None:
+        return rating_for(self.error_rate)
+
+    def add(self, t: TurnReview) -> None:
+        self.turns += 1
+        if t.legal == 0:
+            self.passes += 1
+        elif t.legal == 1:
+            self.forced += 1
+        else:
+            self.decisions += 1
+            self.total_loss += t.equity_loss
+            if t.mark:
+                self.marks[t.mark] += 1
+
+    def as_dict(self) -> dict:
+        er = self.error_rate
+        return {"player": self.player, "name": self.name, "turns": self.turns, "decisions": self.decisions,
+                "forced": self.forced, "passes": self.passes, "total_loss": round(self.total_loss, 6),
+                "error_rate": None if er is None else round(er, 3), "rating": self.rating, "marks": dict(self.marks)}
+
+
+@dataclass
+class Review:
+    """A reviewed game: the record's players and result, one :class:`TurnReview` per turn,
+    a :class:`PlayerSummary` per colour, the ranker's label and notes (e.g. skipped cube
+    actions of a ``.mat`` file)."""
+
+    white: str
+    black: str
+    result: dict | None
+    turns: list[TurnReview]
+    players: dict
+    ranker: str
+    notes: list[str] = field(default_factory=list)
+    game: int = 1
+
+    def as_dict(self, top: int = 3) -> dict:
+        return {"game": self.game, "white": self.white, "black": self.black, "result": self.result,
+                "notes": list(self.notes), "turns": [t.as_dict(top) for t in self.turns],
+                "players": {c: s.as_dict() for c, s in self.players.items()}}
+
+
+def _ranker_name(ranker) -> str:
+    return str(getattr(ranker, "name", None) or getattr(ranker, "__name__", None) or type(ranker).__name__)
+
+
+def summarize(turns, names: dict) -> dict:
+    """PlayerSummary per colour ('white', 'black') over ``turns`` (TurnReview)."""
+    out = {c: PlayerSummary(c, names.get(c, c)) for c in ("white", "black")}
+    for t in turns:
+        out[t.player].add(t)
+    return out
+
+
+def review_records(records, ranker, notes=None, name: str | None = None) -> list[Review]:
+    """Review several games; all their decisions are ranked together (one
+    ``ranker.rank_many`` call when the ranker has it, else one ranker call per decision).
+
+    records : list of :class:`bgrl.records.record.GameRecord`; ranker : see the module docstring;
+    notes : optional list (one list of strings per record) copied into each review;
+    name : label of the ranker in the reports (default: its ``name`` attribute).
+
+    Raises
+    ------
+    ValueError
+        when a turn's play is not legal in its position, or the ranker's list does not
+        contain the play made.
+    """
+    records = list(records)
+    prepared = []  # per record: list of (turn, position, legal plays, played Play or None)
+    decisions = []  # (record index, turn index)
+    for ri, rec in enumerate(records):
+        rows = []
+        for ti, t in enumerate(rec.turns):
+            pos = Position.from_id(t.position_id)
+            plays = legal_plays(pos, t.dice)
+            played = None
+            if t.play is None:
+                if plays:
+                    raise ValueError(f"turn {ti + 1}: no play recorded but {t.dice[0]}-{t.dice[1]} can be played "
+                                     f"in position {t.position_id}")
+            else:
+                played = next((p for p in plays if p.notation == t.play), None)
+                if played is None:
+                    try:
+                        played = play_from_notation(pos, t.dice, t.play)
+                    except IllegalPlayError as exc:
+                        raise ValueError(f"turn {ti + 1} ({t.player}, {t.dice[0]}-{t.dice[1]}, position "
+                                         f"{t.position_id}): {exc}") from None
+            rows.append((t, pos, plays, played))
+            if len(plays) > 1:
+                decisions.append((ri, ti))
+        prepared.append(rows)
+    items = [(prepared[ri][ti][1], prepared[ri][ti][0].dice) for ri, ti in decisions]
+    if isinstance(ranker, SearchRanker):  # reuse the legal plays found above
+        ranked_lists = ranker.rank_many(items, plays=[prepared[ri][ti][2] for ri, ti in decisions])
+    elif hasattr(ranker, "rank_many"):
+        ranked_lists = ranker.rank_many(items)
+    else:
+        ranked_lists = [ranker(pos, dice) for pos, dice in items]
+    ranked_at = {key: with_shared_ranks(r) for key, r in zip(decisions, ranked_lists)}  # any ranker: ties share a rank
+    mine_at = {}
+    for (ri, ti), ranked in ranked_at.items():
+        played = prepared[ri][ti][3]
+        key = played.after_state.tobytes()
+        mine = next((r for r in ranked if r.play.after_state.tobytes() == key), None)
+        if mine is None:
+            raise ValueError(f"turn {ti + 1}: the ranker's list of {len(ranked)} plays lacks the play made, "
+                             f"{played.notation!r}")
+        mine_at[(ri, ti)] = mine
+    # a play made that a move filter kept at a shallower ply is valued at the best play's ply
+    low = [k for k, m in mine_at.items() if getattr(m, "ply", 0) < getattr(ranked_at[k][0], "ply", 0)]
+    if low and hasattr(ranker, "value_at"):
+        probs = ranker.value_at(np.stack([mine_at[k].play.after_state for k in low]),
+                                [ranked_at[k][0].ply for k in low])
+        for k, pr in zip(low, probs):
+            ranked_at[k] = _reinsert(ranked_at[k], mine_at[k], pr)
+            mine_at[k] = next(r for r in ranked_at[k] if r.play is mine_at[k].play)
+    name = name or _ranker_name(ranker)
+    reviews = []
+    for ri, rec in enumerate(records):
+        names = {"white": _cut(rec.white), "black": _cut(rec.black)}  # cut; escaped when printed (shown_name)
+        turns = []
+        for ti, (t, pos, plays, played) in enumerate(prepared[ri]):
+            base = dict(turn=ti + 1, player=t.player, name=names[t.player], position_id=pos.position_id,
+                        dice=(max(t.dice), min(t.dice)), play=None if played is None else played.notation,
+                        legal=len(plays))
+            ranked = ranked_at.get((ri, ti))
+            if ranked is None:
+                turns.append(TurnReview(**base))
+                continue
+            mine = mine_at[(ri, ti)]
+            loss = max(0.0, float(ranked[0].equity - mine.equity))
+            turns.append(TurnReview(**base, rank=mine.rank, equity=float(mine.equity), best_equity=float(ranked[0].equity),
+                                    equity_loss=loss, mark=mark_for(loss), ranked=tuple(ranked),
+                                    ply=getattr(ranked[0], "ply", 0), played_index=next(i for i, r in enumerate(ranked) if r is mine)))
+        reviews.append(Review(names["white"], names["black"], rec.result, turns, summarize(turns, names), name,
+                              list(notes[ri]) if notes else [], game=ri + 1))
+    return reviews
+
+
+def review_record(record: GameRecord, ranker, name: str | None = None) -> Review:
+    """Review one game record with ``ranker(position, dice) -> list[RankedPlay]``.
+
+    Returns a :class:`Review`; see :func:`review_records` for the errors raised.
+    """
+    return review_records([record], ranker, name=name)[0]
+
+
+# ----------------------------------------------------------------------------- output
+def _result_text(result: dict | None, names: dict) -> str:
+    if result is None:
+        return "unfinished"
+    if result.get("winner") is None:
+        return "drawn by agreement"
+    who = f"{names[result['winner']]} ({result['winner'].capitalize()})"
+    pts = result["points"]
+    how = {"single": "a single game", "gammon": "a gammon", "backgammon": "a backgammon"}.get(result["how"])
+    if how:
+        return f"{who} wins {how} ({pts} point{'s' if pts != 1 else ''})"
+    return f"{who} wins by resignation ({pts} point{'s' if pts != 1 else ''})"
+
+
+def format_review(review: Review | list, top: int = 3, title: str | None = None) -> str:
+    """Plain-text report of one review (or a list of them): every turn with the roll,
+    the ``top`` best plays and the played one (equity after the play and the difference
+    to the best), the loss and mark, then each player's error rate and rating."""
+    reviews = review if isinstance(review, list) else [review]
+    out = []
+    if title:
+        out.append(title)
+    for rv in reviews:
+        names = {"white": shown_name(rv.white), "black": shown_name(rv.black)}
+        out.append(f"Game {rv.game}: {names['white']} (White) vs {names['black']} (Black); {_result_text(rv.result, names)}")
+        out.append(f"Ranked by {rv.ranker}; equity = cubeless equity after the play, opponent to roll (points per game)")
+        for note in rv.notes:
+            out.append(f"  note: {note}")
+        for t in rv.turns:
+            who = f"{t.player.capitalize()} ({shown_name(t.name)})"
+            head = f"{t.turn:4d}. {who:<16} {t.dice[0]}-{t.dice[1]}  "
+            if t.legal == 0:
+                out.append(head + "no legal play: the turn passes")
+                continue
+            if t.legal == 1:
+                out.append(head + f"{t.play}  (forced)")
+                continue
+            tag = f"  {t.mark.upper()}" if t.mark else ""
+            out.append(head + f"{t.play}  loss {t.equity_loss:.3f}{tag}")
+            width = max(len(r.play.notation) for r in t.shown(top))
+            deep = any(getattr(r, "ply", 0) for r in t.shown(top))
+            for r in t.shown(top):
+                arrow = ">" if t.is_played(r) else " "
+                ply = f"  {r.ply}-ply" if deep else ""
+                out.append(f"        {arrow}{r.rank:3d}. {r.play.notation:<{width}}  {r.equity:+.3f}  "
+                           f"({vs_best(r.equity_loss):+.3f}){ply}")
+        out.append("")
+    out += _summary_table(reviews)
+    return "\n".join(out)
+
+
+def totals(reviews: list[Review]) -> dict:
+    """PlayerSummary per colour summed over several reviews (e.g. the games of a .mat session)."""
+    tot = {}
+    for rv in reviews:
+        for c, s in rv.players.items():
+            t = tot.setdefault(c, PlayerSummary(c, s.name))
+            t.turns += s.turns
+            t.decisions += s.decisions
+            t.forced += s.forced
+            t.passes += s.passes
+            t.total_loss += s.total_loss
+            for k, v in s.marks.items():
+                t.marks[k] += v
+    return tot
+
+
+def _summary_table(reviews: list[Review]) -> list[str]:
+    tot = totals(reviews)
+    head = "Player"
+    lines = [f"{head:<22} decisions forced passes  total loss  error rate (mp)  rating         doubtful bad very-bad"]
+    for c in ("white", "black"):
+        s = tot.get(c)
+        if s is None:
+            continue
+        er = "-" if s.error_rate is None else f"{s.error_rate:.1f}"
+        who = f"{c.capitalize()} ({shown_name(s.name)})"
+        lines.append(f"{who:<22} {s.decisions:9d} {s.forced:6d} {s.passes:6d}  {s.total_loss:10.3f}  {er:>15}  "
+                     f"{(s.rating or '-'):<14} {s.marks['doubtful']:8d} {s.marks['bad']:3d} {s.marks['very bad']:8d}")
+    lines.append("error rate = 1000 x mean equity loss per decision (turns with a choice); rating: < 2 supernatural, "
+                 "2-5 world class, 5-8 expert, 8-12 advanced, 12-18 intermediate, 18-26 casual, 26-35 beginner, 35+ awful")
+    return lines
+
+
+def review_json(reviews: list[Review], source: str | None = None, level: str | None = None, top: int = 3) -> dict:
+    """The JSON object of ``bgrl review --json`` (format ``bgrl-review-1``; see README)."""
+    tot = totals(reviews)
+    return {"format": REVIEW_FORMAT, "file": source, "level": level,
+            "ranker": reviews[0].ranker if reviews else None,
+            "games": [rv.as_dict(top) for rv in reviews],
+            "players": {c: s.as_dict() for c, s in tot.items()}}

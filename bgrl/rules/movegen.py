@@ -1,0 +1,461 @@
+"""Batched legal-play generator (numpy only).
+
+For a batch of ``(board, dice)`` pairs it lists every distinct legal *after-state* (the
+board right after the mover's whole play, still from the mover's side) under the full
+rule set of RULES.md.  The work is done with array operations over the whole batch: one
+"checker move" step is applied to every partial play of every position at once, for at
+most four steps, so the Python-level loop runs 4 times per call whatever the batch size.
+
+Speed (see the README, "Move generator"): beside each partial play two 32-bit masks are kept
+(the mover's occupied points and the points open for landing), so the legality of all 25
+sources for one die is a few integer operations per partial play; non-doubles and doubles are
+generated apart; the lower-die-first order of a non-double skips the second moves that the
+higher-die-first order already makes; the remaining duplicates are removed by one sort on a
+64-bit hash checked byte for byte; batches above 1,024 positions are cut into chunks of 1,024,
+which keeps the working set in the CPU cache.
+
+Rules enforced here (RULES.md, "A turn", "The bar", "Bearing off"):
+
+* a checker lands on an empty point, an own point, or a blot (hit -> opponent's bar),
+  never on a point with two or more opposing checkers;
+* a checker may play both dice only through a legal intermediate landing, because every
+  die is applied as a separate step;
+* with any checker on the bar only a bar checker may move (entry on point 25 - d);
+* bearing off only when all the mover's checkers are in 1..6 and none on the bar,
+  re-checked before every single die; exact die bears off from that point, a larger die
+  only from the highest occupied point;
+* maximum-dice rule: as many dice as any sequence allows (4 for doubles); if only one die
+  of a non-double can be played and either could, the higher one;
+* a play is judged by its final position: duplicates are removed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bgrl.rules.board import BOARD_SIZE, MOVER_BAR, OPP_BAR
+
+__all__ = ["AfterStates", "generate", "single_steps", "validate_dice", "validate_batch"]
+
+_SRC = np.arange(1, 26, dtype=np.int16)  # source indices 1..25 (25 = mover's bar)
+_HOME = np.arange(1, 7, dtype=np.int16)
+
+
+@dataclass(frozen=True)
+class AfterStates:
+    """Result of :func:`generate` for a batch of B positions.
+
+    Attributes
+    ----------
+    boards : ndarray, int8, shape (M, 26)
+        Every distinct legal after-state, mover's perspective (the mover has just
+        played; flip it to put the opponent on roll). Grouped by position, positions in
+        batch order; the order inside a group is canonical (deterministic) but has no
+        meaning. A position with no legal play contributes exactly one row: its own
+        board unchanged (a pass).
+    parent : ndarray, int64, shape (M,)
+        Index into the batch of the position each after-state comes from (sorted).
+    dice_used : ndarray, int8, shape (B,)
+        Number of checker moves (dice) every legal play of that position uses: 0 for a
+        pass, 1 or 2 for non-doubles, 0..4 for doubles.
+    offsets : ndarray, int64, shape (B + 1,)
+        ``boards[offsets[i]:offsets[i+1]]`` are the after-states of position i.
+    positions : ndarray, int8, shape (B, 26)
+        The input positions (before the play).
+    """
+
+    boards: np.ndarray
+    parent: np.ndarray
+    dice_used: np.ndarray
+    offsets: np.ndarray
+    positions: np.ndarray
+
+    def group(self, i: int) -> np.ndarray:
+        """After-states of batch item ``i``: int8 array of shape (k_i, 26)."""
+        return self.boards[self.offsets[i] : self.offsets[i + 1]]
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Number of after-states per position, int64 shape (B,)."""
+        return np.diff(self.offsets)
+
+
+def validate_dice(dice) -> tuple[int, int]:
+    """Check one roll and return it as a pair of ints, each in 1..6.
+
+    Raises TypeError for non-integers and ValueError for anything but two dice 1..6.
+    """
+    try:
+        vals = tuple(dice)
+    except TypeError:
+        raise TypeError(f"dice must be a pair of ints 1..6, got {dice!r}") from None
+    if len(vals) != 2:
+        raise ValueError(f"dice must be a pair of ints 1..6, got {len(vals)} value(s): {dice!r}")
+    out = []
+    for v in vals:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"each die must be an int 1..6, got {v!r} ({type(v).__name__})")
+        if not 1 <= int(v) <= 6:
+            raise ValueError(f"each die must be 1..6, got {int(v)}")
+        out.append(int(v))
+    return out[0], out[1]
+
+
+def validate_batch(boards, dice) -> tuple[np.ndarray, np.ndarray]:
+    """Check a batch: boards int (B, 26), dice int (B, 2) in 1..6. Returns int8 copies.
+
+    Raises TypeError for non-integer dtypes, ValueError for wrong shapes, dice outside
+    1..6, or boards outside the valid range (see :func:`bgrl.rules.board.validate_board`).
+    """
+    b = np.asarray(boards)
+    d = np.asarray(dice)
+    if b.dtype.kind not in "iu":
+        raise TypeError(f"boards must have an integer dtype, got {b.dtype}")
+    if d.dtype.kind not in "iu":
+        raise TypeError(f"dice must have an integer dtype, got {d.dtype}")
+    if b.ndim != 2 or b.shape[1] != BOARD_SIZE:
+        raise ValueError(f"boards must have shape (B, 26), got {b.shape}")
+    if d.shape != (b.shape[0], 2):
+        raise ValueError(f"dice must have shape (B, 2) = ({b.shape[0]}, 2), got {d.shape}")
+    if d.size and (d.min() < 1 or d.max() > 6):
+        raise ValueError(f"dice must lie in 1..6, got values {np.unique(d).tolist()}")
+    b64 = b.astype(np.int64)
+    if b.size:
+        if np.abs(b64).max() > 15 or (b64[:, OPP_BAR] > 0).any() or (b64[:, MOVER_BAR] < 0).any():
+            raise ValueError("boards hold counts outside -15..15 or a bar of the wrong sign")
+        if (np.maximum(b64, 0).sum(1) > 15).any() or (np.maximum(-b64, 0).sum(1) > 15).any():
+            raise ValueError("a board has more than 15 checkers for one side")
+    return b.astype(np.int8), d.astype(np.int8)
+
+
+def single_steps(boards: np.ndarray, die: np.ndarray, max_src: np.ndarray | None = None):
+    """Apply one die (one checker move) to every board in every legal way.
+
+    Parameters
+    ----------
+    boards : ndarray, int8, shape (N, 26) (or wider; extra columns are carried along)
+    die : ndarray, int, shape (N,), values 1..6
+    max_src : optional int16 (N,): only sources <= this index may move (see generate)
+
+    Returns
+    -------
+    new : int8 (M, 26)    resulting boards
+    origin : int64 (M,)   row of ``boards`` each came from
+    src : int16 (M,)      source index (25 = bar)
+    dst : int16 (M,)      destination point, <= 0 means borne off
+    hit : bool (M,)       whether an opposing blot was hit
+    """
+    b = boards
+    n, width = b.shape
+    dst = _SRC[None, :] - die.astype(np.int16)[:, None]  # (N, 25)
+    row0 = np.arange(0, n * width, width, dtype=np.intp)[:, None]
+    flat = b.reshape(-1)
+    # The bar: with a checker on the bar only the bar may move.
+    own = b[:, 1:26] > 0
+    own[b[:, MOVER_BAR] > 0, :24] = False
+    # Landing on the board: not on two or more opposing checkers.
+    dval = flat[row0 + np.maximum(dst, 0)]
+    land_ok = (dst >= 1) & (dval >= -1)
+    # Bearing off: every mover's checker in 1..6 (bar included in 7..25); an exact die
+    # bears off from its point, a larger die only from the highest occupied point.
+    home = b[:, 7:26].max(axis=1) <= 0
+    if home.any():
+        highest = ((b[:, 1:7] > 0) * _HOME).max(axis=1)
+        land_ok |= home[:, None] & ((dst == 0) | ((dst < 0) & (_SRC[None, :] == highest[:, None])))
+    legal = own & land_ok
+    if max_src is not None:
+        legal &= _SRC[None, :] <= max_src[:, None]
+    origin, s = np.nonzero(legal)
+    src = _SRC[s]
+    d = dst[origin, s]
+    new = b[origin]  # fancy indexing copies
+    m = origin.shape[0]
+    nflat = new.reshape(-1)
+    base = np.arange(0, m * width, width, dtype=np.intp)
+    nflat[base + src] -= 1
+    on_board = d >= 1
+    tgt = (base + d)[on_board]
+    hit_on = nflat[tgt] == -1
+    nflat[tgt] += 1
+    hit = np.zeros(m, dtype=bool)
+    if hit_on.any():
+        th = tgt[hit_on]
+        nflat[th] = 1  # the blot goes to the opponent's bar
+        nflat[th - th % width + OPP_BAR] -= 1
+        hit[on_board] = hit_on
+    return new, origin, src, d, hit
+
+
+_WIDTH = 32  # internal row width: 26 board bytes + 6 zero bytes = four uint64 words
+_MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
+
+
+def _unique_exact(states: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Row indices of the distinct (key, board) pairs by sorting the raw bytes (slow, always exact)."""
+    m = states.shape[0]
+    buf = np.empty((m, 8 + _WIDTH), dtype=np.uint8)
+    buf[:, :8] = keys.astype(">i8").view(np.uint8).reshape(m, 8)
+    buf[:, 8:] = states.view(np.uint8)
+    _, idx = np.unique(buf.view(f"V{8 + _WIDTH}").ravel(), return_index=True)
+    return idx
+
+
+def _unique_order(states: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Row indices of the distinct (key, board) pairs, grouped by ascending key.
+
+    states int8 (M, 32) C-contiguous, keys int64 (M,) >= 0. Rows are sorted by
+    (key, 64-bit multiplicative hash of the 32 bytes); equal sort keys are then checked
+    word by word, so the result is exact: should two different boards of one key share a
+    hash, the byte-sorting path is used instead.
+    """
+    m = states.shape[0]
+    if m <= 1:
+        return np.arange(m)
+    words = states.view(np.uint64)  # (M, 4)
+    # sum of word * multiplier, wrapping modulo 2**64 as intended (columns, not a slow axis-1 sum)
+    h = words[:, 0] * _MULT[0]
+    for j in range(1, 4):
+        h += words[:, j] * _MULT[j]
+    h ^= h >> np.uint64(31)
+    key_bits = max(int(keys.max()).bit_length(), 1)
+    if key_bits > 40:
+        return _unique_exact(states, keys)
+    combined = (keys.astype(np.uint64) << np.uint64(64 - key_bits)) | (h >> np.uint64(key_bits))
+    order = np.argsort(combined)
+    c = combined[order]
+    same = c[1:] == c[:-1]
+    if same.any():
+        a, b = order[1:][same], order[:-1][same]
+        if not (words[a] == words[b]).all():
+            return _unique_exact(states, keys)
+        keep = np.ones(m, dtype=bool)
+        keep[1:] = ~same
+        return order[keep]
+    return order
+
+
+# ---------------------------------------------------------------------------- bit-mask steps
+# ``generate`` keeps, per partial play, two 32-bit masks beside the board: ``own`` (bit i: the
+# mover has a checker on index i, 1..25, 25 = bar) and ``open`` (bit p: point p, 1..24, holds at
+# most one opposing checker, so a checker may land there). ``open`` never changes during a play
+# (a hit blot becomes the mover's point, still open), so the legality of every source for one die
+# is a handful of integer operations per partial play instead of a pass over 25 points.
+_U1 = np.uint32(1)
+_BAR_BIT = np.uint32(1 << MOVER_BAR)
+_OUTSIDE_HOME = np.uint32(sum(1 << i for i in range(7, 26)))  # bar and points 7..24
+_POINTS_1_24 = np.uint32(sum(1 << i for i in range(1, 25)))
+# highest occupied home point from bits 1..6 of ``own`` ((own >> 1) & 63): its bit length
+_HIGHEST = np.array([v.bit_length() for v in range(64)], dtype=np.uint32)
+
+
+def _pack_bits(mask: np.ndarray) -> np.ndarray:
+    """bool (N, 26..32) -> uint32 (N,), bit i = mask[:, i] (little-endian bit order)."""
+    packed = np.packbits(mask, axis=1, bitorder="little")
+    out = np.zeros((mask.shape[0], 4), dtype=np.uint8)
+    out[:, : packed.shape[1]] = packed
+    return out.view("<u4").ravel()
+
+
+def _bit_step(boards, own, opn, die, max_src=None, exclude=None, masks=True):
+    """One checker move of ``die`` (int (N,), 1..6) from every legal source (<= ``max_src``
+    when given, not in the bit mask ``exclude`` when given).
+
+    boards int8 (N, _WIDTH), own/opn uint32 (N,) as above. Returns the children
+    ``(boards, own, opn, origin, src)`` (``own``/``opn`` None unless ``masks``) and the
+    legal-source masks ``legal`` (uint32 (N,)). Rules as :func:`single_steps` (RULES.md: the
+    bar first, no landing on 2+ opposing checkers, bearing off only with all checkers home, a
+    larger die only from the highest point).
+    """
+    d = die.astype(np.uint32)
+    cand = np.where((own & _BAR_BIT) != 0, own & _BAR_BIT, own)  # a bar checker must enter first
+    legal = (opn << d) & cand  # source s = p + d with p open (p >= 1)
+    home = (own & _OUTSIDE_HOME) == 0
+    if home.any():
+        high = _HIGHEST[(own >> _U1) & np.uint32(63)]
+        bear = (own & (_U1 << d)) | np.where(high < d, _U1 << high, np.uint32(0))
+        legal |= np.where(home, bear, np.uint32(0)) & ~_U1
+    if max_src is not None:
+        legal &= (np.uint32(2) << max_src.astype(np.uint32)) - _U1
+    if exclude is not None:
+        legal &= ~exclude
+    bits = np.unpackbits(legal.astype("<u4", copy=False).view(np.uint8), bitorder="little").view(bool)
+    flat = np.flatnonzero(bits)
+    origin, src = flat >> 5, flat & 31
+    dst = src - die[origin]
+    new = boards[origin]
+    m, width = new.shape
+    nflat = new.reshape(-1)
+    base = np.arange(0, m * width, width, dtype=np.intp)
+    at_src = base + src
+    nflat[at_src] -= 1
+    on = dst >= 1
+    tgt = (base + dst)[on]
+    hit_on = nflat[tgt] == -1
+    nflat[tgt] += 1
+    if hit_on.any():
+        th = tgt[hit_on]
+        nflat[th] = 1  # the blot goes to the opponent's bar
+        nflat[th - th % width + OPP_BAR] -= 1
+    if not masks:
+        return new, None, None, origin, src, legal
+    nown = own[origin]
+    nown &= ~((nflat[at_src] == 0).astype(np.uint32) << src.astype(np.uint32))
+    nown |= on.astype(np.uint32) << np.maximum(dst, 0).astype(np.uint32)
+    return new, nown, opn[origin], origin, src, legal
+
+
+_CHUNK = 1024  # positions per internal pass: keeps the working set in cache for big batches
+
+
+def generate(boards, dice, *, validate: bool = True) -> AfterStates:
+    """Every distinct legal after-state for a batch of (board, dice) pairs.
+
+    Parameters
+    ----------
+    boards : array-like, int, shape (B, 26)
+        Positions from the mover's side (layout in :mod:`bgrl.rules.board`).
+    dice : array-like, int, shape (B, 2)
+        The roll of each position, values 1..6, order irrelevant.
+    validate : bool
+        Check shapes, dtypes and ranges first (see :func:`validate_batch`).
+
+    Returns
+    -------
+    AfterStates
+
+    Raises
+    ------
+    TypeError, ValueError
+        on malformed input when ``validate`` is true.
+    """
+    if validate:
+        b, d = validate_batch(boards, dice)
+    else:
+        b = np.ascontiguousarray(boards, dtype=np.int8)
+        d = np.asarray(dice, dtype=np.int8)
+    n_pos = b.shape[0]
+    if n_pos <= _CHUNK:
+        return _generate(b, d)
+    parts = [_generate(b[i : i + _CHUNK], d[i : i + _CHUNK]) for i in range(0, n_pos, _CHUNK)]
+    offsets = np.zeros(n_pos + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([p.counts for p in parts]), out=offsets[1:])
+    return AfterStates(
+        boards=np.concatenate([p.boards for p in parts]),
+        parent=np.concatenate([p.parent + i * _CHUNK for i, p in enumerate(parts)]),
+        dice_used=np.concatenate([p.dice_used for p in parts]),
+        offsets=offsets,
+        positions=b,
+    )
+
+
+def _generate(b: np.ndarray, d: np.ndarray) -> AfterStates:
+    """:func:`generate` for one chunk of checked int8 input: non-doubles and doubles are
+    generated apart, then every position's distinct after-states are put in canonical order
+    (by a 64-bit hash of the board, see :func:`_unique_order`)."""
+    n_pos = b.shape[0]
+    wide = np.zeros((n_pos, _WIDTH), dtype=np.int8)
+    wide[:, :BOARD_SIZE] = b
+    own = _pack_bits(wide[:, :BOARD_SIZE] > 0)
+    opn = _pack_bits(wide[:, :MOVER_BAR] >= -1) & _POINTS_1_24
+    dbl = d[:, 0] == d[:, 1]
+    dice_used = np.zeros(n_pos, dtype=np.int8)
+    parts = []
+    for part_is_double in (False, True):
+        sel = dbl if part_is_double else ~dbl
+        if not sel.any():
+            continue
+        idx = None if sel.all() else np.flatnonzero(sel)
+        pick = (lambda a: a) if idx is None else (lambda a: a[idx])
+        gen = _doubles if part_is_double else _non_doubles
+        states, par, used = gen(pick(wide), pick(own), pick(opn), pick(d).astype(np.int64))
+        if idx is None:
+            dice_used[:] = used
+        else:
+            dice_used[idx] = used
+            par = idx[par]
+        parts.append((states, par))
+    if len(parts) == 1:
+        states, parent = parts[0]
+    else:
+        states = np.concatenate([p[0] for p in parts])
+        parent = np.concatenate([p[1] for p in parts])
+    order = _unique_order(states, parent)
+    states = states[order, :BOARD_SIZE]  # one copy: distinct rows, grouped, 26 columns
+    parent = parent[order]
+    offsets = np.zeros(n_pos + 1, dtype=np.int64)
+    np.cumsum(np.bincount(parent, minlength=n_pos), out=offsets[1:])
+    return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets, positions=b)
+
+
+def _non_doubles(wide, own, opn, d):
+    """All plays of non-double rolls: rows (M, _WIDTH) with duplicates, their position index
+    (M,), and the dice used per position (0, 1 or 2). Both orders of the dice are played
+    (root ``2 i`` the higher die first, ``2 i + 1`` the lower); the caller removes duplicates."""
+    n = wide.shape[0]
+    hi, lo = d.max(axis=1), d.min(axis=1)
+    first = np.empty(2 * n, dtype=np.int64)
+    first[0::2], first[1::2] = hi, lo
+    second = np.empty(2 * n, dtype=np.int64)
+    second[0::2], second[1::2] = lo, hi
+    roots = wide.repeat(2, axis=0)
+    s1, own1, opn1, key1, _, root_legal = _bit_step(roots, own.repeat(2), opn.repeat(2), first)
+    # Lower die first (odd keys), second move: a source that could have moved the higher die
+    # in the original position gives a play the higher-die-first order also makes (the same two
+    # checker moves, legal in that order too: the lower die's move was legal from the start, and
+    # the higher die's move, from a point that held a checker from the start, changes neither
+    # that source, nor the bar rule, nor the highest point), so it is skipped here instead of
+    # being removed as a duplicate later.
+    exclude = np.where(key1 & 1 == 1, root_legal[key1 ^ 1], np.uint32(0))
+    s2, _, _, org2, _, _ = _bit_step(s1, own1, opn1, second[key1], exclude=exclude, masks=False)
+    par1 = key1 >> 1
+    par2 = par1[org2]
+    used = np.zeros(n, dtype=np.int8)
+    used[par1] = 1
+    used[par2] = 2
+    # Only one die playable: the higher one if it can be played alone.
+    hi_ok = np.zeros(n, dtype=bool)
+    hi_ok[par1[(key1 & 1) == 0]] = True
+    keep1 = (used[par1] == 1) & (((key1 & 1) == 0) | ~hi_ok[par1])
+    passes = np.flatnonzero(used == 0)
+    states = np.concatenate([s2, s1[keep1], wide[passes]])
+    return states, np.concatenate([par2, par1[keep1], passes]), used
+
+
+def _doubles(wide, own, opn, d):
+    """All plays of doubles: rows (M, _WIDTH), position index (M,), dice used (0..4).
+
+    The four checker moves of one number can always be played from the highest source down
+    (entering first, outfield before home, a bear-off never enables a higher checker), so each
+    step may only move a checker from a point no higher than the previous step's source. Every
+    multiset of moves is then generated once, and distinct multisets give distinct boards (the
+    board change fixes how many checkers left each point): doubles have no duplicates."""
+    n = wide.shape[0]
+    die = d[:, 0]
+    frontier, fown, fopn, fpar = wide, own, opn, np.arange(n)
+    fmax = np.full(n, 25, dtype=np.int64)
+    levels = []
+    for k in range(4):
+        new, fown, fopn, origin, src, _ = _bit_step(frontier, fown, fopn, die[fpar], fmax, masks=k < 3)
+        if new.shape[0] == 0:
+            break
+        fpar = fpar[origin]
+        levels.append((new, fpar))
+        frontier, fmax = new, src
+    used = np.zeros(n, dtype=np.int8)
+    for lvl, (_, par) in enumerate(levels, start=1):
+        used[par] = lvl
+    out_s, out_p = [], []
+    for lvl, (states, par) in enumerate(levels, start=1):
+        keep = used[par] == lvl
+        if keep.all():
+            out_s.append(states)
+            out_p.append(par)
+        elif keep.any():
+            out_s.append(states[keep])
+            out_p.append(par[keep])
+    passes = np.flatnonzero(used == 0)
+    out_s.append(wide[passes])
+    out_p.append(passes)
+    return np.concatenate(out_s), np.concatenate(out_p), used

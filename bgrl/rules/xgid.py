@@ -1,0 +1,246 @@
+"""XGID (eXtreme Gammon's position string) for money games without a cube, and the one
+reader of positions typed by a user (:func:`read_position`).
+
+An XGID is ``XGID=`` followed by ten fields separated by colons::
+
+    XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10
+         position                  | | | |  | | | | max cube (log2)
+                                   | | | |  | | | match length (0 = money game)
+                                   | | | |  | | Crawford (match) / Jacoby and beaver flags (money)
+                                   | | | |  | score of the top player
+                                   | | | |  score of the bottom player
+                                   | | | dice: two digits, 00 = not rolled yet (D/B/R = cube action)
+                                   | | side on roll: 1 = bottom player, -1 = top player
+                                   | cube owner: 0 centred, 1 bottom player, -1 top player
+                                   cube value as a power of 2 (0 = cube at 1)
+
+The position field has 26 characters in the *bottom* player's numbering: character 0 is the
+top player's bar, characters 1..24 the bottom player's points 1..24, character 25 the
+bottom player's bar. ``-`` is an empty point, ``A``..``O`` are 1..15 checkers of the bottom
+player and ``a``..``o`` 1..15 checkers of the top player. (Field meanings as documented by
+eXtreme Gammon and used by the tools that exchange XGIDs; summarised here in our words.)
+
+That layout is exactly bgrl's board encoding (:mod:`bgrl.rules.board`) with the bottom player as
+the mover, so the bottom player on roll reads straight into a board, and the top player on
+roll is the same board flipped.
+
+bgrl plays money games without a doubling cube: an XGID with a turned or owned cube, a
+pending cube action, or a match length is refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bgrl.rules.board import NUM_CHECKERS, Position, board_from_position_id, flip, validate_board
+from bgrl.rules.movegen import validate_dice
+
+__all__ = ["XGIDError", "parse_xgid", "to_xgid", "read_position", "looks_like_xgid"]
+
+_PREFIX = "XGID="
+_EXAMPLE = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+
+
+class XGIDError(ValueError):
+    """An XGID that cannot be read or that describes something bgrl does not play."""
+
+
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def looks_like_xgid(text: str) -> bool:
+    """True when ``text`` is meant as an XGID (``XGID=`` prefix or colon-separated fields)."""
+    t = text.strip()
+    return t.upper().startswith(_PREFIX) or ":" in t
+
+
+def _int_field(fields: list[str], i: int, name: str, shown: str) -> int:
+    try:
+        return int(fields[i])
+    except ValueError:
+        raise XGIDError(f"XGID {shown}: field {i + 1} ({name}) must be an integer, got {_short(fields[i], 12)!r}") from None
+
+
+def parse_xgid(text: str) -> tuple[Position, tuple[int, int] | None]:
+    """Read an XGID of a money game without a cube.
+
+    Parameters
+    ----------
+    text : str, e.g. ``"XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"`` (the
+        ``XGID=`` prefix may be left out; the last field, max cube, may be omitted).
+
+    Returns
+    -------
+    (Position, dice) : the position from the side on roll (the mover), and the dice as
+        ``(high, low)`` or None when the XGID says the dice are not rolled yet (``00``).
+
+    Raises
+    ------
+    XGIDError (a ValueError)
+        naming the field that is wrong: not 9-10 fields, a position that is not 26
+        characters of ``-``, ``a``-``o``, ``A``-``O``, a bar holding the wrong side's
+        checkers, more than 15 checkers a side, side on roll not 1 or -1, bad dice, or a
+        cube, cube action or match length (bgrl plays money games without a cube).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"an XGID must be a str, got {type(text).__name__}")
+    t = text.strip()
+    shown = repr(_short(t))
+    if t.upper().startswith(_PREFIX):
+        t = t[len(_PREFIX):]
+    fields = t.split(":")
+    if len(fields) not in (9, 10):
+        raise XGIDError(f"XGID {shown} has {len(fields)} fields; expected 10 separated by ':', e.g. {_EXAMPLE}")
+    pos = fields[0]
+    if len(pos) != 26:
+        raise XGIDError(f"XGID {shown}: the position field must have 26 characters, got {len(pos)}")
+    counts = np.zeros(26, dtype=np.int64)  # bgrl board, bottom player = mover
+    for i, ch in enumerate(pos):
+        if ch == "-":
+            continue
+        if "A" <= ch <= "O":
+            counts[i] = ord(ch) - ord("A") + 1
+        elif "a" <= ch <= "o":
+            counts[i] = -(ord(ch) - ord("a") + 1)
+        else:
+            raise XGIDError(
+                f"XGID {shown}: position character {i + 1} is {ch!r}; expected '-', 'A'-'O' (bottom player's "
+                "checkers, 1-15) or 'a'-'o' (top player's)"
+            )
+    if counts[0] > 0:
+        raise XGIDError(f"XGID {shown}: character 1 is the top player's bar, but holds the bottom player's checkers")
+    if counts[25] < 0:
+        raise XGIDError(f"XGID {shown}: character 26 is the bottom player's bar, but holds the top player's checkers")
+    for name, n in (("bottom", int(np.maximum(counts, 0).sum())), ("top", int(-np.minimum(counts, 0).sum()))):
+        if n > NUM_CHECKERS:
+            raise XGIDError(f"XGID {shown} gives the {name} player {n} checkers; expected at most 15")
+    cube = _int_field(fields, 1, "cube value", shown)
+    owner = _int_field(fields, 2, "cube owner", shown)
+    turn = _int_field(fields, 3, "side on roll", shown)
+    if turn not in (1, -1):
+        raise XGIDError(f"XGID {shown}: field 4 (side on roll) must be 1 (bottom player) or -1 (top player), got {turn}")
+    dice_txt = fields[4]
+    if dice_txt.upper() in ("D", "B", "R"):
+        raise XGIDError(f"XGID {shown}: field 5 is a cube action ({dice_txt!r}); bgrl plays without a doubling cube")
+    if cube != 0 or owner != 0:
+        raise XGIDError(
+            f"XGID {shown}: the cube is at {2 ** cube if 0 <= cube < 16 else cube} "
+            f"{'centred' if owner == 0 else 'owned'}; bgrl plays money games without a doubling cube "
+            "(fields 2 and 3 must be 0)"
+        )
+    for i, name in ((5, "bottom player's score"), (6, "top player's score"), (7, "Crawford/Jacoby flags")):
+        _int_field(fields, i, name, shown)
+    length = _int_field(fields, 8, "match length", shown)
+    if length != 0:
+        raise XGIDError(f"XGID {shown}: match length {length}; bgrl plays money games only (field 9 must be 0)")
+    if len(fields) == 10:
+        _int_field(fields, 9, "max cube", shown)
+    if len(dice_txt) != 2 or not (dice_txt.isascii() and dice_txt.isdigit()):
+        raise XGIDError(f"XGID {shown}: field 5 (dice) must be two digits like 31, or 00 before the roll; got {_short(dice_txt, 12)!r}")
+    dice = None
+    if dice_txt != "00":
+        a, b = int(dice_txt[0]), int(dice_txt[1])
+        if not (1 <= a <= 6 and 1 <= b <= 6):
+            raise XGIDError(f"XGID {shown}: field 5 (dice) must be two digits 1-6 (or 00), got {dice_txt!r}")
+        dice = (max(a, b), min(a, b))
+    try:
+        board = validate_board(counts)
+    except ValueError as exc:  # pragma: no cover - the checks above cover validate_board's
+        raise XGIDError(f"XGID {shown}: {exc}") from None
+    if turn == -1:
+        board = flip(board)
+    return Position(board), dice
+
+
+def _position_field(board: np.ndarray) -> str:
+    chars = []
+    for v in np.asarray(board, dtype=np.int64).tolist():
+        if v == 0:
+            chars.append("-")
+        elif v > 0:
+            chars.append(chr(ord("A") + v - 1))
+        else:
+            chars.append(chr(ord("a") - v - 1))
+    return "".join(chars)
+
+
+def to_xgid(position, dice=None, bottom_on_roll: bool = True) -> str:
+    """Write the XGID of a money-game position without a cube.
+
+    Parameters
+    ----------
+    position : Position, Position ID str, or board int8 (26,) from the side on roll.
+    dice : pair of ints 1..6 or None (written ``00``: not rolled yet); written high die first.
+    bottom_on_roll : True (default): the side on roll is the XGID's bottom player (turn 1);
+        False: it is the top player (turn -1), the position field then numbered from the
+        other side.
+
+    Returns
+    -------
+    str, e.g. ``"XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"``.
+    """
+    if isinstance(position, Position):
+        board = position.board
+    elif isinstance(position, str):
+        board = board_from_position_id(position)
+    else:
+        board = validate_board(position)
+    if dice is None:
+        d = "00"
+    else:
+        a, b = validate_dice(dice)
+        d = f"{max(a, b)}{min(a, b)}"
+    field = _position_field(board if bottom_on_roll else flip(board))
+    return f"{_PREFIX}{field}:0:0:{1 if bottom_on_roll else -1}:{d}:0:0:0:0:10"
+
+
+def read_position(text: str) -> tuple[Position, tuple[int, int] | None]:
+    """The one reader of a position typed by a user (``bgrl moves``, ``hint``, ``play``).
+
+    ``text`` is a gnubg Position ID (as GNU Backgammon shows it for the side on roll, e.g.
+    ``4HPwATDgc/ABMA``) or an XGID (see :func:`parse_xgid`; recognised by its ``XGID=``
+    prefix or its colons).
+
+    Returns
+    -------
+    (Position, dice) : the position from the side on roll, and the XGID's dice (high die
+        first) or None (a Position ID carries no dice; an XGID may say ``00``).
+
+    Raises
+    ------
+    TypeError for a non-str; ValueError (XGIDError for XGIDs) naming what was expected.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a position must be a str (Position ID or XGID), got {type(text).__name__}")
+    t = text.strip()
+    if not t.upper().startswith(_PREFIX) and t.count(":") == 1 and len(t.split(":")[0]) == 14 and len(t.split(":")[1]) == 12:
+        raise ValueError(f"{_short(t)!r} looks like a GNU Backgammon ID (Position ID:Match ID); "
+                         f"give the Position ID alone ({t.split(':')[0]!r}) with the dice, or an XGID")
+    if looks_like_xgid(text):
+        return parse_xgid(text)
+    return Position.from_id(text), None
+
+
+def position_and_dice(position, dice=None) -> tuple[Position, tuple[int, int]]:
+    """The Python API's reader of one decision (``Agent.choose_play``, ``hint``, ``rank_plays``).
+
+    position : a :class:`Position`, a gnubg Position ID or an XGID (str);
+    dice : a pair of ints 1..6, text like ``"53"`` / ``"5-3"``, or None to use the XGID's dice.
+    Returns (Position of the side on roll, (die, die)).
+
+    Raises ValueError (TypeError for a non-text, non-pair ``dice``) naming what was expected.
+    """
+    from bgrl.rules.notation import parse_dice
+
+    if isinstance(position, Position):
+        pos, xgid_dice = position, None
+    elif isinstance(position, str):
+        pos, xgid_dice = read_position(position)
+    else:
+        raise TypeError(f"position must be a Position, a gnubg Position ID or an XGID (str), got {type(position).__name__}")
+    if dice is None:
+        if xgid_dice is None:
+            raise ValueError("dice are needed: a pair of ints 1..6 or text like '53' (only an XGID with dice may omit them)")
+        return pos, xgid_dice
+    return pos, parse_dice(dice)
