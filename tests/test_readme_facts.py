@@ -1,4 +1,8 @@
-"""README statements that the code can check: counts, defaults and error codes it names."""
+"""README and documentation-site statements that the code can check: counts, defaults and error codes they name.
+
+The README is a front page; most of its former text lives in the site's pages, docs/*.md. The
+checks read the README and every page, so a sentence keeps being checked wherever it moves.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,25 @@ from pathlib import Path
 
 from bgrl import Position
 
-README = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).parents[1]
+PAGES = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
+         for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}
+README = "\n\n".join(PAGES.values())  # the README and all the docs pages
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
 def _section(title: str) -> str:
-    """The README text from the heading containing ``title`` to the next heading of any level."""
-    m = re.search(rf"^#+ [^\n]*{re.escape(title)}[^\n]*\n(.*?)(?=^#)", README, re.S | re.M)
-    assert m, f"README has no section {title!r}"
-    return m.group(1)
+    """The text from the heading containing ``title`` to the next heading of any level, in the
+    README or whichever docs page holds it."""
+    for text in PAGES.values():
+        m = re.search(rf"^#+ [^\n]*{re.escape(title)}[^\n]*\n(.*?)(?=^#|\Z)", text, re.S | re.M)
+        if m:
+            return m.group(1)
+    raise AssertionError(f"neither README.md nor docs/*.md has a section {title!r}")
+
+
+def test_docs_pages_are_read():
+    assert "README.md" in PAGES and "docs/rules.md" in PAGES and len(PAGES) > 3
 
 
 def test_gym_environment_count_matches_the_registry():
@@ -25,7 +39,7 @@ def test_gym_environment_count_matches_the_registry():
 
     ours = sorted(k for k in gym.registry if k.startswith("bgrl/"))
     m = re.search(r"`import bgrl\.env` registers (\w+) versioned environments", README)
-    assert m, "README no longer says how many environments import bgrl.env registers"
+    assert m, "neither README nor docs say how many environments import bgrl.env registers"
     assert NUMBERS[m.group(1)] == len(ours), (m.group(1), ours)
     assert all(f"`{k}`" in README for k in ours)
 
@@ -57,3 +71,15 @@ def test_readme_does_not_say_xgid_is_missing():
     assert dice == (3, 1) and pos.position_id == Position.start().position_id
     for stale in ("xgid_unsupported", "once the XGID reader", "until it is installed"):
         assert stale not in README, stale
+
+
+def test_readme_links_reach_the_docs_pages():
+    """The front page's relative links (mkdocs checks the pages' own links, not the README's)."""
+    links = re.findall(r"\]\(((?:docs/)[^)#\s]*)(?:#[^)]*)?\)", PAGES["README.md"])
+    assert len(links) >= 10
+    for link in links:
+        assert (ROOT / link).exists(), link
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in PAGES:
+        if page.startswith("docs/"):
+            assert f": {page.removeprefix('docs/')}" in nav, f"{page} is not in mkdocs.yml's nav"
