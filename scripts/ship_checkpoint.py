@@ -12,8 +12,6 @@ command that reproduces each figure.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import platform
 import sys
 from datetime import datetime, timezone
@@ -22,7 +20,7 @@ from pathlib import Path
 import torch
 
 from bgrl.agents.registry import load_agent
-from bgrl.evaluation.networks import load_network, save_checkpoint
+from bgrl.evaluation.networks import MANIFEST, load_network, save_checkpoint, sha256_of, write_manifest_entry
 from bgrl.arena.duel import play_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +41,7 @@ def main(argv=None) -> int:
     dest = ROOT / "checkpoints" / f"{args.name}.pt"
     keep = {k: v for k, v in meta.items() if k not in ("package_version", "hidden", "n_inputs")}
     save_checkpoint(dest, net, keep)
-    sha = hashlib.sha256(dest.read_bytes()).hexdigest()
+    sha = sha256_of(dest)
     rel = dest.relative_to(ROOT)
     strength = {}
     agent = load_agent(dest)
@@ -54,9 +52,7 @@ def main(argv=None) -> int:
             **{k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.as_dict().items()},
             "command": f"bgrl match {rel} {opp} --games {args.games} --seed {args.seed}",
         }
-    manifest_path = ROOT / "checkpoints" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    manifest[args.name] = {
+    entry = {
         "file": str(rel),
         "sha256": sha,
         "encoder": meta["encoder"],
@@ -71,7 +67,7 @@ def main(argv=None) -> int:
         "measured": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "strength": strength,
     }
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    manifest_path = write_manifest_entry(args.name, entry, ROOT / "checkpoints" / MANIFEST)
     print(f"wrote {rel} ({dest.stat().st_size} bytes) and {manifest_path.relative_to(ROOT)}")
     return 0
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -189,22 +188,13 @@ class LevelAgent(Agent):
         return rank_plays(position, dice, self.evaluator, ply=ply, filters=filters)
 
 
-_EVAL_CACHE: dict[str, object] = {}
-_EVAL_LOCK = threading.Lock()
-
-
 def _evaluator(network: str):
-    """Shared NetEvaluator of a shipped network (read-only, so safe to share)."""
-    with _EVAL_LOCK:
-        ev = _EVAL_CACHE.get(network)
-        if ev is None:
-            from bgrl.evaluation.networks import load_network
-            from bgrl.evaluation.table import best_evaluator
+    """(evaluator, meta) of a shipped network, shared (read-only, so safe to share) and
+    checked against the manifest (:func:`bgrl.evaluation.networks.open_network`)."""
+    from bgrl.evaluation.networks import open_network
 
-            net, meta = load_network(shipped_checkpoint(network))
-            ev = (best_evaluator(net, meta["encoder"]), meta)
-            _EVAL_CACHE[network] = ev
-        return ev
+    loaded = open_network(shipped_checkpoint(network))
+    return loaded.evaluator, loaded.meta
 
 
 def load_level(name: str, seed: int = 0) -> LevelAgent:

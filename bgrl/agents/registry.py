@@ -57,10 +57,9 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
 
     p = resolve_checkpoint(s)  # a run folder means its final.pt, else latest.pt
     if p.suffix == ".pt" or p.exists():
-        from bgrl.evaluation.networks import load_network
-        from bgrl.evaluation.evaluator import NetEvaluator
+        from bgrl.evaluation.networks import open_network
 
-        net, meta = load_network(p)
-        return NetAgent(NetEvaluator(net, meta["encoder"]), noise=noise, name=p.name, meta=meta)
+        loaded = open_network(p)
+        return NetAgent(loaded.evaluator, noise=noise, name=p.name, meta=loaded.meta)
     raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', a level ({', '.join(LEVELS)}), "
                      "'gnubg', 'gnubg:N' or a checkpoint path (.pt)")

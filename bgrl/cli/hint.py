@@ -11,15 +11,14 @@ __all__ = ["add_parser", "cmd_hint", "evaluator_for"]
 
 
 def evaluator_for(checkpoint):
-    from bgrl.evaluation.networks import load_network
-    from bgrl.evaluation.evaluator import NetEvaluator
-    from bgrl._resources import resolve_checkpoint
+    """(evaluator, path) of ``--checkpoint`` (None: the shipped default network), through
+    :func:`bgrl.evaluation.networks.open_network`."""
+    from bgrl.evaluation.networks import open_network
 
     if checkpoint is not None and not str(checkpoint).strip():
         raise CLIError("--checkpoint is empty: give the path of a .pt file, a run folder or 'default'")
-    path = resolve_checkpoint("default" if checkpoint is None else checkpoint)
-    net, meta = load_network(path)
-    return NetEvaluator(net, meta["encoder"]), path
+    loaded = open_network("default" if checkpoint is None else checkpoint)
+    return loaded.evaluator, loaded.path
 
 
 def cmd_hint(args) -> int:

@@ -42,14 +42,11 @@ def hint_agent(level=None, ply=None, checkpoint=None) -> tuple[LevelAgent, int, 
     agent = load_level(name)
     label = f"level {name}"
     if checkpoint is not None:
-        from bgrl.evaluation.networks import load_network
-        from bgrl.evaluation.table import best_evaluator
-        from bgrl._resources import resolve_checkpoint
+        from bgrl.evaluation.networks import open_network
 
-        path = resolve_checkpoint(checkpoint)
-        net, meta = load_network(path)
-        agent = LevelAgent(agent.level, best_evaluator(net, meta["encoder"]), meta=meta)
-        label += f" with network {path.name}"
+        loaded = open_network(checkpoint)
+        agent = LevelAgent(agent.level, loaded.evaluator, meta=loaded.meta)
+        label += f" with network {loaded.path.name}"
     use_ply = agent.level.ply if ply is None else int(ply)
     return agent, use_ply, label
 

@@ -56,15 +56,13 @@ def ranker_for_level(level: str | None):
         raise ValueError(f"--level is empty: {expected}")
     if spec in LEVELS:
         return SearchRanker.from_agent(load_level(spec)), spec
-    from bgrl.evaluation.networks import load_network
-    from bgrl.evaluation.evaluator import NetEvaluator
     from bgrl._resources import resolve_checkpoint
+    from bgrl.evaluation.networks import open_network
 
     path = resolve_checkpoint(spec)
     if spec != "default" and path.suffix != ".pt" and not path.exists():
         raise ValueError(f"unknown level {spec!r}: {expected}")
-    net, meta = load_network(path)
-    return SearchRanker(NetEvaluator(net, meta["encoder"]), 0, name=f"{path.name}, 0-ply"), spec
+    return SearchRanker(open_network(path).evaluator, 0, name=f"{path.name}, 0-ply"), spec
 
 
 def cmd_review(args) -> int:

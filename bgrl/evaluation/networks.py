@@ -19,17 +19,22 @@ half-written checkpoint under the real name.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from bgrl._version import __version__
 from bgrl.evaluation.encoding import num_features
-from bgrl._fileio import atomic_writer
+from bgrl._fileio import atomic_writer, write_text_atomic
 from bgrl.evaluation.model import TDNet
 
-__all__ = ["FORMAT", "CheckpointError", "save_checkpoint", "load_checkpoint", "load_network"]
+__all__ = ["FORMAT", "CheckpointError", "ManifestError", "save_checkpoint", "load_checkpoint", "load_network",
+           "LoadedNetwork", "open_network", "load_evaluator", "verify_manifest", "sha256_of", "write_manifest_entry", "MANIFEST"]
 
 FORMAT = "bgrl-checkpoint/1"
 
@@ -157,3 +162,154 @@ def load_network(path) -> tuple[TDNet, dict]:
             raise CheckpointError(f"{_p(path)}: parameter {name} holds NaN or infinite values")
     net.eval()
     return net, meta
+
+
+# ----------------------------------------------------------------------------- shipped networks
+MANIFEST = "manifest.json"
+
+
+class ManifestError(CheckpointError):
+    """A network file differs from the sha256 that ``manifest.json`` beside it records
+    (a corrupt or swapped file), or that manifest cannot be read."""
+
+
+def sha256_of(path) -> str:
+    """Hex sha256 of a file, read in 1 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def verify_manifest(path, manifest=None) -> tuple[str, bool]:
+    """Check a network file against the manifest beside it (``checkpoints/manifest.json``).
+
+    Parameters
+    ----------
+    path : str or Path
+        The network file.
+    manifest : str or Path, optional
+        The manifest (default: ``manifest.json`` in the file's folder).
+
+    Returns
+    -------
+    (sha256 hex str, listed bool)
+        ``listed`` is False when no manifest entry names the file (nothing to check against).
+
+    Raises
+    ------
+    ManifestError
+        when an entry names the file with another sha256, or the manifest is not valid JSON.
+    """
+    path = Path(path)
+    digest = sha256_of(path)
+    manifest = Path(manifest) if manifest is not None else path.with_name(MANIFEST)
+    if manifest.is_file():
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ManifestError(f"{_p(manifest)} is not valid JSON ({exc}): cannot verify the networks") from None
+        for entry in data.values() if isinstance(data, dict) else []:
+            if isinstance(entry, dict) and Path(str(entry.get("file", ""))).name == path.name and "sha256" in entry:
+                if entry["sha256"] != digest:
+                    raise ManifestError(f"network {_p(path)} has sha256 {digest}, but {manifest.name} says {entry['sha256']}")
+                return digest, True
+    return digest, False
+
+
+def write_manifest_entry(name: str, entry: dict, manifest=None) -> Path:
+    """Add or replace ``name``'s entry of the shipped manifest, written atomically.
+
+    ``entry`` is JSON-compatible (file, sha256, encoder, network, training config, commands,
+    strength...; see ``scripts/ship_checkpoint.py``). Returns the manifest's path.
+    """
+    from bgrl._resources import shipped_path
+
+    path = Path(manifest) if manifest is not None else shipped_path(MANIFEST)
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    data[name] = entry
+    return write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+
+
+@dataclass(frozen=True)
+class LoadedNetwork:
+    """A network ready to evaluate, with where it came from.
+
+    evaluator : callable after-states int8 (M, 26) -> float64 (M, 5), the outcome
+        probabilities of the side that played (table lookup where the encoder allows).
+    meta : the checkpoint's meta dict (encoder, hidden, games, config...).
+    path : the file it was read from; sha256 : its hex digest;
+    listed : whether ``manifest.json`` beside it lists it (and so it was verified).
+    """
+
+    evaluator: object
+    meta: dict
+    path: Path
+    sha256: str
+    listed: bool
+
+
+_CACHE: dict[tuple, LoadedNetwork] = {}
+
+
+def _stat_key(path: Path) -> tuple:
+    try:
+        st = path.stat()
+    except OSError:
+        return ()
+    return (st.st_size, st.st_mtime_ns)
+_CACHE_LOCK = threading.Lock()
+
+
+def open_network(spec="default", *, cache: bool = True) -> LoadedNetwork:
+    """The one way a checkpoint becomes an evaluator (the CLI, agents, levels, review and the
+    service all come here).
+
+    Parameters
+    ----------
+    spec : str or Path
+        ``"default"`` (the shipped ``checkpoints/default.pt``), the bare name of another shipped
+        network (``"td198g"``, ``"distilled"``), a run folder (its ``final.pt``, else
+        ``latest.pt``) or a checkpoint file.
+    cache : bool
+        Share one evaluator per file (by path, size and modification time); evaluators are
+        only read, so sharing is thread-safe.
+
+    Raises
+    ------
+    CheckpointError
+        for an empty spec, a missing, corrupt or foreign file; :class:`ManifestError` when the
+        file differs from the manifest that lists it.
+    """
+    from bgrl._resources import resolve_checkpoint
+    from bgrl.evaluation.table import best_evaluator
+
+    if not str(spec).strip():
+        raise CheckpointError("the network is empty: give 'default', a shipped network name, a run folder or a .pt file")
+    path = resolve_checkpoint(spec)
+    try:  # the file and the manifest beside it, as they are now
+        st = path.stat()
+        key = (str(path.resolve()), st.st_size, st.st_mtime_ns, _stat_key(path.with_name(MANIFEST)))
+    except OSError:
+        key = None
+    if cache and key is not None:
+        with _CACHE_LOCK:
+            hit = _CACHE.get(key)
+        if hit is not None:
+            return hit
+    if key is None or not path.is_file():
+        load_network(path)  # raises its CheckpointError naming what was expected
+    digest, listed = verify_manifest(path)
+    net, meta = load_network(path)
+    loaded = LoadedNetwork(best_evaluator(net, meta["encoder"]), meta, path, digest, listed)
+    if cache:
+        with _CACHE_LOCK:
+            _CACHE[key] = loaded
+    return loaded
+
+
+def load_evaluator(spec="default", *, cache: bool = True):
+    """The evaluator of a network spec (see :func:`open_network`): a callable
+    after-states int8 (M, 26) -> float64 (M, 5) of the side that played."""
+    return open_network(spec, cache=cache).evaluator

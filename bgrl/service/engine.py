@@ -28,8 +28,6 @@ Input errors raise :class:`ServiceError` with a short machine-readable ``code``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import secrets
 import zlib
 from dataclasses import dataclass, field
@@ -239,41 +237,6 @@ class HintRow:
 
 
 # ----------------------------------------------------------------------------- the engine
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def verify_model(path: Path, manifest: Path | None = None) -> str:
-    """sha256 of a network file, checked against ``manifest.json`` beside it when the
-    manifest lists the file. Returns the hex digest.
-
-    Raises RuntimeError when the file differs from the manifest (a corrupt or swapped model).
-    """
-    digest, _listed = _verify(Path(path), manifest)
-    return digest
-
-
-def _verify(path: Path, manifest: Path | None = None) -> tuple[str, bool]:
-    """(sha256, whether the manifest lists the file); RuntimeError on a mismatch."""
-    digest = _sha256(path)
-    manifest = manifest or path.with_name("manifest.json")
-    if manifest.is_file():
-        try:
-            data = json.loads(manifest.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise RuntimeError(f"{manifest} is not valid JSON ({exc}): cannot verify the models") from None
-        for entry in data.values() if isinstance(data, dict) else []:
-            if isinstance(entry, dict) and Path(str(entry.get("file", ""))).name == path.name and "sha256" in entry:
-                if entry["sha256"] != digest:
-                    raise RuntimeError(f"model {path} has sha256 {digest}, but {manifest.name} says {entry['sha256']}: refusing to serve it")
-                return digest, True
-    return digest, False
-
-
 class Engine:
     """Levels loaded once, shared by every request; safe to call from several threads
     (no state changes after construction; the networks are only read).
@@ -341,19 +304,17 @@ class Engine:
         self.hint(Position.from_id(START_POSITION_ID), (3, 1), LEVEL_NAMES[0])
 
     def _load_network(self, path: Path):
+        from bgrl.evaluation.networks import ManifestError, open_network
+
         if not path.is_file():
             raise RuntimeError(f"model file not found: {path}")
-        digest, listed = _verify(path)
-        if not listed:
-            self.warnings.append(f"model {path.name} is not listed in manifest.json: its sha256 {digest} could not be verified")
-        from bgrl.evaluation.networks import load_network
-
-        net, meta = load_network(path)
-        try:  # the table-lookup evaluator the levels use, where it exists (same results, faster)
-            from bgrl.evaluation.table import best_evaluator
-        except ImportError:
-            from bgrl.evaluation.evaluator import NetEvaluator as best_evaluator
-        return best_evaluator(net, meta["encoder"]), digest, meta
+        try:
+            loaded = open_network(path)
+        except ManifestError as exc:
+            raise RuntimeError(f"{exc}: refusing to serve it") from None
+        if not loaded.listed:
+            self.warnings.append(f"model {path.name} is not listed in manifest.json: its sha256 {loaded.sha256} could not be verified")
+        return loaded.evaluator, loaded.sha256, loaded.meta
 
     # -- helpers
     def level(self, name: str) -> LevelInfo:
