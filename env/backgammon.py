@@ -145,13 +145,14 @@ def check_render_mode(render_mode: str | None, modes) -> None:
         raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
 
 
-def _colour_arg(agent_color: str) -> str:
+def colour_arg(agent_color: str) -> str:
+    """``agent_color`` checked: ``"white"``, ``"black"`` or ``"alternate"``; ValueError otherwise."""
     if agent_color not in (WHITE, BLACK, "alternate"):
         raise ValueError(f"agent_color must be 'white', 'black' or 'alternate', got {agent_color!r}")
     return agent_color
 
 
-def _load_opponent(opponent):
+def load_opponent(opponent):
     """An agent object from a spec ('random', 'pubeval', 'default', a path) or an agent itself."""
     if hasattr(opponent, "select"):
         return opponent
@@ -391,8 +392,8 @@ class BackgammonEnv(_BackgammonBase):
         notation: bool = True,
     ):
         super().__init__(render_mode=render_mode, encoder=encoder, notation=notation)
-        self.agent_color = _colour_arg(agent_color)
-        self.opponent = _load_opponent(opponent)
+        self.agent_color = colour_arg(agent_color)
+        self.opponent = load_opponent(opponent)
         self._episodes = 0
         self._agent = WHITE
 
@@ -422,7 +423,7 @@ class BackgammonEnv(_BackgammonBase):
         if seed is not None:
             self._episodes = 0  # a seeded reset restarts the alternation: same seed, same game
         colour = (options or {}).get("agent_color", self.agent_color)
-        colour = _colour_arg(colour)
+        colour = colour_arg(colour)
         if colour == "alternate":
             colour = WHITE if self._episodes % 2 == 0 else BLACK
         self._episodes += 1

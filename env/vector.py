@@ -21,7 +21,7 @@ from gymnasium.vector.utils import batch_space
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
 from bgrl.evaluation.encoding import ENCODER, encode
-from bgrl.env.backgammon import BLACK, MAX_PLAYS, WHITE, _colour_arg, _load_opponent, feature_bounds
+from bgrl.env.backgammon import BLACK, MAX_PLAYS, WHITE, colour_arg, load_opponent, feature_bounds
 from bgrl.rules.movegen import AfterStates, generate
 from bgrl.rules.outcome import game_results
 
@@ -206,8 +206,8 @@ class BackgammonVectorEnv(VectorEnv):
         self.self_play = bool(self_play)
         self.encoder = encoder
         self.notation = bool(notation)
-        self.agent_color = _colour_arg(agent_color)
-        self.opponent = None if self.self_play else _load_opponent(opponent)
+        self.agent_color = colour_arg(agent_color)
+        self.opponent = None if self.self_play else load_opponent(opponent)
         low, high = feature_bounds(encoder)
         self.single_observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(MAX_PLAYS)
@@ -276,7 +276,7 @@ class BackgammonVectorEnv(VectorEnv):
         """
         opts = dict(options or {})
         mask = opts.pop("reset_mask", None)
-        colour = _colour_arg(opts.pop("agent_color", self.agent_color))
+        colour = colour_arg(opts.pop("agent_color", self.agent_color))
         if opts:
             raise ValueError(f"unknown reset option(s) {sorted(opts)}; expected 'agent_color', 'reset_mask'")
         n = self.num_envs

@@ -1,0 +1,168 @@
+"""The capability layout as tests (docs/architecture.md): layers, a numpy-only rules core,
+no import circles, no private names across modules, and the old module paths for one release."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("torch", "gymnasium", "numba", "tqdm", "fastapi", "tensorboard")
+
+
+def _loaded_after(code: str) -> set[str]:
+    """Top-level modules in sys.modules after running ``code`` in a fresh interpreter."""
+    r = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return set(r.stdout.split())
+
+
+def _package_modules(package: str) -> list[str]:
+    import pkgutil
+
+    pkg = importlib.import_module(package)
+    return [f"{package}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__) if m.name != "__main__"]
+
+
+def test_the_whole_rules_package_loads_numpy_only():
+    mods = _package_modules("bgrl.rules")
+    assert {"bgrl.rules.board", "bgrl.rules.movegen", "bgrl.rules.notation", "bgrl.rules.xgid"} <= set(mods)
+    loaded = _loaded_after("\n".join(f"import {m}" for m in mods))
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_import_bgrl_loads_numpy_only_and_torch_names_load_on_first_use():
+    assert not _loaded_after("import bgrl; bgrl.legal_plays(bgrl.Position.start(), (3, 1))") & set(HEAVY)
+    assert "torch" in _loaded_after("import bgrl; bgrl.load_evaluator(\"default\")")
+
+
+@pytest.mark.parametrize("module", ["bgrl.agents.search", "bgrl.agents.hints", "bgrl.agents.levels",
+                                    "bgrl.records.review", "bgrl.evaluation.probabilities", "bgrl.evaluation.pubeval"])
+def test_search_hints_levels_and_review_import_without_torch(module):
+    assert "torch" not in _loaded_after(f"import {module}")
+
+
+def test_import_linter_contracts_are_kept():
+    exe = Path(sys.executable).parent / "lint-imports"
+    if not exe.exists():
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    r = subprocess.run([str(exe), "--no-cache"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-1000:]
+    assert "BROKEN" not in r.stdout and r.stdout.count("KEPT") >= 3
+
+
+def _sources():
+    for folder in ("bgrl", "env", "training"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            yield folder, path, ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def test_env_and_training_never_import_the_front_ends():
+    """bgrl.env and bgrl.training (mapped folders grimp does not walk) sit below cli and service."""
+    bad = []
+    for folder, path, tree in _sources():
+        if folder == "bgrl":
+            continue
+        for node in ast.walk(tree):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            bad += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names if n.startswith(("bgrl.cli", "bgrl.service"))]
+    assert not bad, bad
+
+
+def test_no_private_names_are_imported_across_modules():
+    """``from bgrl.x import _name`` is refused; a package's own private module (``_kernels``) is fine."""
+    bad = []
+    for _folder, path, tree in _sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bgrl"):
+                for alias in node.names:
+                    private = alias.name.startswith("_") and not alias.name.startswith("__")
+                    own_module = private and (ROOT / node.module.replace(".", "/").replace("bgrl/training", "training")
+                                              .replace("bgrl/env", "env") / f"{alias.name}.py").is_file()
+                    if private and not own_module:
+                        bad.append(f"{path.relative_to(ROOT)}:{node.lineno} from {node.module} import {alias.name}")
+    assert not bad, bad
+
+
+def test_no_import_circles():
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("bgrl")
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.find_modules_directly_imported_by(v):
+            if w not in graph.modules or not w.startswith("bgrl"):
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    for m in sorted(graph.modules):
+        if m not in index:
+            visit(m)
+    assert not circles, circles
+
+
+def _old_paths() -> dict[str, str]:
+    """The old module paths (every module that calls bgrl._deprecated.reexport) and their new ones."""
+    out = {}
+    for folder, path, tree in _sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "reexport":
+                rel = path.relative_to(ROOT).with_suffix("")
+                parts = list(rel.parts)
+                old = ".".join(["bgrl", *parts[1:]] if folder == "bgrl" else ["bgrl", folder, *parts[1:]])
+                out[old] = node.args[1].value
+    return out
+
+
+def test_the_documented_old_paths_are_all_kept():
+    old = _old_paths()
+    for name in ("bgrl.board", "bgrl.movegen", "bgrl.hints", "bgrl.levels", "bgrl.gnubg_adapter", "bgrl.notation", "bgrl.search"):
+        assert name in old, name
+
+
+@pytest.mark.parametrize("old, new", sorted(_old_paths().items()))
+def test_an_old_module_path_warns_and_re_exports(old, new):
+    sys.modules.pop(old, None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mod = importlib.import_module(old)
+    msgs = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert any(new in m and old in m for m in msgs), msgs
+    target = importlib.import_module(new)
+    public = getattr(target, "__all__", None) or [k for k in vars(target) if not k.startswith("_")]
+    assert public and all(getattr(mod, k) is getattr(target, k) for k in public)
+
+
+@pytest.mark.parametrize("old, names", [("bgrl.rules", ["game_results", "is_race", "SINGLE", "GAMMON", "BACKGAMMON"]),
+                                        ("bgrl.agents", ["Agent", "RandomAgent", "PubevalAgent", "load_agent"]),
+                                        ("bgrl.env", ["pettingzoo_env"]),
+                                        ("bgrl.training", [])])
+def test_old_package_paths_keep_their_names(old, names):
+    mod = importlib.import_module(old)
+    for n in names:
+        assert getattr(mod, n) is not None, n
