@@ -130,7 +130,7 @@ def test_play_opening_roll(capsys, monkeypatch):
 def test_opening_roll_rule():
     import numpy as np
 
-    from bgrl.rules.game import opening_roll
+    from bgrl.rules.dice import opening_roll
 
     rng = np.random.default_rng(0)
     for _ in range(200):

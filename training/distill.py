@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from bgrl.rules.board import Position, flip
+from bgrl.rules.dice import random_rolls
 from bgrl.evaluation.encoding import encode
 from bgrl.evaluation.exact import exact_probs
 from bgrl.evaluation.model import TDNet
@@ -67,7 +68,7 @@ def collect_positions(evaluator, games: int, seed: int = 0, noise: float = 0.0, 
     kept = []
     while boards.shape[0]:
         n = boards.shape[0]
-        dice = rng.integers(1, 7, size=(n, 2)).astype(np.int8)
+        dice = random_rolls(rng, n)
         aft = generate(boards, dice, validate=False)
         eq = equity(np.asarray(evaluator(aft.boards), dtype=np.float64))
         if noise > 0:

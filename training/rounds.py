@@ -39,6 +39,7 @@ import numpy as np
 import torch
 
 from bgrl.rules.board import START_BOARD
+from bgrl.rules.dice import random_rolls
 from bgrl.evaluation.encoding import encode, num_features
 from bgrl.evaluation.model import TDNet
 from bgrl.training.td import AfterStateNet, group_argmax_padded
@@ -93,7 +94,7 @@ def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | 
     n = n_games
     width = n if lockstep is None else max(1, min(int(lockstep), n))
     rngs = [np.random.default_rng([seed, first_game + i]) for i in range(n)]
-    dice_blocks = [r.integers(1, 7, size=(_DICE_BLOCK, 2)).astype(np.int8) for r in rngs]
+    dice_blocks = [random_rolls(r, _DICE_BLOCK) for r in rngs]
     boards = np.repeat(START_BOARD[None], width, axis=0)
     active = np.arange(width)  # task-local game index of each lockstep slot
     waiting = width  # next game to start
@@ -117,7 +118,7 @@ def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | 
         for j, g in enumerate(active):
             p = plies[g]
             if p >= dice_blocks[g].shape[0]:
-                dice_blocks[g] = np.concatenate([dice_blocks[g], rngs[g].integers(1, 7, size=(_DICE_BLOCK, 2)).astype(np.int8)])
+                dice_blocks[g] = np.concatenate([dice_blocks[g], random_rolls(rngs[g], _DICE_BLOCK)])
             dice[j] = dice_blocks[g][p]
         aft = generate(boards, dice, validate=False)
         ab = aft.boards

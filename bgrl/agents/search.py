@@ -36,13 +36,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgrl.rules.board import flip
+from bgrl.rules.dice import ROLL_WEIGHTS, ROLLS
 from bgrl.evaluation.probabilities import equity, flip_probs
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 
 __all__ = [
-    "ROLLS",
-    "ROLL_WEIGHTS",
     "MoveFilter",
     "GNUBG_FILTERS",
     "SearchResult",
@@ -59,17 +58,6 @@ MAX_PLY = 3
 CHUNK = 256
 
 
-def _rolls():
-    rolls, weights = [], []
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            rolls.append((d1, d2))
-            weights.append(1.0 if d1 == d2 else 2.0)
-    return np.array(rolls, dtype=np.int8), np.array(weights) / 36.0
-
-
-#: The 21 distinct rolls (higher die first), int8 (21, 2), and their probabilities (21,).
-ROLLS, ROLL_WEIGHTS = _rolls()
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from bgrl.rules.board import START_BOARD, flip
+from bgrl.rules.dice import random_rolls
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 
@@ -106,7 +107,7 @@ def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names
     while not done.all():
         if t >= MAX_PLIES:
             raise RuntimeError(f"a game exceeded {MAX_PLIES} plies")
-        roll = rng_dice.integers(1, 7, size=(n_pairs, 2)).astype(np.int8)
+        roll = random_rolls(rng_dice, n_pairs)
         active = np.nonzero(~done)[0]
         white_to_move = (t % 2) == 0
         a_moves = a_white[active] == white_to_move

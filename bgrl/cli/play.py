@@ -30,7 +30,8 @@ import numpy as np
 
 from bgrl.rules.board import Position
 from bgrl._fileio import check_writable_dir
-from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game, opening_roll
+from bgrl.rules.dice import opening_roll, random_roll
+from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game
 from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
 from bgrl.records.record import GameRecord, write_record
 from bgrl.rules.render import render
@@ -229,7 +230,7 @@ class TerminalGame:
         if self.first_dice is not None:
             d, self.first_dice = self.first_dice, None
             return d
-        a, b = (int(x) for x in self.rng.integers(1, 7, size=2))
+        a, b = random_roll(self.rng)
         return (max(a, b), min(a, b))
 
     # ------------------------------------------------------------------ the game

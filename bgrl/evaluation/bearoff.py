@@ -63,6 +63,7 @@ import numpy as np
 
 from bgrl.rules.board import BOARD_SIZE, NUM_CHECKERS
 from bgrl._fileio import atomic_writer
+from bgrl.rules.dice import ROLL_WEIGHTS, ROLLS
 
 __all__ = [
     "N_POINTS",
@@ -186,8 +187,6 @@ class BearoffDB:
         return self.off @ np.arange(self.off.shape[1])
 
 
-_ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], dtype=np.int8)  # 21 rolls
-_ROLL_W = np.where(_ROLLS[:, 0] == _ROLLS[:, 1], 1.0 / 36.0, 2.0 / 36.0)
 
 
 def _group_argmin(values: np.ndarray, tiebreak: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -226,9 +225,9 @@ def build(progress=None) -> BearoffDB:
     for pip in range(1, max_pips + 1):
         sel = np.flatnonzero(pips == pip)
         k = sel.shape[0]
-        boards = np.zeros((k * len(_ROLLS), BOARD_SIZE), dtype=np.int8)
-        boards[:, 1 : N_POINTS + 1] = np.repeat(pos[sel], len(_ROLLS), axis=0)
-        dice = np.tile(_ROLLS, (k, 1))
+        boards = np.zeros((k * len(ROLLS), BOARD_SIZE), dtype=np.int8)
+        boards[:, 1 : N_POINTS + 1] = np.repeat(pos[sel], len(ROLLS), axis=0)
+        dice = np.tile(ROLLS, (k, 1))
         aft = generate(boards, dice, validate=False)
         if (aft.boards[:, N_POINTS + 1 :] != 0).any() or (aft.boards[:, 0] != 0).any():
             raise AssertionError("a bear-off play left the home board")
@@ -243,15 +242,15 @@ def build(progress=None) -> BearoffDB:
                 sub_idx = idx
             else:  # only the 15-checker positions' groups
                 keep = np.flatnonzero(n_chk[sel] == NUM_CHECKERS)
-                grp = (keep[:, None] * len(_ROLLS) + np.arange(len(_ROLLS))).ravel()
+                grp = (keep[:, None] * len(ROLLS) + np.arange(len(ROLLS))).ravel()
                 lo, hi = aft.offsets[grp], aft.offsets[grp + 1]
                 sizes = hi - lo
                 offsets = np.concatenate(([0], np.cumsum(sizes)))
                 take = np.repeat(lo - offsets[:-1], sizes) + np.arange(offsets[-1])
                 sub_idx = idx[take]
             best = _group_argmin(mean[sub_idx], sub_idx, offsets)
-            chosen = sub_idx[best].reshape(rows.shape[0], len(_ROLLS))
-            mix = np.einsum("r,krl->kl", _ROLL_W, table[chosen])
+            chosen = sub_idx[best].reshape(rows.shape[0], len(ROLLS))
+            mix = np.einsum("r,krl->kl", ROLL_WEIGHTS, table[chosen])
             if (mix[:, -1] != 0).any():
                 raise AssertionError("bear-off distribution wider than the working width")
             table[rows, 1:] = mix[:, :-1]
@@ -278,10 +277,10 @@ def build_two_sided() -> np.ndarray:
     n = small.shape[0]
     smap = np.full(N_POSITIONS, -1, dtype=np.int64)
     smap[small] = np.arange(n)
-    nr = len(_ROLLS)
+    nr = len(ROLLS)
     boards = np.zeros(((n - 1) * nr, BOARD_SIZE), dtype=np.int8)
     boards[:, 1 : N_POINTS + 1] = np.repeat(_POSITIONS[small[1:]], nr, axis=0)
-    aft = generate(boards, np.tile(_ROLLS, (n - 1, 1)), validate=False)
+    aft = generate(boards, np.tile(ROLLS, (n - 1, 1)), validate=False)
     succ = smap[position_index(aft.boards[:, 1 : N_POINTS + 1])]  # group (a - 1) * 21 + r
     if (succ < 0).any():
         raise AssertionError("a small bear-off play led outside the small positions")
@@ -295,10 +294,10 @@ def build_two_sided() -> np.ndarray:
         lo, hi = offs[(a - 1) * nr], offs[a * nr]
         # row: a on roll against every b; needs the columns of a's (smaller) successors
         row = np.maximum.reduceat(1.0 - v[1:, succ[lo:hi]], offs[(a - 1) * nr : a * nr] - lo, axis=1)
-        v[a, 1:] = row @ _ROLL_W
+        v[a, 1:] = row @ ROLL_WEIGHTS
         # column: every b on roll against a; needs row a
         col = np.maximum.reduceat(1.0 - v[a, succ], starts).reshape(n - 1, nr)
-        v[1:, a] = col @ _ROLL_W
+        v[1:, a] = col @ ROLL_WEIGHTS
     if np.isnan(v).any():
         raise AssertionError("two-sided bear-off table left incomplete")
     return v

@@ -1,4 +1,13 @@
-"""Counter-based dice streams (numpy only): one independent, reproducible stream per game,
+"""Dice, numpy only: the one owner of rolls (RULES.md: two six-sided dice; doubles play four times).
+
+- :data:`ROLLS` / :data:`ROLL_WEIGHTS`: the 21 distinct rolls and their probabilities (search,
+  bear-off tables, rollouts).
+- :func:`random_rolls` / :func:`random_roll`: rolls drawn from a numpy Generator (sessions of
+  games, the terminal game, training), and :func:`opening_roll`, RULES.md's opening-roll option.
+- :func:`parse_dice` / :func:`validate_dice`: a roll typed by a user, and a batch of dice checked.
+- :func:`seed_keys` / :func:`roll_dice`: counter-based streams, below.
+
+Counter-based dice streams: one independent, reproducible stream per game,
 rolled for a whole batch of games in a few array operations.
 
 A stream is a 64-bit *key*; its ``t``-th roll (``t = 0, 1, ...``) is a pure function of
@@ -17,7 +26,53 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["seed_keys", "roll_dice"]
+__all__ = ["ROLLS", "ROLL_WEIGHTS", "random_rolls", "random_roll", "opening_roll", "seed_keys", "roll_dice"]
+
+
+def _rolls():
+    rolls, weights = [], []
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            rolls.append((d1, d2))
+            weights.append(1.0 if d1 == d2 else 2.0)
+    return np.array(rolls, dtype=np.int8), np.array(weights) / 36.0
+
+
+#: The 21 distinct rolls (higher die first, ordered 11, 21, 22, 31, ...), int8 (21, 2), and
+#: their probabilities float64 (21,): 1/36 for a double, 2/36 otherwise.
+ROLLS, ROLL_WEIGHTS = _rolls()
+ROLLS.setflags(write=False)
+ROLL_WEIGHTS.setflags(write=False)
+
+
+def random_rolls(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` rolls of two dice from ``rng``: int8 (n, 2), values 1..6, ordered (as thrown).
+
+    One ``rng.integers(1, 7, size=(n, 2))`` call, so a seeded Generator gives the same rolls
+    as before this function existed.
+    """
+    return rng.integers(1, 7, size=(n, 2)).astype(np.int8)
+
+
+def random_roll(rng: np.random.Generator) -> tuple[int, int]:
+    """One roll of two dice from ``rng`` as Python ints (as thrown, not sorted)."""
+    a, b = (int(x) for x in rng.integers(1, 7, size=2))
+    return a, b
+
+
+def opening_roll(rng: np.random.Generator) -> tuple[bool, tuple[int, int], list[tuple[int, int]]]:
+    """RULES.md option ``opening_roll``: each side rolls one die, ties are re-rolled, the
+    higher die moves first and plays both dice just thrown.
+
+    Returns ``(white_first, dice, throws)``: dice (higher first) for the first play and the
+    list of (white, black) throws including re-rolled ties.
+    """
+    throws = []
+    while True:
+        w, b = random_roll(rng)
+        throws.append((w, b))
+        if w != b:
+            return w > b, (max(w, b), min(w, b)), throws
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -15,25 +15,10 @@ from bgrl.rules.board import START_BOARD, Position, flip
 from bgrl.rules.movegen import generate, validate_dice
 from bgrl.rules.outcome import BACKGAMMON, GAMMON, SINGLE, game_result
 
-__all__ = ["Game", "GameOver", "WHITE", "BLACK", "RESIGN_VALUES", "opening_roll"]
+__all__ = ["Game", "GameOver", "WHITE", "BLACK", "RESIGN_VALUES"]
 
 WHITE, BLACK = "white", "black"
 RESIGN_VALUES = {"single": SINGLE, "gammon": GAMMON, "backgammon": BACKGAMMON}
-
-
-def opening_roll(rng: np.random.Generator) -> tuple[bool, tuple[int, int], list[tuple[int, int]]]:
-    """RULES.md option ``opening_roll``: each side rolls one die, ties are re-rolled, the
-    higher die moves first and plays both dice just thrown.
-
-    Returns ``(white_first, dice, throws)``: dice (higher first) for the first play and the
-    list of (white, black) throws including re-rolled ties.
-    """
-    throws = []
-    while True:
-        w, b = (int(x) for x in rng.integers(1, 7, size=2))
-        throws.append((w, b))
-        if w != b:
-            return w > b, (max(w, b), min(w, b)), throws
 
 
 @dataclass(frozen=True)
