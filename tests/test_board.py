@@ -1,5 +1,7 @@
 """Board encoding, validation, flip and gnubg Position IDs."""
 
+import base64
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ from bgrl.rules.board import (
     flip,
     pip_counts,
     position_id,
+    position_ids,
     validate_board,
 )
 from bgrl.rules.movegen import generate
@@ -48,6 +51,26 @@ def test_round_trip_random_positions():
         pid = position_id(b)
         assert len(pid) == 14
         assert np.array_equal(board_from_position_id(pid), b)
+
+
+def plain_position_id(b) -> str:
+    """The Position ID written plainly (an 80-bit int, gnubg's side order: opponent first)."""
+    b = [int(v) for v in b]
+    counts = [max(-v, 0) for v in b[24:0:-1]] + [-b[0]] + [max(v, 0) for v in b[1:25]] + [b[25]]
+    key = pos = 0
+    for c in counts:
+        key |= ((1 << c) - 1) << pos
+        pos += c + 1
+    return base64.b64encode(key.to_bytes(10, "little")).decode("ascii").rstrip("=")
+
+
+def test_position_ids_batch_equals_plain_encoder():
+    boards = random_positions(1500, seed=5)
+    assert position_ids(boards) == [plain_position_id(b) for b in boards]
+    assert [position_id(b) for b in boards[:100]] == [plain_position_id(b) for b in boards[:100]]
+    assert position_ids(flip(boards[:50])) == [position_id(flip(b)) for b in boards[:50]]
+    assert position_ids(np.zeros((0, 26), dtype=np.int8)) == []
+    assert position_ids(START_BOARD[None]) == [START_POSITION_ID]
 
 
 def test_flip_is_involution_and_swaps_sides():

@@ -4,6 +4,8 @@
   RULES.md) over positions from random games, synthetic positions (bar, closed boards,
   bear-offs, doubles) and hypothesis-built arbitrary positions;
 * batch vs one-by-one, dice order, checker conservation, ``dice_used``;
+* ``generate(..., paths=True)``: the same after-states, each with a move path that replays,
+  move by move under the reference's single-die rules, to it;
 * golden tests, one per example / rule of /work/shared/RULES.md, with the expected set of
   after-states worked out by hand from the rule book.
 
@@ -32,7 +34,7 @@ from bgrl.rules.board import (
 from bgrl.rules.movegen import generate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_movegen import reference_terminals  # noqa: E402
+from reference_movegen import reference_terminals, single_die_moves  # noqa: E402
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]  # the 21 distinct rolls
 
@@ -312,6 +314,56 @@ def test_input_not_modified():
     b0, d0 = b.copy(), d.copy()
     generate(b, d)
     assert np.array_equal(b, b0) and np.array_equal(d, d0)
+
+
+def _replay(board: np.ndarray, path: np.ndarray, roll: tuple[int, int]) -> tuple[int, ...]:
+    """Play a move path (src, dst, hit) rows on ``board``; every move must be one of the
+    reference's single-die moves, with the hit flag right. Returns the final board."""
+    b = tuple(int(x) for x in board)
+    for src, dst, hit in path.tolist():
+        die = src - dst  # dst = src - die, <= 0 for a bear-off
+        assert die in roll, (src, dst, roll)
+        assert bool(hit) == (dst >= 1 and b[dst] == -1)
+        nb = list(b)
+        nb[src] -= 1
+        if dst >= 1:
+            if nb[dst] == -1:
+                nb[dst], nb[0] = 0, nb[0] - 1
+            nb[dst] += 1
+        assert tuple(nb) in single_die_moves(b, die), (position_id(board), path.tolist())
+        b = tuple(nb)
+    return b
+
+
+def test_paths_same_after_states_and_replay():
+    b, d = _mixed_batch(11, 1500)  # more than one internal chunk of 1,024 positions
+    plain = generate(b, d)
+    res = generate(b, d, paths=True)
+    assert plain.paths is None
+    for name in ("boards", "parent", "dice_used", "offsets", "positions"):
+        assert np.array_equal(getattr(plain, name), getattr(res, name)), name
+    assert res.paths.dtype == np.int16 and res.paths.shape == (res.boards.shape[0], 4, 3)
+    used = res.dice_used[res.parent]
+    for j in range(res.boards.shape[0]):
+        i, n = int(res.parent[j]), int(used[j])
+        path = res.paths[j]
+        assert not path[n:].any()
+        roll = (int(d[i, 0]), int(d[i, 1]))
+        assert _replay(b[i], path[:n], roll) == tuple(res.boards[j].tolist())
+        dice_played = sorted(int(s - t) for s, t, _ in path[:n].tolist())
+        if roll[0] != roll[1] and n == 2:
+            assert dice_played == sorted(roll)
+
+
+def test_paths_of_a_pass_and_of_the_start():
+    res = generate(START_BOARD[None], np.array([[2, 1]]), paths=True)
+    paths = {tuple(map(tuple, p[:2].tolist())) for p in res.paths}
+    assert len(paths) == res.boards.shape[0] == 15
+    assert ((13, 11, 0), (6, 5, 0)) in paths  # 13/11 6/5: the higher die first
+    # a dance: one row, the board unchanged, an empty path
+    closed = mk({13: 2}, {p: 2 for p in range(19, 25)}, bar=1)
+    res = generate(closed[None], np.array([[6, 6]]), paths=True)
+    assert res.dice_used[0] == 0 and np.array_equal(res.boards[0], closed) and not res.paths.any()
 
 
 # ----------------------------------------------------------------------------------------

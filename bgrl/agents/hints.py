@@ -56,13 +56,13 @@ def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -
     play valued at a shallower ply. Returns [] when no die can be played. Ties keep
     canonical order and share a rank (:mod:`bgrl.agents.ranking`).
     """
-    from bgrl.rules.notation import _legal_plays_of
+    from bgrl.rules.notation import legal_plays_and_after_states
     from bgrl.rules.xgid import position_and_dice
 
     pos, d = position_and_dice(position, dice)
     if 15 in pos.off:
         legal_plays(pos, d)  # raises the game-over error
-    plays, after = _legal_plays_of(pos.board, d)
+    plays, after = legal_plays_and_after_states(pos.board, d)
     if not plays:
         return []
     boards = after.copy()  # writable: the plays keep the read-only rows

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgrl.rules.board import _position_id
+from bgrl.rules.board import position_ids
 from bgrl._fileio import check_writable_dir
 from bgrl.rules.notation import notations
 from bgrl.records.record import GameRecord, write_record
@@ -88,10 +88,11 @@ class MatchRecorder:
                          black=self.names[1] if a_white else self.names[0],
                          start_on_roll="white", seed=self.seed, date=self.date)
         plies = self._plies[g]
-        for before, dice, after, used, white in plies:
+        pids = position_ids(np.array([ply[0] for ply in plies]))
+        for (before, dice, after, used, white), pid in zip(plies, pids):
             d = (int(max(dice)), int(min(dice)))
             play = None if used == 0 else notations(before, d, after[None], used)[0]
-            rec.add_turn("white" if white else "black", _position_id(before.tolist()), d, play)
+            rec.add_turn("white" if white else "black", pid, d, play)
         winner = "white" if plies[-1][4] else "black"
         rec.finish(winner, res, HOW[res])
         self._plies[g] = []

@@ -43,6 +43,7 @@ __all__ = [
     "flip",
     "validate_board",
     "position_id",
+    "position_ids",
     "board_from_position_id",
     "pip_counts",
     "borne_off",
@@ -161,19 +162,43 @@ def position_id(board) -> str:
     ----------
     board : array-like, int, shape (26,); validated with :func:`validate_board`.
     """
-    return _position_id(validate_board(board).tolist())
+    return position_ids(validate_board(board)[None])[0]
 
 
-def _position_id(b: list[int]) -> str:
-    """Position ID of a valid board given as a list of 26 ints (no checks)."""
-    # opponent: its points 1..24 are our indices 24..1, its bar our index 0
-    counts = [max(-v, 0) for v in b[24:0:-1]] + [-b[0]] + [max(v, 0) for v in b[1:25]] + [b[25]]
-    key = 0
-    pos = 0
-    for c in counts:
-        key |= ((1 << c) - 1) << pos
-        pos += c + 1
-    return base64.b64encode(key.to_bytes(10, "little")).decode("ascii").rstrip("=")
+_KEY_BITS = np.arange(80)
+
+
+def position_ids(boards) -> list[str]:
+    """gnubg Position IDs of a batch of boards, in one pass of array operations.
+
+    Parameters
+    ----------
+    boards : array-like, int, shape (B, 26)
+        Valid boards (not checked here: see :func:`validate_board`), each from the side on
+        roll. Pass ``flip(after_states)`` for the positions after a play, the opponent on roll.
+
+    Returns
+    -------
+    list of B str, ``position_ids(boards)[i] == position_id(boards[i])``.
+    """
+    b = np.asarray(boards, dtype=np.int16)
+    k = b.shape[0]
+    if k == 0:
+        return []
+    # counts in gnubg's order: the opponent (its points 1..24 = our indices 24..1, its bar
+    # our index 0), then the side on roll (points 1..24, bar 25)
+    counts = np.empty((k, 50), dtype=np.int64)
+    counts[:, :24] = np.maximum(-b[:, 24:0:-1], 0)
+    counts[:, 24] = -b[:, OPP_BAR]
+    counts[:, 25:49] = np.maximum(b[:, 1:25], 0)
+    counts[:, 49] = b[:, MOVER_BAR]
+    ends = np.cumsum(counts + 1, axis=1)  # one past each separating zero-bit
+    bits = _KEY_BITS[None, :] < ends[:, -1:]  # every bit up to the last separator ...
+    bits[np.repeat(np.arange(k), 50), (ends - 1).ravel()] = False  # ... less the separators
+    key = np.zeros((k, 12), dtype=np.uint8)  # 10 key bytes + 2: 16 base64 characters a row
+    key[:, :10] = np.packbits(bits, axis=1, bitorder="little")
+    text = base64.b64encode(key.tobytes()).decode("ascii")
+    return [text[i : i + 14] for i in range(0, len(text), 16)]
 
 
 _B64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

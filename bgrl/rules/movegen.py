@@ -27,6 +27,10 @@ Rules enforced here (RULES.md, "A turn", "The bar", "Bearing off"):
 * maximum-dice rule: as many dice as any sequence allows (4 for doubles); if only one die
   of a non-double can be played and either could, the higher one;
 * a play is judged by its final position: duplicates are removed.
+
+With ``generate(..., paths=True)`` the same generation also returns, for every after-state, the
+checker moves of one play that reaches it (its *move path*, see :attr:`AfterStates.paths`), which
+is what :mod:`bgrl.rules.notation` names; no other module enumerates legal plays.
 """
 
 from __future__ import annotations
@@ -37,10 +41,10 @@ import numpy as np
 
 from bgrl.rules.board import BOARD_SIZE, MOVER_BAR, OPP_BAR
 
-__all__ = ["AfterStates", "generate", "single_steps", "validate_dice", "validate_batch"]
+__all__ = ["AfterStates", "generate", "validate_dice", "validate_batch", "MAX_MOVES"]
 
-_SRC = np.arange(1, 26, dtype=np.int16)  # source indices 1..25 (25 = mover's bar)
-_HOME = np.arange(1, 7, dtype=np.int16)
+#: Checker moves in the longest play (a double played four times): the length of a move path.
+MAX_MOVES = 4
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,16 @@ class AfterStates:
         ``boards[offsets[i]:offsets[i+1]]`` are the after-states of position i.
     positions : ndarray, int8, shape (B, 26)
         The input positions (before the play).
+    paths : ndarray, int16, shape (M, 4, 3), or None
+        Only from ``generate(..., paths=True)`` (None otherwise): the move path of each
+        after-state, the checker moves of one play that reaches it, in the order played.
+        ``paths[j, k] = (src, dst, hit)``: source index (25 = the mover's bar), destination
+        ``src - die`` (<= 0: borne off), hit 1 if an opposing blot was hit there, else 0.
+        Only the first ``dice_used[parent[j]]`` moves are set; the rest are 0 (a pass: all
+        0). Of several plays that give one board, the path is the first in generation order:
+        for a non-double the higher die played first before the lower die first, then by the
+        sources of the moves, the first move's lowest first; a double's moves go from the
+        highest source down.
     """
 
     boards: np.ndarray
@@ -71,6 +85,7 @@ class AfterStates:
     dice_used: np.ndarray
     offsets: np.ndarray
     positions: np.ndarray
+    paths: np.ndarray | None = None
 
     def group(self, i: int) -> np.ndarray:
         """After-states of batch item ``i``: int8 array of shape (k_i, 26)."""
@@ -130,64 +145,6 @@ def validate_batch(boards, dice) -> tuple[np.ndarray, np.ndarray]:
     return b.astype(np.int8), d.astype(np.int8)
 
 
-def single_steps(boards: np.ndarray, die: np.ndarray, max_src: np.ndarray | None = None):
-    """Apply one die (one checker move) to every board in every legal way.
-
-    Parameters
-    ----------
-    boards : ndarray, int8, shape (N, 26) (or wider; extra columns are carried along)
-    die : ndarray, int, shape (N,), values 1..6
-    max_src : optional int16 (N,): only sources <= this index may move (see generate)
-
-    Returns
-    -------
-    new : int8 (M, 26)    resulting boards
-    origin : int64 (M,)   row of ``boards`` each came from
-    src : int16 (M,)      source index (25 = bar)
-    dst : int16 (M,)      destination point, <= 0 means borne off
-    hit : bool (M,)       whether an opposing blot was hit
-    """
-    b = boards
-    n, width = b.shape
-    dst = _SRC[None, :] - die.astype(np.int16)[:, None]  # (N, 25)
-    row0 = np.arange(0, n * width, width, dtype=np.intp)[:, None]
-    flat = b.reshape(-1)
-    # The bar: with a checker on the bar only the bar may move.
-    own = b[:, 1:26] > 0
-    own[b[:, MOVER_BAR] > 0, :24] = False
-    # Landing on the board: not on two or more opposing checkers.
-    dval = flat[row0 + np.maximum(dst, 0)]
-    land_ok = (dst >= 1) & (dval >= -1)
-    # Bearing off: every mover's checker in 1..6 (bar included in 7..25); an exact die
-    # bears off from its point, a larger die only from the highest occupied point.
-    home = b[:, 7:26].max(axis=1) <= 0
-    if home.any():
-        highest = ((b[:, 1:7] > 0) * _HOME).max(axis=1)
-        land_ok |= home[:, None] & ((dst == 0) | ((dst < 0) & (_SRC[None, :] == highest[:, None])))
-    legal = own & land_ok
-    if max_src is not None:
-        legal &= _SRC[None, :] <= max_src[:, None]
-    origin, s = np.nonzero(legal)
-    src = _SRC[s]
-    d = dst[origin, s]
-    new = b[origin]  # fancy indexing copies
-    m = origin.shape[0]
-    nflat = new.reshape(-1)
-    base = np.arange(0, m * width, width, dtype=np.intp)
-    nflat[base + src] -= 1
-    on_board = d >= 1
-    tgt = (base + d)[on_board]
-    hit_on = nflat[tgt] == -1
-    nflat[tgt] += 1
-    hit = np.zeros(m, dtype=bool)
-    if hit_on.any():
-        th = tgt[hit_on]
-        nflat[th] = 1  # the blot goes to the opponent's bar
-        nflat[th - th % width + OPP_BAR] -= 1
-        hit[on_board] = hit_on
-    return new, origin, src, d, hit
-
-
 _WIDTH = 32  # internal row width: 26 board bytes + 6 zero bytes = four uint64 words
 _MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 
@@ -202,13 +159,14 @@ def _unique_exact(states: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return idx
 
 
-def _unique_order(states: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def _unique_order(states: np.ndarray, keys: np.ndarray, first: bool = False) -> np.ndarray:
     """Row indices of the distinct (key, board) pairs, grouped by ascending key.
 
     states int8 (M, 32) C-contiguous, keys int64 (M,) >= 0. Rows are sorted by
     (key, 64-bit multiplicative hash of the 32 bytes); equal sort keys are then checked
     word by word, so the result is exact: should two different boards of one key share a
-    hash, the byte-sorting path is used instead.
+    hash, the byte-sorting path is used instead. Of equal rows, an arbitrary one is kept, or
+    with ``first`` the earliest (a stable sort; the order of the distinct rows is the same).
     """
     m = states.shape[0]
     if m <= 1:
@@ -223,7 +181,7 @@ def _unique_order(states: np.ndarray, keys: np.ndarray) -> np.ndarray:
     if key_bits > 40:
         return _unique_exact(states, keys)
     combined = (keys.astype(np.uint64) << np.uint64(64 - key_bits)) | (h >> np.uint64(key_bits))
-    order = np.argsort(combined)
+    order = np.argsort(combined, kind="stable" if first else "quicksort")
     c = combined[order]
     same = c[1:] == c[:-1]
     if same.any():
@@ -264,9 +222,10 @@ def _bit_step(boards, own, opn, die, max_src=None, exclude=None, masks=True):
 
     boards int8 (N, _WIDTH), own/opn uint32 (N,) as above. Returns the children
     ``(boards, own, opn, origin, src)`` (``own``/``opn`` None unless ``masks``) and the
-    legal-source masks ``legal`` (uint32 (N,)). Rules as :func:`single_steps` (RULES.md: the
-    bar first, no landing on 2+ opposing checkers, bearing off only with all checkers home, a
-    larger die only from the highest point).
+    legal-source masks ``legal`` (uint32 (N,)). Rules (RULES.md, "The bar", "Bearing off"): a
+    checker on the bar enters first (on point 25 - d), no landing on 2+ opposing checkers (a
+    blot hit goes to the opponent's bar), bearing off only with every checker in 1..6, an
+    exact die from its point, a larger die only from the highest occupied point.
     """
     d = die.astype(np.uint32)
     cand = np.where((own & _BAR_BIT) != 0, own & _BAR_BIT, own)  # a bar checker must enter first
@@ -309,7 +268,7 @@ def _bit_step(boards, own, opn, die, max_src=None, exclude=None, masks=True):
 _CHUNK = 1024  # positions per internal pass: keeps the working set in cache for big batches
 
 
-def generate(boards, dice, *, validate: bool = True) -> AfterStates:
+def generate(boards, dice, *, validate: bool = True, paths: bool = False) -> AfterStates:
     """Every distinct legal after-state for a batch of (board, dice) pairs.
 
     Parameters
@@ -320,6 +279,11 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
         The roll of each position, values 1..6, order irrelevant.
     validate : bool
         Check shapes, dtypes and ranges first (see :func:`validate_batch`).
+    paths : bool
+        Also return the move path of every after-state (:attr:`AfterStates.paths`, int16
+        (M, 4, 3)), for naming plays (:mod:`bgrl.rules.notation`). Off on the hot path
+        (training, search): the after-states, their order and the other fields are the same
+        either way.
 
     Returns
     -------
@@ -337,8 +301,8 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
         d = np.asarray(dice, dtype=np.int8)
     n_pos = b.shape[0]
     if n_pos <= _CHUNK:
-        return _generate(b, d)
-    parts = [_generate(b[i : i + _CHUNK], d[i : i + _CHUNK]) for i in range(0, n_pos, _CHUNK)]
+        return _generate(b, d, paths)
+    parts = [_generate(b[i : i + _CHUNK], d[i : i + _CHUNK], paths) for i in range(0, n_pos, _CHUNK)]
     offsets = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(np.concatenate([p.counts for p in parts]), out=offsets[1:])
     return AfterStates(
@@ -347,13 +311,15 @@ def generate(boards, dice, *, validate: bool = True) -> AfterStates:
         dice_used=np.concatenate([p.dice_used for p in parts]),
         offsets=offsets,
         positions=b,
+        paths=np.concatenate([p.paths for p in parts]) if paths else None,
     )
 
 
-def _generate(b: np.ndarray, d: np.ndarray) -> AfterStates:
+def _generate(b: np.ndarray, d: np.ndarray, paths: bool = False) -> AfterStates:
     """:func:`generate` for one chunk of checked int8 input: non-doubles and doubles are
     generated apart, then every position's distinct after-states are put in canonical order
-    (by a 64-bit hash of the board, see :func:`_unique_order`)."""
+    (by a 64-bit hash of the board, see :func:`_unique_order`). With ``paths``, each
+    after-state keeps the move path of its first row in generation order."""
     n_pos = b.shape[0]
     wide = np.zeros((n_pos, _WIDTH), dtype=np.int8)
     wide[:, :BOARD_SIZE] = b
@@ -369,30 +335,53 @@ def _generate(b: np.ndarray, d: np.ndarray) -> AfterStates:
         idx = None if sel.all() else np.flatnonzero(sel)
         pick = (lambda a: a) if idx is None else (lambda a: a[idx])
         gen = _doubles if part_is_double else _non_doubles
-        states, par, used = gen(pick(wide), pick(own), pick(opn), pick(d).astype(np.int64))
+        states, par, used, moves = gen(pick(wide), pick(own), pick(opn), pick(d).astype(np.int64), paths)
         if idx is None:
             dice_used[:] = used
         else:
             dice_used[idx] = used
             par = idx[par]
-        parts.append((states, par))
+        parts.append((states, par, moves))
     if len(parts) == 1:
-        states, parent = parts[0]
+        states, parent, moves = parts[0]
     else:
         states = np.concatenate([p[0] for p in parts])
         parent = np.concatenate([p[1] for p in parts])
-    order = _unique_order(states, parent)
+        moves = np.concatenate([p[2] for p in parts]) if paths else None
+    # Rows of one position come in generation order, so with ``paths`` the first of equal
+    # rows, kept by the stable sort, carries the first path to that board.
+    order = _unique_order(states, parent, first=paths)
     states = states[order, :BOARD_SIZE]  # one copy: distinct rows, grouped, 26 columns
     parent = parent[order]
     offsets = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(np.bincount(parent, minlength=n_pos), out=offsets[1:])
-    return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets, positions=b)
+    return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets, positions=b,
+                       paths=moves[order] if paths else None)
 
 
-def _non_doubles(wide, own, opn, d):
+def _moves_of(before: np.ndarray, origin: np.ndarray, src: np.ndarray, die: np.ndarray) -> np.ndarray:
+    """The checker moves of one :func:`_bit_step` as (src, dst, hit) rows, int16 (m, 3).
+
+    before int8 (N, _WIDTH): the boards the step was applied to; origin, src (m,): the step's
+    outputs; die (m,): the die each move played. dst = src - die (<= 0: borne off); a hit is a
+    landing on a point 1..24 that held one opposing checker.
+    """
+    dst = src - die
+    hit = (dst >= 1) & (before[origin, np.maximum(dst, 0)] == -1)
+    return np.stack([src, dst, hit], axis=1).astype(np.int16)
+
+
+def _non_doubles(wide, own, opn, d, paths=False):
     """All plays of non-double rolls: rows (M, _WIDTH) with duplicates, their position index
-    (M,), and the dice used per position (0, 1 or 2). Both orders of the dice are played
-    (root ``2 i`` the higher die first, ``2 i + 1`` the lower); the caller removes duplicates."""
+    (M,), the dice used per position (0, 1 or 2), and with ``paths`` the move paths int16
+    (M, 4, 3) (else None). Both orders of the dice are played (root ``2 i`` the higher die
+    first, ``2 i + 1`` the lower); the rows of a position come in generation order (the higher
+    die first, then by sources, lowest first); the caller removes duplicates.
+
+    Rules (RULES.md, "A turn"): both dice must be played if any sequence allows it (then only
+    two-move plays are kept); if only one die can be played, the higher one when it can be
+    played alone.
+    """
     n = wide.shape[0]
     hi, lo = d.max(axis=1), d.min(axis=1)
     first = np.empty(2 * n, dtype=np.int64)
@@ -400,7 +389,7 @@ def _non_doubles(wide, own, opn, d):
     second = np.empty(2 * n, dtype=np.int64)
     second[0::2], second[1::2] = lo, hi
     roots = wide.repeat(2, axis=0)
-    s1, own1, opn1, key1, _, root_legal = _bit_step(roots, own.repeat(2), opn.repeat(2), first)
+    s1, own1, opn1, key1, src1, root_legal = _bit_step(roots, own.repeat(2), opn.repeat(2), first)
     # Lower die first (odd keys), second move: a source that could have moved the higher die
     # in the original position gives a play the higher-die-first order also makes (the same two
     # checker moves, legal in that order too: the lower die's move was legal from the start, and
@@ -408,7 +397,8 @@ def _non_doubles(wide, own, opn, d):
     # that source, nor the bar rule, nor the highest point), so it is skipped here instead of
     # being removed as a duplicate later.
     exclude = np.where(key1 & 1 == 1, root_legal[key1 ^ 1], np.uint32(0))
-    s2, _, _, org2, _, _ = _bit_step(s1, own1, opn1, second[key1], exclude=exclude, masks=False)
+    die2 = second[key1]
+    s2, _, _, org2, src2, _ = _bit_step(s1, own1, opn1, die2, exclude=exclude, masks=False)
     par1 = key1 >> 1
     par2 = par1[org2]
     used = np.zeros(n, dtype=np.int8)
@@ -420,42 +410,68 @@ def _non_doubles(wide, own, opn, d):
     keep1 = (used[par1] == 1) & (((key1 & 1) == 0) | ~hi_ok[par1])
     passes = np.flatnonzero(used == 0)
     states = np.concatenate([s2, s1[keep1], wide[passes]])
-    return states, np.concatenate([par2, par1[keep1], passes]), used
+    parent = np.concatenate([par2, par1[keep1], passes])
+    if not paths:
+        return states, parent, used, None
+    m1 = _moves_of(roots, key1, src1, first[key1])
+    n2, n1 = s2.shape[0], int(keep1.sum())
+    moves = np.zeros((states.shape[0], MAX_MOVES, 3), dtype=np.int16)
+    moves[:n2, 0] = m1[org2]
+    moves[:n2, 1] = _moves_of(s1, org2, src2, die2[org2])
+    moves[n2 : n2 + n1, 0] = m1[keep1]
+    return states, parent, used, moves
 
 
-def _doubles(wide, own, opn, d):
-    """All plays of doubles: rows (M, _WIDTH), position index (M,), dice used (0..4).
+def _doubles(wide, own, opn, d, paths=False):
+    """All plays of doubles: rows (M, _WIDTH), position index (M,), dice used (0..4), and with
+    ``paths`` the move paths int16 (M, 4, 3) (else None).
 
     The four checker moves of one number can always be played from the highest source down
     (entering first, outfield before home, a bear-off never enables a higher checker), so each
     step may only move a checker from a point no higher than the previous step's source. Every
     multiset of moves is then generated once, and distinct multisets give distinct boards (the
-    board change fixes how many checkers left each point): doubles have no duplicates."""
+    board change fixes how many checkers left each point): doubles have no duplicates.
+    Maximum-dice rule (RULES.md, "A turn"): only the plays of the most moves any play makes
+    are kept.
+    """
     n = wide.shape[0]
     die = d[:, 0]
     frontier, fown, fopn, fpar = wide, own, opn, np.arange(n)
     fmax = np.full(n, 25, dtype=np.int64)
+    hist = np.zeros((n, 0, 3), dtype=np.int16) if paths else None
     levels = []
     for k in range(4):
         new, fown, fopn, origin, src, _ = _bit_step(frontier, fown, fopn, die[fpar], fmax, masks=k < 3)
         if new.shape[0] == 0:
             break
         fpar = fpar[origin]
-        levels.append((new, fpar))
+        if paths:  # the moves so far of every partial play, (rows, k + 1, 3)
+            hist = np.concatenate([hist[origin], _moves_of(frontier, origin, src, die[fpar])[:, None]], axis=1)
+        levels.append((new, fpar, hist))
         frontier, fmax = new, src
     used = np.zeros(n, dtype=np.int8)
-    for lvl, (_, par) in enumerate(levels, start=1):
+    for lvl, (_, par, _) in enumerate(levels, start=1):
         used[par] = lvl
-    out_s, out_p = [], []
-    for lvl, (states, par) in enumerate(levels, start=1):
+    out_s, out_p, out_m = [], [], []
+    for lvl, (states, par, h) in enumerate(levels, start=1):
         keep = used[par] == lvl
         if keep.all():
             out_s.append(states)
             out_p.append(par)
+            out_m.append(h)
         elif keep.any():
             out_s.append(states[keep])
             out_p.append(par[keep])
+            out_m.append(h[keep] if paths else None)
     passes = np.flatnonzero(used == 0)
     out_s.append(wide[passes])
     out_p.append(passes)
-    return np.concatenate(out_s), np.concatenate(out_p), used
+    states, parent = np.concatenate(out_s), np.concatenate(out_p)
+    if not paths:
+        return states, parent, used, None
+    moves = np.zeros((states.shape[0], MAX_MOVES, 3), dtype=np.int16)
+    row = 0
+    for h in out_m:
+        moves[row : row + h.shape[0], : h.shape[1]] = h
+        row += h.shape[0]
+    return states, parent, used, moves

@@ -11,28 +11,30 @@ move and accepted only when its final position is one of the legal after-states
 (RULES.md: "A play is judged by its final position").
 
 The hot path (training, matches) never builds notation: it works on after-states;
-notation is rebuilt from (position, dice, after-state) here, at the edges.
-:func:`legal_plays` lists a position's plays in one batched pass (the paths of every die
-order give both the after-states, in :func:`bgrl.rules.movegen.generate`'s canonical order, and
-their checker moves), builds the Position IDs of all results at once, and memoises the
-notation of each sequence of checker moves, so a 0-ply hint stays well under a millisecond
-(README, "Hint latency").
+notation is rebuilt from (position, dice, after-state) here, at the edges. The legal plays
+are not enumerated here: :func:`legal_plays` takes the after-states, in their canonical
+order, and the move path of each from one call of
+``bgrl.rules.movegen.generate(..., paths=True)``, the one owner of the rules of a play
+(RULES.md), then builds the Position IDs of all results at once
+(:func:`bgrl.rules.board.position_ids`) and memoises the notation of each sequence of checker
+moves, so a 0-ply hint stays well under a millisecond (README, "Hint latency"). The checks in
+:func:`play_from_notation` (:func:`_simulate`, :func:`_step`) only explain why a typed play
+is refused; whether it is legal is whether its result is one of the generator's after-states.
 """
 
 from __future__ import annotations
 
-import base64
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgrl.rules.board import MOVER_BAR, OPP_BAR, Position, flip
-from bgrl.rules.movegen import _WIDTH, _unique_order, single_steps, validate_dice
+from bgrl.rules.board import MOVER_BAR, OPP_BAR, Position, flip, position_ids
+from bgrl.rules.movegen import generate, validate_dice
 
 __all__ = [
-    "Play", "IllegalPlayError", "legal_plays", "notations", "format_moves", "compact_notation", "parse_play",
-    "parse_dice", "play_from_notation",
+    "Play", "IllegalPlayError", "legal_plays", "legal_plays_and_after_states", "notations", "format_moves",
+    "compact_notation", "parse_play", "parse_dice", "play_from_notation",
 ]
 
 
@@ -204,125 +206,58 @@ def _move_order(m):
     return (-m[0], -m[1])
 
 
-def _plays_moves(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray) -> list[tuple[str, tuple]]:
-    """(notation, moves) of each legal after-state int8 (k, 26) of ``board`` with ``dice``
-    (not a pass): the first path found that reaches it (see :func:`_explore`)."""
-    return _name_plays(*_explore(board, dice), after_states)
+def _paths(board: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """One position's legal plays from the generator: after-states int8 (k, 26) in
+    :func:`bgrl.rules.movegen.generate`'s canonical order and the move path of each, int16
+    (k, n, 3) (src, dst, hit), n = the dice every play uses; k = 0 for a pass.
 
-
-def _name_plays(finals: np.ndarray, hist: np.ndarray, after_states: np.ndarray) -> list[tuple[str, tuple]]:
-    """(notation, moves) of each after-state from the paths of :func:`_explore` (final
-    boards int8 (K, 26), checker moves int16 (K, n, 3)): the earliest path to each board."""
-    keys = _row_keys(finals)
-    n = len(keys)
-    first = dict(zip(reversed(keys), range(n - 1, -1, -1)))  # the earliest path of a board wins
-    return _moves_and_notation(hist[[first[a] for a in _row_keys(after_states)]])
-
-
-_PID_POS = np.arange(80)
-
-
-def _after_position_ids(after_states: np.ndarray) -> list[str]:
-    """gnubg Position IDs of the results of after-states int8 (k, 26) (the opponent on
-    roll), vectorised; the same as ``position_id(flip(a))`` for each row ``a``."""
-    a = np.asarray(after_states, dtype=np.int16)
-    k = a.shape[0]
-    if k == 0:
-        return []
-    # the flipped board's counts in gnubg's order: the side on roll after the play is the
-    # opponent of the mover, encoded first (see bgrl.rules.board.position_id)
-    counts = np.empty((k, 50), dtype=np.int64)
-    counts[:, :24] = np.maximum(a[:, 1:25], 0)
-    counts[:, 24] = a[:, 25]
-    counts[:, 25:49] = np.maximum(-a[:, 24:0:-1], 0)
-    counts[:, 49] = -a[:, 0]
-    ends = np.cumsum(counts + 1, axis=1)  # one past each separator
-    bits = _PID_POS[None, :] < ends[:, -1:]  # all bits up to the last separator ...
-    bits[np.repeat(np.arange(k), 50), (ends - 1).ravel()] = False  # ... less the separators
-    key = np.zeros((k, 12), dtype=np.uint8)
-    key[:, :10] = np.packbits(bits, axis=1, bitorder="little")
-    text = base64.b64encode(key.tobytes()).decode("ascii")
-    return [text[i : i + 14] for i in range(0, len(text), 16)]
+    board int8 (26,) and dice (1..6, 1..6) already checked. The path of a play is the first
+    one the generator finds (see :attr:`bgrl.rules.movegen.AfterStates.paths`): its moves
+    name the play.
+    """
+    res = generate(board[None], np.array([dice], dtype=np.int8), validate=False, paths=True)
+    n = int(res.dice_used[0])
+    if n == 0:
+        return res.boards[:0], res.paths[:0, :0]
+    return res.boards, res.paths[:, :n]
 
 
 def notations(board: np.ndarray, dice: tuple[int, int], after_states: np.ndarray, n_moves: int) -> list[str]:
-    """Notation of each given legal after-state, without re-generating or checking them.
+    """Notation of each given legal after-state, without checking them.
 
     board int8 (26,); after_states int8 (k, 26): legal plays of ``board`` with ``dice``
     that use ``n_moves`` checker moves (``AfterStates.dice_used``); 0 = a pass -> ``[""]``.
+    Raises KeyError for an after-state that is not a legal play.
     """
+    after_states = np.asarray(after_states, dtype=np.int8)
     if n_moves == 0:
         return [""] * after_states.shape[0]
-    return [t for t, _ in _plays_moves(board, dice, after_states)]
+    after, paths = _paths(np.asarray(board, dtype=np.int8), dice)
+    index = {key: j for j, key in enumerate(_row_keys(after))}
+    return [t for t, _ in _moves_and_notation(paths[[index[a] for a in _row_keys(after_states)]])]
 
 
-def _explore(board: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Every legal play of one position as a path: final boards int8 (K, 26) (with
-    repeats) and checker moves int16 (K, n, 3), n = the dice the plays use (0: a pass, K = 0).
-
-    Every die order is expanded with the batched :func:`bgrl.rules.movegen.single_steps`,
-    carrying the (source, destination, hit) history of each partial play as arrays (a
-    bear-off's destination is ``src - die`` <= 0), to the deepest level any order reaches
-    (the maximum-dice rule); when only one die of a non-double can be played, the higher
-    one's plays if it can be played alone, else the lower one's (RULES.md, as
-    :func:`bgrl.rules.movegen.generate`). For doubles the moves go from the highest source down
-    (as in the generator), so nothing is expanded twice. Paths come in a fixed order: the
-    higher die first before the lower die first, then by the sources of the moves, lowest
-    first; the first path that reaches a board names its play.
-    """
-    d1, d2 = max(dice), min(dice)
-    orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
-    per_order = []
-    for order in orders:
-        frontier = board[None].astype(np.int8)
-        hist = np.zeros((1, 0, 3), dtype=np.int16)
-        max_src = np.full(1, 25, dtype=np.int16) if d1 == d2 else None
-        levels = []
-        for die in order:
-            new, origin, src, dst, hit = single_steps(frontier, np.full(frontier.shape[0], die, dtype=np.int8), max_src)
-            if new.shape[0] == 0:
-                break
-            step = np.stack([src, dst, hit], axis=1).astype(np.int16)[:, None, :]
-            hist = np.concatenate([hist[origin], step], axis=1)
-            frontier = new
-            if max_src is not None:
-                max_src = src.astype(np.int16)
-            levels.append((new, hist))
-        per_order.append(levels)
-    n = max(len(levels) for levels in per_order)
-    if n == 0:
-        return np.zeros((0, 26), dtype=np.int8), np.zeros((0, 0, 3), dtype=np.int16)
-    if n == 1 and d1 != d2:  # one die only: the higher if it can be played alone
-        return per_order[0][0] if per_order[0] else per_order[1][0]
-    got = [levels[n - 1] for levels in per_order if len(levels) == n]
-    if len(got) == 1:
-        return got[0]
-    return np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got])
-
-
-def _legal_after_states(board: np.ndarray, dice: tuple[int, int]):
-    """One position's legal plays in one pass: (after-states int8 (k, 26) in
-    :func:`bgrl.rules.movegen.generate`'s canonical order, (notation, moves) of each, dice used);
-    k = 0 for a pass."""
-    finals, hist = _explore(board, dice)
-    k = finals.shape[0]
-    if k == 0:
-        return finals, [], 0
-    wide = np.zeros((k, _WIDTH), dtype=np.int8)
-    wide[:, :26] = finals
-    canon = _unique_order(wide, np.zeros(k, dtype=np.int64))  # generate's order of the distinct boards
-    after = finals[canon]
-    return after, _name_plays(finals, hist, after), hist.shape[1]
-
-
-def _legal_plays_of(board: np.ndarray, dice: tuple[int, int]) -> tuple[list[Play], np.ndarray]:
+def legal_plays_and_after_states(board: np.ndarray, dice: tuple[int, int]) -> tuple[list[Play], np.ndarray]:
     """The legal plays of a checked board and roll (see :func:`legal_plays`) and their
-    after-states, int8 (k, 26), read-only, row j = ``plays[j].after_state``."""
-    after, named, _ = _legal_after_states(board, dice)
+    after-states.
+
+    Parameters
+    ----------
+    board : ndarray, int8, shape (26,)
+        A valid board, the mover on roll, with no side borne off completely (not checked).
+    dice : pair of ints 1..6 (checked, e.g. by :func:`bgrl.rules.movegen.validate_dice`)
+
+    Returns
+    -------
+    plays : list of :class:`Play`, in canonical order; empty for a pass
+    after_states : ndarray, int8, shape (k, 26), read-only; row j = ``plays[j].after_state``
+    """
+    after, paths = _paths(board, dice)
     after.setflags(write=False)
-    if not named:
+    if after.shape[0] == 0:
         return [], after
-    pids = _after_position_ids(after)
+    named = _moves_and_notation(paths)
+    pids = position_ids(flip(after))
     return [Play(text, pid, after[j], moves) for j, ((text, moves), pid) in enumerate(zip(named, pids))], after
 
 
@@ -347,7 +282,7 @@ def legal_plays(position, dice) -> list[Play]:
     mover_off, opp_off = pos.off
     if mover_off == 15 or opp_off == 15:
         raise ValueError(f"the game is over in position {pos.position_id}: one side has borne off all 15 checkers")
-    return _legal_plays_of(pos.board, d)[0]
+    return legal_plays_and_after_states(pos.board, d)[0]
 
 
 _DICE_RE = re.compile(r"^\s*([1-6])\s*[-,\s]?\s*([1-6])\s*$")
