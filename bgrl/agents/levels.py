@@ -194,15 +194,16 @@ _EVAL_LOCK = threading.Lock()
 
 
 def _evaluator(network: str):
-    """Shared NetEvaluator of a shipped network (read-only, so safe to share)."""
+    """Shared evaluator of a shipped network (:func:`bgrl.evaluation.table.network_evaluator`;
+    read-only, so safe to share)."""
     with _EVAL_LOCK:
         ev = _EVAL_CACHE.get(network)
         if ev is None:
             from bgrl.evaluation.networks import load_network
-            from bgrl.evaluation.table import best_evaluator
+            from bgrl.evaluation.table import network_evaluator
 
             net, meta = load_network(shipped_checkpoint(network))
-            ev = (best_evaluator(net, meta["encoder"]), meta)
+            ev = (network_evaluator(net, meta["encoder"]), meta)
             _EVAL_CACHE[network] = ev
         return ev
 

@@ -43,12 +43,12 @@ def hint_agent(level=None, ply=None, checkpoint=None) -> tuple[LevelAgent, int, 
     label = f"level {name}"
     if checkpoint is not None:
         from bgrl.evaluation.networks import load_network
-        from bgrl.evaluation.table import best_evaluator
+        from bgrl.evaluation.table import network_evaluator
         from bgrl._resources import resolve_checkpoint
 
         path = resolve_checkpoint(checkpoint)
         net, meta = load_network(path)
-        agent = LevelAgent(agent.level, best_evaluator(net, meta["encoder"]), meta=meta)
+        agent = LevelAgent(agent.level, network_evaluator(net, meta["encoder"]), meta=meta)
         label += f" with network {path.name}"
     use_ply = agent.level.ply if ply is None else int(ply)
     return agent, use_ply, label

@@ -349,11 +349,9 @@ class Engine:
         from bgrl.evaluation.networks import load_network
 
         net, meta = load_network(path)
-        try:  # the table-lookup evaluator the levels use, where it exists (same results, faster)
-            from bgrl.evaluation.table import best_evaluator
-        except ImportError:
-            from bgrl.evaluation.evaluator import NetEvaluator as best_evaluator
-        return best_evaluator(net, meta["encoder"]), digest, meta
+        from bgrl.evaluation.table import network_evaluator  # the evaluator the levels use
+
+        return network_evaluator(net, meta["encoder"]), digest, meta
 
     # -- helpers
     def level(self, name: str) -> LevelInfo:
