@@ -17,12 +17,12 @@ compiled versions):
 * ``features numpy`` / ``features numba``: the 18 td198g features alone;
 * ``encode td198r``/``td198g``, numpy and compiled;
 * ``NetEvaluator td198g``: the network's probabilities (``position_probs``, ``exact=False``:
-  encode + forward pass); ``FastNetEvaluator td198g``: table-lookup first layer;
-  ``FastNetEvaluator td198r`` (the shipped default network) for comparison.
+  encode + forward pass); ``TableNetEvaluator td198g``: table-lookup first layer;
+  ``TableNetEvaluator td198r`` (the shipped default network) for comparison.
 
 Then the hint (:func:`bgrl.agents.hints.rank_plays`, gnubg's move filters) with the shipped td198g
-network at 0, 1 and 2 ply, before (NetEvaluator, numpy) and now (``best_evaluator``, i.e.
-FastNetEvaluator), on the same contact positions: mean CPU ms per hint; and, for
+network at 0, 1 and 2 ply, before (NetEvaluator, numpy) and now (``network_evaluator``, i.e.
+TableNetEvaluator), on the same contact positions: mean CPU ms per hint; and, for
 comparison, the shipped default (td198r) network's hint now.
 """
 
@@ -52,18 +52,18 @@ def game_positions(n: int, seed: int) -> np.ndarray:
 
 @contextlib.contextmanager
 def numpy_features():
-    """Make NetEvaluator / FastNetEvaluator use the numpy encoder and features (the old code path)."""
+    """Make NetEvaluator / TableNetEvaluator use the numpy encoder and features (the old code path)."""
     from bgrl.evaluation import encoding
     from bgrl.evaluation import evaluator
-    from bgrl.evaluation import table as fasteval
+    from bgrl.evaluation import table
     from bgrl.evaluation import features
 
-    saved = evaluator.encode, fasteval.both_sides
-    evaluator.encode, fasteval.both_sides = encoding.encode_numpy, features.both_sides
+    saved = evaluator.encode, table.both_sides
+    evaluator.encode, table.both_sides = encoding.encode_numpy, features.both_sides
     try:
         yield
     finally:
-        evaluator.encode, fasteval.both_sides = saved
+        evaluator.encode, table.both_sides = saved
 
 
 def per_call_ms(fn, seconds: float, repeats: int) -> float:
@@ -103,15 +103,15 @@ def main(argv=None) -> int:
     from bgrl.evaluation.networks import load_network
     from bgrl.evaluation.encoding import encode, encode_numpy
     from bgrl.evaluation.evaluator import NetEvaluator
-    from bgrl.evaluation.table import FastNetEvaluator, best_evaluator
+    from bgrl.evaluation.table import TableNetEvaluator, network_evaluator
     from bgrl._resources import resolve_checkpoint
 
     net_g, meta_g = load_network(resolve_checkpoint("td198g"))
     net_r, meta_r = load_network(resolve_checkpoint("default"))
     assert meta_g["encoder"] == "td198g" and meta_r["encoder"] == "td198r"
     # exact=False: the network on every position (the hint below uses the default, exact=True)
-    plain_g, fast_g = NetEvaluator(net_g, "td198g", exact=False), FastNetEvaluator(net_g, "td198g", exact=False)
-    fast_r = FastNetEvaluator(net_r, "td198r", exact=False)
+    plain_g, fast_g = NetEvaluator(net_g, "td198g", exact=False), TableNetEvaluator(net_g, "td198g", exact=False)
+    fast_r = TableNetEvaluator(net_r, "td198r", exact=False)
     pool = game_positions(max(batches), args.seed)
     print(f"machine: {platform.machine()}, python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__}, "
           f"1 thread, numba {'on' if features_nb.AVAILABLE else 'MISSING'}; td198g net {meta_g['n_inputs']}-{meta_g['hidden']}-5; "
@@ -125,9 +125,9 @@ def main(argv=None) -> int:
         ("encode td198g", lambda b: encode(b, "td198g"), False),
         ("NetEvaluator td198g (numpy)", plain_g.position_probs, True),
         ("NetEvaluator td198g", plain_g.position_probs, False),
-        ("FastNetEvaluator td198g (numpy)", fast_g.position_probs, True),
-        ("FastNetEvaluator td198g", fast_g.position_probs, False),
-        ("FastNetEvaluator td198r", fast_r.position_probs, False),
+        ("TableNetEvaluator td198g (numpy)", fast_g.position_probs, True),
+        ("TableNetEvaluator td198g", fast_g.position_probs, False),
+        ("TableNetEvaluator td198r", fast_r.position_probs, False),
     ]
     print(f"{'':<42}" + "".join(f"{'N=' + str(n):>10}" for n in batches))
     for name, fn, old in rows:
@@ -146,9 +146,9 @@ def main(argv=None) -> int:
         from bgrl.agents.search import GNUBG_FILTERS
 
         decisions = contact_decisions(3 * args.hint_positions, args.seed)
-        now = best_evaluator(net_g, "td198g")
+        now = network_evaluator(net_g, "td198g")
         print(f"\nhint (rank_plays, gnubg filters), td198g network, {args.hint_positions} contact positions per ply: mean CPU ms")
-        ref = best_evaluator(net_r, "td198r")
+        ref = network_evaluator(net_r, "td198r")
         print(f"{'ply':>3}  {'before':>10}  {'now':>10}  {'before/now':>10}  {'td198r now':>10}   (now: {type(now).__name__}; "
               f"td198r: the shipped default network)")
         for ply in (0, 1, 2):

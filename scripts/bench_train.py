@@ -19,17 +19,22 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the dense reference trainer lives with the tests
 
 
 def _configs(args):
     from bgrl.evaluation.networks import load_network
     from bgrl.training import _kernels
     from bgrl.training.td import TDLambda
-    from bgrl.training.td_reference import DenseTraceTDLambda
+    from reference_td import DenseTraceTDLambda
 
     def net():
         from bgrl._resources import resolve_checkpoint

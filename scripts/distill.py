@@ -131,7 +131,7 @@ def main(argv=None) -> int:
 
     from bgrl.arena.benchmark import error_rate, load_benchmark
     from bgrl.evaluation.networks import CheckpointError, load_network, save_checkpoint
-    from bgrl.evaluation.table import best_evaluator
+    from bgrl.evaluation.table import network_evaluator
     from bgrl._resources import resolve_checkpoint
     from bgrl.training.distill import collect_positions, fit, search_targets
 
@@ -168,7 +168,7 @@ def main(argv=None) -> int:
         _fail(f"--student: {exc}")
     if smeta["encoder"] != tmeta["encoder"] and args.student is None:
         _fail("teacher and student encoders differ")
-    teacher = best_evaluator(tnet, tmeta["encoder"])
+    teacher = network_evaluator(tnet, tmeta["encoder"])
     if not existing:
         data = Path(args.data[0])
         t0 = time.perf_counter()
@@ -198,10 +198,10 @@ def main(argv=None) -> int:
             save_checkpoint(path, net, meta)
         except OSError as exc:
             _fail(f"cannot write {path}: {exc.strerror or exc}")
-        r = error_rate(best_evaluator(net, smeta["encoder"]), bench)
+        r = error_rate(network_evaluator(net, smeta["encoder"]), bench)
         print(f"  {path}: benchmark {r['all']:.2f} mp (contact {r['contact']:.2f}, race {r['race']:.2f})", flush=True)
 
-    r0 = error_rate(best_evaluator(snet, smeta["encoder"]), bench)
+    r0 = error_rate(network_evaluator(snet, smeta["encoder"]), bench)
     print(f"student before: benchmark {r0['all']:.2f} mp (contact {r0['contact']:.2f}, race {r0['race']:.2f})", flush=True)
     fit(snet, smeta["encoder"], boards, targets, epochs=args.epochs, lr=args.lr, batch=args.batch, seed=args.seed,
         on_epoch=on_epoch, log=lambda s: print(s, flush=True))

@@ -197,7 +197,7 @@ def test_init_from_starts_at_the_given_weights(tmp_path):
 
 # ---------------------------------------------------------------------------- fast trainer (issue 8)
 def _pair(enc, G, lam, hidden=12, alpha=0.05, seed=1, **kw):
-    from bgrl.training.td_reference import DenseTraceTDLambda
+    from reference_td import DenseTraceTDLambda
 
     torch.manual_seed(0)
     a = TDNet(num_features(enc), hidden)
@@ -232,17 +232,17 @@ def test_after_state_tables_equal_net_evaluator():
     from positions import random_game_positions, synthetic_positions
 
     from bgrl.evaluation.evaluator import NetEvaluator
+    from bgrl.evaluation.table import TableNetEvaluator
     from bgrl.rules.movegen import generate
-    from bgrl.training.td import AfterStateNet
 
     rng = np.random.default_rng(4)
-    for enc in ("td198r", "td198"):
+    for enc in ("td198r", "td198", "td198g"):
         torch.manual_seed(3)
         net = TDNet(num_features(enc), 10)
         from bgrl.evaluation.exact import exact_probs
 
-        pairs = ((AfterStateNet(net, enc), NetEvaluator(net, enc, exact=False)),
-                 (AfterStateNet(net, enc, exact=exact_probs), NetEvaluator(net, enc)))
+        pairs = ((TableNetEvaluator(net, enc, exact=False, small_batch=0), NetEvaluator(net, enc, exact=False)),
+                 (TableNetEvaluator(net, enc, exact=exact_probs, small_batch=0), NetEvaluator(net, enc)))
         for boards, dice in (random_game_positions(rng, 600), synthetic_positions(rng, 600)):
             after = generate(boards, dice).boards
             for fast, ref in pairs:
@@ -266,8 +266,8 @@ def test_exact_bearoff_values_are_used():
     from bgrl.evaluation.bearoff import exact_probs
     from bgrl.rules.board import flip
     from bgrl.evaluation.probabilities import flip_probs
+    from bgrl.evaluation.table import TableNetEvaluator
     from bgrl.rules.movegen import generate
-    from bgrl.training.td import AfterStateNet
 
     from positions import synthetic_positions
 
@@ -279,9 +279,9 @@ def test_exact_bearoff_values_are_used():
     known &= game_results(after) == 0
     assert known.sum() > 20
     net = TDNet(num_features(), 8)
-    got = AfterStateNet(net, "td198r", exact=exact_probs)(after)
+    got = TableNetEvaluator(net, "td198r", exact=exact_probs, small_batch=0)(after)
     assert np.allclose(got[known], flip_probs(ex[known]), atol=1e-12)
-    plain = AfterStateNet(net, "td198r")(after)
+    plain = TableNetEvaluator(net, "td198r", exact=False, small_batch=0)(after)
     assert np.allclose(got[~known], plain[~known])
 
 

@@ -42,7 +42,9 @@ from bgrl.rules.board import START_BOARD
 from bgrl.rules.dice import random_rolls
 from bgrl.evaluation.encoding import encode, num_features
 from bgrl.evaluation.model import TDNet
-from bgrl.training.td import AfterStateNet, group_argmax_padded
+from bgrl.evaluation.probabilities import equity
+from bgrl.evaluation.table import TableNetEvaluator
+from bgrl.training.td import group_argmax_padded
 
 __all__ = ["play_task", "TaskWorker", "RoundsTrainer", "LocalRunner", "split_round", "weights_to_numpy"]
 
@@ -71,15 +73,15 @@ def split_round(first_game: int, round_games: int, task_games: int) -> list[tupl
 
 
 @torch.no_grad()
-def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | None, seed: int, first_game: int,
+def play_task(net: TDNet, after: TableNetEvaluator, encoder: str, exact: Callable | None, seed: int, first_game: int,
               n_games: int, lam: float, lockstep: int | None = None) -> dict:
     """Play games ``first_game .. first_game+n_games-1`` to the end with ``net``'s frozen
     weights and return their summed TD(lambda) update (not yet scaled by alpha).
     ``lockstep`` games are played at once (None: all); a finished game's slot takes the
     next game of the task, in id order.
 
-    ``after`` must be an :class:`AfterStateNet` of ``net`` refreshed after the weights
-    were last set. Returns a dict of numpy arrays: ``W1`` float32 (hidden, inputs),
+    ``after`` must be a :class:`bgrl.evaluation.table.TableNetEvaluator` of ``net`` built
+    with ``small_batch=0`` and refreshed after the weights were last set. Returns a dict of numpy arrays: ``W1`` float32 (hidden, inputs),
     ``b1`` (hidden,), ``W2`` (5, hidden), ``b2`` (5,) (add ``alpha *`` these to
     fc1.weight, fc1.bias, fc2.weight, fc2.bias), ``results`` int8 (n_games,) (points won by
     the side that moved last), ``lengths`` int64 (n_games,) (plies), ``delta_sq`` float64
@@ -122,12 +124,11 @@ def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | 
             dice[j] = dice_blocks[g][p]
         aft = generate(boards, dice, validate=False)
         ab = aft.boards
-        idx, aux = after.indices(ab)
-        probs = after.probs(ab, idx, aux)
-        eq = 2.0 * probs[:, 0] - 1.0 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
-        best = group_argmax_padded(eq, aft.offsets)
+        probs = after(ab)
+        best = group_argmax_padded(equity(probs), aft.offsets)
         chosen = ab[best]
-        over = aux["on_player"][best] == 0
+        chosen_results = game_results(chosen)
+        over = chosen_results != 0
         delta = torch.from_numpy(probs[best].astype(np.float32)) - y  # (m, 5) float32, mover's frame
         delta_sq += float((delta**2).mean())
         lt = torch.from_numpy(learn)
@@ -135,7 +136,7 @@ def play_task(net: TDNet, after: AfterStateNet, encoder: str, exact: Callable | 
         steps.append((active, delta.numpy().astype(np.float64), learn, x[lt], h[lt], gy))
         plies[active] += 1
         if over.any():
-            results[active[over]] = game_results(chosen[over])
+            results[active[over]] = chosen_results[over]
         if int(plies.max()) > _MAX_PLIES:
             raise RuntimeError(f"a self-play game exceeded {_MAX_PLIES} plies")
         nxt = -chosen[:, ::-1]
@@ -195,7 +196,7 @@ class TaskWorker:
             from bgrl.evaluation.exact import exact_probs
 
             self.exact = exact_probs
-        self.after = AfterStateNet(self.net, encoder, self.exact)
+        self.after = TableNetEvaluator(self.net, encoder, self.exact, small_batch=0)
         self._round = None
 
     def set_weights(self, weights: dict, round_id):

@@ -12,8 +12,9 @@ V(s) are the five outcome probabilities for the side on roll in s (bgrl.evaluati
 Consecutive states belong to alternating sides, so the next state's value is put in the
 current mover's frame by F (bgrl.evaluation.probabilities.flip_probs), and the trace is carried across the
 change of side by P, the Jacobian of F (sign flip of the win unit, gammon units swapped).
-The maths is that of :class:`bgrl.training.td_reference.DenseTraceTDLambda` (tested
-equal); only the way the traces are stored differs.
+The maths is that of the dense-trace reference trainer kept with the tests
+(``tests/reference_td.py``, ``DenseTraceTDLambda``, tested equal step by step); only the
+way the traces are stored differs.
 
 How the traces are stored (the speed-up of issue 8). A dense first-layer trace holds
 5 x hidden x inputs floats per game (323 KB at 202-80-5); with hundreds of games in
@@ -35,11 +36,12 @@ two matrix products over the "history" rows (x, h, gy of every state of the game
 flight, and the output weights of the last steps). A row costs 287 floats instead of a
 trace's 80,800 per game; the history of a game averages about 30 rows.
 
-The after-states are evaluated without building input vectors: each input unit of
-``td198``/``td198r`` is a function of one small integer of the board (a point's checker
-count, a bar or borne-off count, a pip count, the race flag), so the first layer is a sum
-of table rows (``torch.nn.functional.embedding_bag``), the tables being rebuilt from W1
-once per step.
+The after-states are valued by :class:`bgrl.evaluation.table.TableNetEvaluator`, the
+evaluator search and the levels use: its first layer is a sum of table rows
+(``torch.nn.functional.embedding_bag``) instead of a product with input vectors, and the
+learner calls its ``refresh()`` after each update to rebuild the table from W1. It is
+built with ``small_batch=0``: torch for every batch, however few games are in flight. In :data:`TIMING_PARTS` its time counts as
+"forward"; "encoding" is the input vectors of the current positions.
 
 Exact values: with ``exact`` (:func:`bgrl.evaluation.exact.exact_probs`: no-contact bear-offs and
 one checker a side), a position with a known exact value is never valued by the network: such
@@ -62,23 +64,22 @@ import torch
 import torch.nn.functional as F
 
 from bgrl.rules.board import START_BOARD
-from bgrl.evaluation.encoding import _T, encode, num_features
-from bgrl.evaluation.probabilities import terminal_probs
+from bgrl.evaluation.encoding import encode
 from bgrl.evaluation.model import TDNet
+from bgrl.evaluation.probabilities import equity
+from bgrl.evaluation.table import TableNetEvaluator
+from bgrl.rules.movegen import generate
+from bgrl.rules.outcome import game_results
 from bgrl.training import _kernels
 
-__all__ = ["TDLambda", "AfterStateNet", "group_argmax_padded", "TIMING_PARTS"]
+__all__ = ["TDLambda", "group_argmax_padded", "TIMING_PARTS", "SPARSE_ENCODERS"]
 
 _PERM = torch.tensor([0, 3, 4, 1, 2])
 _SIGN = torch.tensor([-1.0, 1.0, 1.0, 1.0, 1.0])
-_PTS = np.arange(1, 25, dtype=np.int32)
 TIMING_PARTS = ("generator", "encoding", "forward", "trace update", "other")
-
-# Table layout of AfterStateNet (rows of one (rows, hidden) table).
-_SLOT_BASE = (np.arange(48, dtype=np.int64) * 16)[None, :]
-_R_BAR_M, _R_OFF_M, _R_BAR_O, _R_OFF_O = 768, 784, 800, 816
-_R_RACE, _R_PIP_M, _R_PIP_O = 832, 834, 834 + 376
-_ROWS = {"td198": 832, "td198r": 834 + 2 * 376}
+#: Encoders whose input vectors have at most :data:`bgrl.training._kernels.NNZ_MAX` non-zero
+#: units (stored sparse for the compiled update); others are stored dense.
+SPARSE_ENCODERS = ("td198", "td198r")
 
 
 def group_argmax_padded(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -94,136 +95,6 @@ def group_argmax_padded(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     pad = np.full((b, int(counts.max())), -np.inf)
     pad[parent, pos] = values
     return offsets[:-1] + pad.argmax(axis=1)
-
-
-class AfterStateNet:
-    """0-ply values of after-states for a :class:`bgrl.evaluation.model.TDNet`, as
-    :class:`bgrl.evaluation.evaluator.NetEvaluator` computes them (same bounds and terminal values),
-    with the first layer as table look-ups instead of a dense product.
-
-    Call :meth:`refresh` after the weights change; ``__call__(after_states int8 (M, 26))``
-    returns float64 (M, 5) probabilities of the side that has just played.
-    ``exact``: optional ``f(boards) -> (known bool (N,), probs float (N, 5))`` for
-    positions from the side on roll (:func:`bgrl.evaluation.exact.exact_probs`); None matches
-    ``NetEvaluator(net, encoder, exact=False)``, :func:`bgrl.evaluation.exact.exact_probs` matches
-    ``NetEvaluator(net, encoder)``.
-    """
-
-    def __init__(self, net: TDNet, encoder: str, exact: Callable | None = None):
-        num_features(encoder)
-        if net.n_inputs != num_features(encoder):
-            raise ValueError(f"network has {net.n_inputs} inputs, encoder {encoder!r} needs {num_features(encoder)}")
-        self.net = net
-        self.encoder = encoder
-        self.race = encoder == "td198r"
-        self.tabled = encoder in _ROWS  # other encoders: dense encode + matrix product
-        self.exact = exact
-        self.refresh()
-
-    @torch.no_grad()
-    def refresh(self):
-        if not self.tabled:
-            return
-        W1 = self.net.fc1.weight  # (H, I)
-        H = W1.shape[0]
-        tab = torch.empty(_ROWS[self.encoder], H)
-        T = torch.from_numpy(_T)  # (16, 4)
-        pts = torch.cat([W1[:, 0:96], W1[:, 98:194]], dim=1).view(H, 48, 4)
-        tab[:768] = torch.einsum("hsj,nj->snh", pts, T).reshape(768, H)
-        n = torch.arange(16, dtype=torch.float32)[:, None]
-        tab[_R_BAR_M : _R_BAR_M + 16] = (n / 2.0) * W1[:, 96]
-        tab[_R_OFF_M : _R_OFF_M + 16] = (n / 15.0) * W1[:, 97]
-        tab[_R_BAR_O : _R_BAR_O + 16] = (n / 2.0) * W1[:, 194]
-        tab[_R_OFF_O : _R_OFF_O + 16] = (n / 15.0) * W1[:, 195]
-        if self.race:
-            tab[_R_RACE] = 0.0
-            tab[_R_RACE + 1] = W1[:, 198]
-            p = torch.arange(376, dtype=torch.float32)[:, None]
-            tab[_R_PIP_M : _R_PIP_M + 376] = (p / 167.0) * W1[:, 199] - (p / 50.0) * W1[:, 201]
-            tab[_R_PIP_O : _R_PIP_O + 376] = (p / 167.0) * W1[:, 200] + (p / 50.0) * W1[:, 201]
-        self.table = tab
-        self.bias = self.net.fc1.bias + W1[:, 196]
-
-    def indices(self, a: np.ndarray) -> tuple[np.ndarray, dict]:
-        """Table rows of the flipped after-states (opponent on roll) and the counts the
-        bounds need. a: int8 (M, 26) from the side that has just played."""
-        m = a.shape[0]
-        oc = np.maximum(a[:, 1:25], 0)  # the player's checkers = opponent's view's "opponent"
-        mc = np.maximum(-a[:, 24:0:-1], 0)  # the side on roll after the play, its numbering
-        bar_m = -a[:, 0].astype(np.int64)
-        bar_o = a[:, 25].astype(np.int64)
-        on_m = mc.sum(axis=1, dtype=np.int64) + bar_m
-        on_o = oc.sum(axis=1, dtype=np.int64) + bar_o
-        width = 55 if self.race else 52
-        idx = np.empty((m, width if self.tabled else 0), dtype=np.int64)
-        if self.tabled:
-            idx[:, :24] = mc
-            idx[:, 24:48] = oc
-            idx[:, :48] += _SLOT_BASE
-            idx[:, 48] = _R_BAR_M + bar_m
-            idx[:, 49] = _R_OFF_M + 15 - on_m
-            idx[:, 50] = _R_BAR_O + bar_o
-            idx[:, 51] = _R_OFF_O + 15 - on_o
-        # race (bgrl.rules.outcome.is_race): bars empty and every checker of the player on a lower
-        # point (its numbering) than every checker of the opponent
-        pos_pts = a[:, 1:25] > 0
-        neg_pts = a[:, 1:25] < 0
-        player_back = np.where(pos_pts, _PTS, 0).max(axis=1)
-        opp_back = np.where(neg_pts, _PTS, 25).min(axis=1)
-        race = (bar_m == 0) & (bar_o == 0) & (player_back < opp_back)
-        if self.race:
-            idx[:, 52] = _R_RACE + race
-            idx[:, 53] = _R_PIP_M + (mc @ _PTS) + 25 * bar_m
-            idx[:, 54] = _R_PIP_O + (oc @ _PTS) + 25 * bar_o
-        aux = {"on_player": on_o, "on_opp": on_m, "race": race, "neg": neg_pts, "pos": pos_pts}
-        return idx, aux
-
-    @torch.no_grad()
-    def probs(self, a: np.ndarray, idx: np.ndarray, aux: dict) -> np.ndarray:
-        net = self.net
-        if self.tabled:
-            pre = F.embedding_bag(torch.from_numpy(idx), self.table, mode="sum").add_(self.bias)
-        else:
-            x = torch.from_numpy(encode(-a[:, ::-1], self.encoder))
-            pre = torch.addmm(net.fc1.bias, x, net.fc1.weight.T)
-        h = torch.sigmoid(pre)
-        y = torch.sigmoid(torch.addmm(net.fc2.bias, h, net.fc2.weight.T)).numpy().astype(np.float64)
-        # flip_probs: the side on roll's probabilities -> the player's
-        out = np.empty_like(y)
-        out[:, 0] = 1.0 - y[:, 0]
-        out[:, 1:] = y[:, [3, 4, 1, 2]]
-        on_p, on_o = aux["on_player"], aux["on_opp"]
-        over = on_p == 0
-        if over.any():
-            opp_off = on_o[over] < 15
-            deep = (a[over, 0] < 0) | aux["neg"][over, :6].any(axis=1)
-            res = np.where(opp_off, 1, np.where(deep, 3, 2))
-            out[over] = terminal_probs(res)
-        if self.exact is not None:  # as NetEvaluator: exact values where known, then the bounds
-            known, ex = self.exact(-a[:, ::-1])
-            known &= ~over
-            if known.any():
-                e = ex[known]
-                out[known, 0] = 1.0 - e[:, 0]
-                out[known, 1:] = e[:, [3, 4, 1, 2]]
-        # bound_probs (bgrl.evaluation.evaluator): unreachable outcomes are zeroed
-        out[on_o < 15, 1:3] = 0.0
-        out[on_p < 15, 3:5] = 0.0
-        race = aux["race"]
-        out[race & ~aux["neg"][:, :6].any(axis=1), 2] = 0.0
-        out[race & ~aux["pos"][:, 18:24].any(axis=1), 4] = 0.0
-        # make_consistent
-        np.clip(out, 0.0, 1.0, out=out)
-        np.minimum(out[:, 1], out[:, 0], out=out[:, 1])
-        np.minimum(out[:, 2], out[:, 1], out=out[:, 2])
-        np.minimum(out[:, 3], 1.0 - out[:, 0], out=out[:, 3])
-        np.minimum(out[:, 4], out[:, 3], out=out[:, 4])
-        return out
-
-    def __call__(self, after_states: np.ndarray) -> np.ndarray:
-        a = np.ascontiguousarray(after_states, dtype=np.int8)
-        idx, aux = self.indices(a)
-        return self.probs(a, idx, aux)
 
 
 class TDLambda:
@@ -265,7 +136,7 @@ class TDLambda:
             raise ValueError("the compiled trainer kernel needs numba (a bgrl dependency): pip install numba")
         self.use_kernel = _kernels.AVAILABLE if kernel is None else bool(kernel)
         self.learn = True  # False: play only (benchmarks), the weights do not change
-        self.after = AfterStateNet(net, encoder, exact)
+        self.after = TableNetEvaluator(net, encoder, exact, small_batch=0)
         self.timings = dict.fromkeys(TIMING_PARTS, 0.0)
         self.positions_evaluated = 0
         self.boards = np.repeat(START_BOARD[None], n_games, axis=0)
@@ -286,7 +157,7 @@ class TDLambda:
         self._k = np.zeros(cap, dtype=np.int64)
         self._owner = np.zeros(cap, dtype=np.int64)
         self._alive = np.zeros(cap, dtype=bool)
-        width = _kernels.NNZ_MAX if self.encoder in _ROWS else I  # td198/td198r: at most 39 non-zero units
+        width = _kernels.NNZ_MAX if self.encoder in SPARSE_ENCODERS else I  # td198/td198r: at most 39 non-zero units
         self._cols = np.zeros((cap, width), dtype=np.int16)
         self._vals = np.zeros((cap, width), dtype=np.float32)
         self._nnz = np.zeros(cap, dtype=np.int16)
@@ -418,23 +289,18 @@ class TDLambda:
 
         # Choose greedily among the after-states (0-ply, the network being trained).
         dice = self.rng.integers(1, 7, size=(G, 2)).astype(np.int8)
-        from bgrl.rules.movegen import generate
-
         aft = generate(boards, dice, validate=False)
         c4 = clock()
         tm["generator"] += c4 - c3
         ab = aft.boards
-        idx, aux = self.after.indices(ab)
-        c5 = clock()
-        tm["encoding"] += c5 - c4
-        probs = self.after.probs(ab, idx, aux)
+        probs = self.after(ab)
         self.positions_evaluated += ab.shape[0]
         c6 = clock()
-        tm["forward"] += c6 - c5
-        eq = 2.0 * probs[:, 0] - 1.0 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
-        best = group_argmax_padded(eq, aft.offsets)
+        tm["forward"] += c6 - c4
+        best = group_argmax_padded(equity(probs), aft.offsets)
         chosen = ab[best]
-        over = aux["on_player"][best] == 0
+        results = game_results(chosen)
+        over = results != 0
         target = probs[best]
         delta = torch.from_numpy(target.astype(np.float32)) - y  # (G, 5), mover's frame
         td_err = float((delta**2).mean())
@@ -448,11 +314,7 @@ class TDLambda:
         tm["trace update"] += c8 - c7
 
         self.plies += 1
-        res = np.zeros(0, dtype=np.int8)
-        if over.any():
-            from bgrl.rules.outcome import game_results
-
-            res = game_results(chosen[over])
+        res = results[over]
         lengths = self.plies[over].copy()
         nxt = -chosen[:, ::-1]
         if over.any():

@@ -37,7 +37,7 @@ import numpy as np
 
 from bgrl.rules.board import flip
 from bgrl.rules.dice import ROLL_WEIGHTS, ROLLS
-from bgrl.evaluation.probabilities import equity, flip_probs
+from bgrl.evaluation.probabilities import equity, flip_probs, terminal_probs
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 
@@ -139,10 +139,7 @@ def after_state_probs(evaluator, after_states: np.ndarray, ply: int) -> np.ndarr
     live = res == 0
     out = np.zeros((a.shape[0], 5))
     if not live.all():
-        r = res[~live]
-        out[~live, 0] = r >= 1
-        out[~live, 1] = r >= 2
-        out[~live, 2] = r >= 3
+        out[~live] = terminal_probs(res[~live])
     # positions with an exact value (bgrl.evaluation.exact: bear-offs, one checker a side) are leaves
     # at every ply, as gnubg treats its exact databases
     known = exact_rows(evaluator, a, res) & live

@@ -6,8 +6,9 @@ probabilities  the five outcome probabilities and equity, numpy only (``Probabil
 encoding       board encoders (td198r, td198g) and their numba twins (``encoding_nb``)
 features       gnubg-style hand-made inputs and their numba twins (``features_nb``)
 model          the torch network (``TDNet``)
-evaluator      the network evaluator (``NetEvaluator``) and ``best_evaluator``
-table          the table-lookup first layer for the td198 encoders (``FastNetEvaluator``)
+evaluator      the plain network evaluator (``NetEvaluator``: any encoder, the reference)
+table          the network evaluator of search, levels and training: table-lookup first layer
+               for the td198 encoders (``TableNetEvaluator``), ``network_evaluator(net, encoder)``
 exact          exact values where known: the bear-off database and one checker a side
 bearoff        the one-sided bear-off database
 onechecker     one checker against one checker, exactly

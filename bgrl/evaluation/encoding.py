@@ -31,11 +31,23 @@ import numpy as np
 from bgrl.rules.board import pip_counts
 from bgrl.rules.outcome import is_race
 
-__all__ = ["ENCODERS", "ENCODER", "encode", "encode_numpy", "num_features"]
+__all__ = ["ENCODERS", "ENCODER", "POINT_UNITS", "encode", "encode_numpy", "num_features"]
 
-_T = np.zeros((16, 4), dtype=np.float32)
-for _n in range(16):
-    _T[_n] = [_n >= 1, _n >= 2, _n >= 3, max(_n - 3, 0) / 2.0]
+
+def _point_units() -> np.ndarray:
+    units = np.zeros((16, 4), dtype=np.float32)
+    for n in range(16):
+        units[n] = [n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2.0]
+    units.setflags(write=False)
+    return units
+
+
+#: The four td198 input units of one point holding ``n`` checkers of one side, row ``n``
+#: (0..15): ``[n >= 1, n >= 2, n >= 3, (n - 3) / 2 for n > 3]``. float32, shape (16, 4),
+#: read-only. The one copy of Tesauro's point coding: the encoders here and in
+#: :mod:`bgrl.evaluation.encoding_nb` and the first-layer tables of
+#: :class:`bgrl.evaluation.table.TableNetEvaluator` all read it.
+POINT_UNITS = _point_units()
 
 ENCODERS = {"td198": 198, "td198r": 202, "td198g": 220}
 ENCODER = "td198r"
@@ -82,8 +94,8 @@ def encode_numpy(boards: np.ndarray, name: str = ENCODER) -> np.ndarray:
     out = np.zeros((n, n_feat), dtype=np.float32)
     mover = np.maximum(b[:, 1:25], 0)
     opp = np.maximum(-b[:, 24:0:-1], 0)  # opponent's points 1..24 in its own numbering
-    out[:, 0:96] = _T[mover].reshape(n, 96)
-    out[:, 98:194] = _T[opp].reshape(n, 96)
+    out[:, 0:96] = POINT_UNITS[mover].reshape(n, 96)
+    out[:, 98:194] = POINT_UNITS[opp].reshape(n, 96)
     on_m = mover.sum(axis=1, dtype=np.int32) + b[:, 25]
     on_o = opp.sum(axis=1, dtype=np.int32) - b[:, 0]
     out[:, 96] = b[:, 25] / 2.0

@@ -16,14 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from bgrl.evaluation import features_nb
+from bgrl.evaluation.encoding import POINT_UNITS
 
 AVAILABLE = features_nb.AVAILABLE
 
 __all__ = ["AVAILABLE", "encode"]
-
-_T = np.zeros((16, 4), dtype=np.float32)  # the td198 units of a point with n checkers (as bgrl.evaluation.encoding)
-for _n in range(16):
-    _T[_n] = [_n >= 1, _n >= 2, _n >= 3, max(_n - 3, 0) / 2.0]
 
 if AVAILABLE:
     from numba import njit
@@ -78,7 +75,7 @@ def encode(boards: np.ndarray, name: str, n_feat: int) -> np.ndarray:
     for a known encoder ``name`` (td198, td198r, td198g) of ``n_feat`` units."""
     b = np.ascontiguousarray(boards, dtype=np.int8)
     out = np.empty((b.shape[0], n_feat), dtype=np.float32)
-    _encode(b, _T, out, name != "td198")
+    _encode(b, POINT_UNITS, out, name != "td198")
     if name == "td198g":
         features_nb.both_sides_into(b, out, 202)
     return out

@@ -283,7 +283,7 @@ def open_network(spec="default", *, cache: bool = True) -> LoadedNetwork:
         file differs from the manifest that lists it.
     """
     from bgrl._resources import resolve_checkpoint
-    from bgrl.evaluation.table import best_evaluator
+    from bgrl.evaluation.table import network_evaluator
 
     if not str(spec).strip():
         raise CheckpointError("the network is empty: give 'default', a shipped network name, a run folder or a .pt file")
@@ -302,7 +302,7 @@ def open_network(spec="default", *, cache: bool = True) -> LoadedNetwork:
         load_network(path)  # raises its CheckpointError naming what was expected
     digest, listed = verify_manifest(path)
     net, meta = load_network(path)
-    loaded = LoadedNetwork(best_evaluator(net, meta["encoder"]), meta, path, digest, listed)
+    loaded = LoadedNetwork(network_evaluator(net, meta["encoder"]), meta, path, digest, listed)
     if cache:
         with _CACHE_LOCK:
             _CACHE[key] = loaded

@@ -72,21 +72,42 @@ class Probabilities:
         return {k: getattr(self, k) for k in OUTPUTS}
 
 
-def bound_probs(after_states: np.ndarray, probs: np.ndarray) -> np.ndarray:
+def bound_probs(after_states: np.ndarray, probs: np.ndarray, *, race: np.ndarray | None = None,
+                on_board: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Zero the outcomes a position can no longer reach (RULES.md scoring), in place.
 
-    after_states int8 (M, 26), probs float (M, 5) of the side that has just played (the
-    mover). Once the opponent has borne off a checker the mover cannot win a gammon (nor a
+    Once the opponent has borne off a checker the mover cannot win a gammon (nor a
     backgammon), and once the mover has borne off one it cannot lose one. In a race a
     backgammon needs checkers already in the winner's home board (no checker can be hit
-    back there any more), so without them it is out of reach. Returns ``probs``.
+    back there any more), so without them it is out of reach.
+
+    Parameters
+    ----------
+    after_states : ndarray, int8, shape (M, 26)
+        Positions from the side that has just played (the mover).
+    probs : ndarray, float, shape (M, 5)
+        Outcome probabilities of the mover (:data:`OUTPUTS` order); changed in place.
+    race : ndarray, bool, shape (M,), optional
+        :func:`bgrl.rules.outcome.is_race` of ``after_states``, when the caller has it.
+    on_board : (ndarray, ndarray), int, shapes (M,) and (M,), optional
+        The mover's and the opponent's checkers still in play (on points or on the bar:
+        15 minus those borne off), when the caller has them.
+
+    Returns
+    -------
+    ndarray
+        ``probs``.
     """
     b = after_states
-    mover_off = 15 - np.maximum(b, 0).sum(axis=1)
-    opp_off = 15 + np.minimum(b, 0).sum(axis=1)
-    race = is_race(b)
-    probs[opp_off > 0, 1:3] = 0.0
-    probs[mover_off > 0, 3:5] = 0.0
+    if on_board is None:
+        mover_on = np.maximum(b, 0).sum(axis=1)
+        opp_on = -np.minimum(b, 0).sum(axis=1)
+    else:
+        mover_on, opp_on = on_board
+    if race is None:
+        race = is_race(b)
+    probs[opp_on < 15, 1:3] = 0.0
+    probs[mover_on < 15, 3:5] = 0.0
     opp_in_mover_home = (b[:, 1:7] < 0).any(axis=1)
     mover_in_opp_home = (b[:, 19:25] > 0).any(axis=1)
     probs[race & ~opp_in_mover_home, 2] = 0.0
@@ -95,7 +116,19 @@ def bound_probs(after_states: np.ndarray, probs: np.ndarray) -> np.ndarray:
 
 
 def terminal_probs(results: np.ndarray) -> np.ndarray:
-    """Exact probabilities (M, 5) of the winner for results 1/2/3 (int (M,))."""
+    """Exact probabilities of the winner of finished games.
+
+    Parameters
+    ----------
+    results : ndarray, int, shape (M,)
+        Points won, 1 (single game), 2 (gammon) or 3 (backgammon), as
+        :func:`bgrl.rules.outcome.game_results` gives them.
+
+    Returns
+    -------
+    ndarray, float64, shape (M, 5)
+        Probabilities of the winner, :data:`OUTPUTS` order (each 0 or 1).
+    """
     r = np.asarray(results)
     p = np.zeros((r.shape[0], 5))
     p[:, 0] = r >= 1

@@ -1,9 +1,10 @@
 """Reference TD(lambda) learner with dense eligibility traces (the trainer before issue 8).
 
-Kept as the reference that :mod:`bgrl.training.td` is tested against and measured
-against (``scripts/bench_train.py``). It stores one dense trace of every weight per game
-(5 x hidden x inputs floats for the first layer, 323 KB per game at 202-80-5), which makes
-it memory-bound at large batches. Same maths as :class:`bgrl.training.td.TDLambda`.
+Frozen: kept with the tests (not part of the package) as the reference that
+:mod:`bgrl.training.td` is tested against (``tests/test_training.py``) and measured
+against (``scripts/bench_train.py``, which puts ``tests/`` on ``sys.path``). It stores one
+dense trace of every weight per game (5 x hidden x inputs floats for the first layer,
+323 KB per game at 202-80-5), which makes it memory-bound at large batches. Same maths as :class:`bgrl.training.td.TDLambda`.
 
 Algorithm: Sutton (1988) "Learning to predict by the methods of temporal differences";
 applied to backgammon by Tesauro (1992, 1995, TD-Gammon). Backward view with accumulating
@@ -34,9 +35,8 @@ import torch
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.evaluation.encoding import encode
 from bgrl.evaluation.evaluator import NetEvaluator
-from bgrl.evaluation.probabilities import terminal_probs
 from bgrl.evaluation.model import TDNet
-from bgrl.evaluation.probabilities import equity
+from bgrl.evaluation.probabilities import equity, terminal_probs
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 from bgrl.agents.base import group_argmax
