@@ -82,7 +82,7 @@ class ServiceError(ValueError):
 # ----------------------------------------------------------------------------- optional modules
 def _levels_module():
     try:
-        from bgrl import levels  # noqa: F401  (built on the levels branch)
+        from bgrl.agents import levels
     except ImportError:
         return None
     return levels
