@@ -40,5 +40,5 @@ def test_hint_ranks_the_sure_win_first(pid, dice, winning):
 @pytest.mark.parametrize("pid,dice,winning", CASES)
 def test_default_agent_takes_the_sure_win(pid, dice, winning):
     agent = load_agent("default")
-    play = agent.choose_play(pid, dice, rng=np.random.default_rng(0))
+    play = agent.choose_play(Position.from_id(pid), dice, rng=np.random.default_rng(0))
     assert play.notation == winning

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bgrl.agents.registry import load_agent
-from bgrl.rules.board import START_BOARD, flip
+from bgrl.rules.board import START_BOARD, Position, flip
 from bgrl.cli import main
 from bgrl.agents.gnubg import parse_gnubg_spec
 from bgrl.rules.movegen import generate
@@ -86,9 +86,9 @@ def test_gnubg_0ply_agent_picks_its_best_0ply_equity():
 def test_nply_agent_skips_single_play_positions():
     # 328RAAATDxjhYA 2-6 has one legal play and crashes gnubg-nn's n-ply best_move (DESIGN.md)
     agent = load_agent("gnubg:1")
-    play = agent.choose_play("328RAAATDxjhYA", (6, 2))
+    play = agent.choose_play(Position.from_id("328RAAATDxjhYA"), (6, 2))
     assert play is not None
-    play = agent.choose_play("4HPwATDgc/ABMA", (3, 1))
+    play = agent.choose_play(Position.from_id("4HPwATDgc/ABMA"), (3, 1))
     assert play.notation == "8/5 6/5"
 
 

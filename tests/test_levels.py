@@ -230,21 +230,37 @@ def test_ladder_script_writes_figures(tmp_path):
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_api_reads_positions_and_dice_alike():
-    """One reader for the Python API (adversarial check): choose_play and hint take the same
-    dice forms ("31", (3, 1)) and positions (Position ID, XGID with its own dice)."""
+def test_api_takes_a_position_and_a_roll_and_refuses_text():
+    """Text is read at the edges (issue 19): choose_play, hint and bgrl.hint take a Position and
+    a roll; the edge readers (read_position, parse_dice) give the same decision for a Position
+    ID with "31", an XGID with its dice, or (3, 1); text or a bad roll raises, naming what was expected."""
     import pytest
 
     import bgrl
 
     a = bgrl.load_agent("advanced")
     xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
-    p1 = a.choose_play("4HPwATDgc/ABMA", "31", rng=None)
-    p2 = a.choose_play("4HPwATDgc/ABMA", (3, 1))
-    p3 = a.choose_play(xgid, None)
-    assert p1.notation == p2.notation == p3.notation == a.hint("4HPwATDgc/ABMA", "31")[0].play.notation
-    assert a.hint(xgid, None)[0].play.notation == p1.notation
-    with pytest.raises(ValueError, match="dice are needed"):
-        a.choose_play("4HPwATDgc/ABMA", None)
-    with pytest.raises(TypeError, match="pair of ints 1..6 or a string"):
-        a.hint("4HPwATDgc/ABMA", 0)
+    pos, _ = bgrl.read_position("4HPwATDgc/ABMA")
+    xpos, xdice = bgrl.read_position(xgid)
+    p1 = a.choose_play(pos, bgrl.parse_dice("31"), rng=None)
+    p2 = a.choose_play(pos, (3, 1))
+    p3 = a.choose_play(xpos, xdice)
+    assert p1.notation == p2.notation == p3.notation == a.hint(pos, bgrl.parse_dice("31"))[0].play.notation
+    assert a.hint(xpos, xdice)[0].play.notation == p1.notation
+    assert bgrl.hint(pos, (3, 1), level="advanced")[0].play.notation == p1.notation
+    for call in (a.choose_play, a.hint, bgrl.hint):
+        with pytest.raises(TypeError, match="position must be a bgrl Position.*read_position"):
+            call("4HPwATDgc/ABMA", (3, 1))
+        with pytest.raises(TypeError, match=r"dice must be a pair of ints 1..6 such as \(5, 3\), got the string '31'"):
+            call(pos, "31")
+        with pytest.raises(TypeError, match="dice must be a pair of ints 1..6"):
+            call(pos, None)
+        with pytest.raises(TypeError, match="pair of ints 1..6"):
+            call(pos, 0)
+        with pytest.raises(ValueError, match="each die must be 1..6"):
+            call(pos, (0, 3))
+    board = np.zeros(26, dtype=np.int8)
+    board[20] = -15  # the side on roll has borne off all 15: no decision is left
+    for call in (a.hint, bgrl.hint):
+        with pytest.raises(ValueError, match="the game is over"):
+            call(bgrl.Position(board), (3, 1))

@@ -528,24 +528,26 @@ def test_xgid_through_moves_cli(capsys):
 
 
 def test_play_hints_come_from_an_agent_that_ranks_itself():
-    # a level agent (bgrl.agents.levels) has hint(position, dice): the game's hints use it
+    # a level agent (bgrl.agents.levels): the game's hints are its own noise-free search
     from types import SimpleNamespace
 
+    from bgrl.agents.levels import Level, LevelAgent
     from bgrl.cli.play import play_ranker as _play_ranker
 
     calls = []
 
-    class LevelLike(FirstPlayAgent):
-        name = "expert"
-        level = SimpleNamespace(ply=1)
+    def evaluator(boards):
+        calls.append(len(boards))
+        return np.tile([0.5, 0.1, 0.0, 0.1, 0.0], (len(boards), 1))
 
-        def hint(self, position, dice):
-            calls.append(dice)
-            return FixedRanker()(position, dice)
-
-    ranker = _play_ranker(SimpleNamespace(checkpoint=None))(LevelLike())
+    agent = LevelAgent(Level("expert", "default", 1, noise=0.05), evaluator)
+    ranker = _play_ranker(SimpleNamespace(checkpoint=None))(agent)
     assert ranker.name.startswith("level expert") and ranker.ply == 1
-    assert len(ranker(Position.start(), (3, 1))) == 16 and calls == [(3, 1)]
+    calls.clear()
+    rows = ranker(Position.start(), (3, 1))
+    assert len(rows) == 16 and calls and {r.ply for r in rows} <= {0, 1}
+    assert [(r.play.notation, r.ply, r.equity) for r in rows] == [
+        (r.play.notation, r.ply, r.equity) for r in agent.hint(Position.start(), (3, 1))]
 
 
 def test_review_offered_at_game_end(tmp_path):
@@ -555,10 +557,10 @@ def test_review_offered_at_game_end(tmp_path):
     from bgrl._resources import shipped_checkpoint
     from bgrl.evaluation.networks import load_network
     from bgrl.evaluation.evaluator import NetEvaluator
-    from bgrl.cli.play import NetworkRanker
+    from bgrl.agents.hints import HintRanker
 
     net, meta = load_network(shipped_checkpoint())
-    ranker = NetworkRanker(NetEvaluator(net, meta["encoder"]), "network default.pt")
+    ranker = HintRanker(NetEvaluator(net, meta["encoder"]), 0, name="network default.pt")
     assert callable(rank_plays)
     b = board({1: 1, 2: 1}, {24: 2, 20: 13})
     code, out, g = play("2/off 1/off", "y", start=Position(b), first_dice=(2, 1), ranker=ranker, save_dir=tmp_path)

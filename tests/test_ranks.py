@@ -1,4 +1,4 @@
-"""Plays that tie share a rank (bgrl.agents.ranking): rank = 1 + the plays ranked strictly above
+"""Plays that tie share a rank (bgrl.agents.hints.shared_ranks): rank = 1 + the plays ranked strictly above
 (deeper ply, or the same ply and equity higher by more than 1e-9), in hints and reviews,
 text and JSON alike."""
 
@@ -11,11 +11,10 @@ import pytest
 
 from bgrl.rules.board import Position
 from bgrl.cli import main
-from bgrl.agents.hints import RankedPlay
+from bgrl.agents.hints import TIE_TOL, RankedPlay, shared_ranks, with_shared_ranks
 from bgrl.evaluation.probabilities import Probabilities
 from bgrl.rules.notation import legal_plays
 from bgrl.cli.play import hint_table
-from bgrl.agents.ranking import TIE_TOL, shared_ranks, with_shared_ranks
 from bgrl.records.record import GameRecord
 from bgrl.records.review import format_review, review_record
 
@@ -107,7 +106,7 @@ def test_service_hint_shares_ranks():
     def flat(boards):  # every after-state valued alike
         return np.tile([0.5, 0.1, 0.0, 0.1, 0.0], (len(boards), 1))
 
-    eng = Engine(evaluator=flat, model_sha256="fake", use_levels=False)
+    eng = Engine(evaluator=flat, model_sha256="fake")
     rows = eng.hint(Position.start(), (3, 1), top=4)
     assert len(rows) == 4 and [r.rank for r in rows] == [1, 1, 1, 1]
 
@@ -119,14 +118,30 @@ def test_exact_plays_tie_across_the_filter_at_any_ply(capsys):
     from bgrl.cli import main
 
     agent = bgrl.load_agent("world-class")
-    for pid, dice in (("BQAAqNUDAAAAAA", "43"), ("DQAAkDIAAAAAAA", "31")):
-        ranked = agent.hint(pid, dice, ply=2)
+    for pid, dice in (("BQAAqNUDAAAAAA", (4, 3)), ("DQAAkDIAAAAAAA", (3, 1))):
+        ranked = agent.hint(Position.from_id(pid), dice, ply=2)
         assert {r.ply for r in ranked} == {2}  # exact: valued alike at every depth
         best = ranked[0].equity
         assert all(r.rank == 1 for r in ranked if abs(r.equity - best) < 1e-9)
         assert [r.rank for r in ranked] == sorted(r.rank for r in ranked)
     # every play of the first position loses the game for certain: all share rank 1
-    assert {r.rank for r in agent.hint("BQAAqNUDAAAAAA", "43")} == {1}
+    assert {r.rank for r in agent.hint(Position.from_id("BQAAqNUDAAAAAA"), (4, 3))} == {1}
     assert main(["hint", "BQAAqNUDAAAAAA", "43", "--level", "world-class", "--top", "0"]) == 0
     out = capsys.readouterr().out
     assert "-0.000" not in out and out.count("+0.000") == 10
+
+
+def test_old_ranking_paths_warn_and_reexport():
+    """bgrl.agents.ranking and bgrl.ranking moved to bgrl.agents.hints (cells: bgrl.cli._table)."""
+    import importlib
+    import sys
+
+    from bgrl.agents import hints
+    from bgrl.cli import _table
+
+    for old in ("bgrl.agents.ranking", "bgrl.ranking"):
+        sys.modules.pop(old, None)
+        with pytest.warns(DeprecationWarning, match="bgrl.agents.hints"):
+            mod = importlib.import_module(old)
+        assert mod.shared_ranks is hints.shared_ranks and mod.with_shared_ranks is hints.with_shared_ranks
+    assert mod.VALUE_HEADER == _table.VALUE_HEADER and mod.vs_best is hints.vs_best

@@ -48,7 +48,7 @@ def test_hint_top_default_matches_the_code():
     """`bgrl hint` shows 10 plays in text and all in JSON unless --top says otherwise."""
     from bgrl.cli import build_parser
     from bgrl.agents.hints import RankedPlay
-    from bgrl.cli.levels import hint_json, hint_text
+    from bgrl.cli._table import hint_json, hint_text
     from bgrl.evaluation.probabilities import Probabilities
     from bgrl.rules.notation import legal_plays
 

@@ -9,11 +9,11 @@ import pytest
 
 from bgrl.rules.board import Position
 from bgrl.cli import main
-from bgrl.agents.hints import RankedPlay, rank_plays
+from bgrl.agents.hints import HintRanker, RankedPlay, rank_plays
 from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import legal_plays, play_from_notation
 from bgrl.records.record import GameRecord, read_record
-from bgrl.records.review import (MARKS, RATINGS, NetRanker, SearchRanker, format_review, mark_for, rating_for, review_json,
+from bgrl.records.review import (MARKS, RATINGS, format_review, mark_for, rating_for, review_json,
                          review_record, review_records)
 
 DATA = Path(__file__).parent / "data"
@@ -140,7 +140,7 @@ def test_rank_many_matches_rank_plays(evaluator):
         plays = legal_plays(pos, dice)
         items.append((pos, dice))
         pos = plays[int(rng.integers(len(plays)))].position if plays else pos.flipped()
-    ranker = NetRanker(evaluator)
+    ranker = HintRanker(evaluator, 0)
     many = ranker.rank_many(items)
     assert ranker.search_calls == 1
     for (p, d), got in zip(items, many):
@@ -159,7 +159,7 @@ def test_search_ranker_at_1_ply_matches_hint_and_revalues_filtered_plays(evaluat
     from bgrl.agents.search import MoveFilter, after_state_probs
 
     rec = _game([3, 2, 5, 1, 4])
-    narrow = SearchRanker(evaluator, 1, (MoveFilter(1, 0.0),))  # only the 0-ply best goes to 1-ply
+    narrow = HintRanker(evaluator, 1, (MoveFilter(1, 0.0),))  # only the 0-ply best goes to 1-ply
     items = [(Position.from_id(t.position_id), t.dice) for t in rec.turns]
     many = narrow.rank_many(items)
     for (p, d), got in zip(items, many):
@@ -187,7 +187,7 @@ def test_review_of_mat_uses_one_evaluator_call(evaluator):
     from bgrl.records.matfile import read_mat
 
     games = read_mat(DATA / "gnubg_money_nocube.mat")
-    ranker = NetRanker(evaluator, "default")
+    ranker = HintRanker(evaluator, 0, name="default")
     rvs = review_records([g.record for g in games], ranker, [g.notes for g in games])
     assert ranker.search_calls == 1
     assert [len(rv.turns) for rv in rvs] == [len(g.record.turns) for g in games]
@@ -234,7 +234,7 @@ def test_match_records_and_self_review(tmp_path, evaluator):
         assert game_result(last.after_state) == r.result["points"]
         sign = 1 if (r.result["winner"] == "white") == (i % 2 == 0) else -1
         points += sign * r.result["points"]
-        rv = review_record(r, NetRanker(evaluator))
+        rv = review_record(r, HintRanker(evaluator, 0))
         net_side = "white" if i % 2 == 0 else "black"
         assert rv.players[net_side].total_loss == pytest.approx(0.0, abs=1e-9)
         assert rv.players[net_side].decisions > 0

@@ -19,7 +19,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from bgrl.rules.board import START_BOARD, START_POSITION_ID, Position, flip  # noqa: E402
 from bgrl.service.app import Settings, create_app, cube_decision  # noqa: E402
-from bgrl.service.engine import LEVEL_NAMES, Engine, xgid_supported  # noqa: E402
+from bgrl.agents.levels import LEVEL_NAMES  # noqa: E402
+from bgrl.service.engine import Engine, xgid_supported  # noqa: E402
 from bgrl.agents.levels import LEVELS  # noqa: E402
 
 from service_fakes import SlowEvaluator, fake_evaluator  # noqa: E402
@@ -36,20 +37,8 @@ def fake_engine():
 
 
 @pytest.fixture(scope="module")
-def flat_engine():
-    """The fallback table (0-ply, no levels module): values computable by hand."""
-    return Engine(evaluator=fake_evaluator, model_sha256="fake", use_levels=False)
-
-
-@pytest.fixture(scope="module")
 def client(fake_engine):
     with TestClient(create_app(engine=fake_engine)) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def flat(flat_engine):
-    with TestClient(create_app(engine=flat_engine)) as c:
         yield c
 
 
@@ -79,9 +68,10 @@ def test_wildbg_opening_31_real_network(real):
         assert 1 >= p["win"] >= p["winG"] >= p["winBg"] >= 0 and 1 - p["win"] >= p["loseG"] >= p["loseBg"] >= 0
 
 
-def test_wildbg_move_exact_json(flat):
+def test_wildbg_move_exact_json(client):
+    # the default level (expert) is 0-ply without noise: values computable by hand.
     # x: one checker on its 5-point; o: one checker on x's 24-point. 31 plays 5/2 2/1.
-    r = flat.get("/move?die1=3&die2=1&p5=1&p24=-1")
+    r = client.get("/move?die1=3&die2=1&p5=1&p24=-1")
     assert r.status_code == 200
     assert r.text == (
         '{"moves":[{"play":[{"from":5,"to":2},{"from":2,"to":1}],'
@@ -89,15 +79,14 @@ def test_wildbg_move_exact_json(flat):
     )
 
 
-def test_wildbg_move_no_legal_play_gives_one_empty_play(client, flat):
+def test_wildbg_move_no_legal_play_gives_one_empty_play(client):
     # x on the bar, o holds every entry point (x's 19..24): no die can be played.
     q = "/move?die1=3&die2=1&p25=1&p19=-2&p20=-2&p21=-2&p22=-2&p23=-2&p24=-2&p1=5"
-    for c in (client, flat):
-        r = c.get(q)
-        assert r.status_code == 200
-        moves = r.json()["moves"]
-        assert len(moves) == 1 and moves[0]["play"] == []
-        assert set(moves[0]["probabilities"]) == WILDBG_KEYS
+    r = client.get(q)
+    assert r.status_code == 200
+    moves = r.json()["moves"]
+    assert len(moves) == 1 and moves[0]["play"] == []
+    assert set(moves[0]["probabilities"]) == WILDBG_KEYS
 
 
 def test_wildbg_move_ranked_best_first_and_dmp(client, fake_engine):
@@ -110,8 +99,8 @@ def test_wildbg_move_ranked_best_first_and_dmp(client, fake_engine):
     assert wins == sorted(wins, reverse=True)
 
 
-def test_wildbg_eval_exact_json_and_cube(flat):
-    r = flat.get("/eval?p5=1&p24=-1")
+def test_wildbg_eval_exact_json_and_cube(client):
+    r = client.get("/eval?p5=1&p24=-1")
     assert r.status_code == 200
     # Side on roll: the fake scores the opponent's view (made 0, our bar 0) -> win 0.25 for it;
     # our equity 0.5 + 0.125 + 0.03125 = 0.65625: double, and the opponent should pass.
@@ -207,16 +196,6 @@ def test_move_without_seed_reports_a_reproducible_seed(client, fake_engine):
     assert a["play"] == b["play"]
 
 
-def test_move_same_seed_same_play_fallback_table(flat):
-    seen = set()
-    for seed in range(12):
-        r1 = flat.post("/v1/move", json=move_body(dice=(6, 5), level="beginner", seed=seed)).json()
-        r2 = flat.post("/v1/move", json=move_body(dice=(6, 5), level="beginner", seed=seed)).json()
-        assert r1["play"] == r2["play"]
-        seen.add(r1["play"])
-    assert len(seen) > 1
-
-
 def test_move_pass(client):
     board = np.zeros(26, dtype=int)
     board[25] = 1
@@ -258,7 +237,7 @@ def test_hint_ranked_with_probabilities(client, fake_engine):
     b = r.json()
     assert b["legal_plays"] == 16 and len(b["plays"]) == 5 and b["dice"] == [3, 1]
     assert b["level"] == "world-class" and b["ply"] == fake_engine.levels["world-class"].ply
-    # ties share a rank (bgrl.agents.ranking): 1 + the plays at a deeper ply or better at the same ply
+    # ties share a rank (bgrl.agents.hints.shared_ranks): 1 + the plays at a deeper ply or better at the same ply
     # (the fake evaluator values four of these plays alike)
     assert [p["rank"] for p in b["plays"]] == [
         1 + sum(o["ply"] > p["ply"] or (o["ply"] == p["ply"] and o["equity"] > p["equity"]) for o in b["plays"]) for p in b["plays"]]
@@ -280,8 +259,8 @@ def test_hint_depends_on_level(client, fake_engine):
     assert plies == {lv: fake_engine.levels[lv].ply for lv in LEVEL_NAMES}
 
 
-def test_hint_exact_fallback(flat):
-    b = flat.post("/v1/hint", json={"position": {"gnubg_id": START_POSITION_ID}, "dice": [3, 1], "top": 1}).json()
+def test_hint_exact_default_level(client):
+    b = client.post("/v1/hint", json={"position": {"gnubg_id": START_POSITION_ID}, "dice": [3, 1], "top": 1}).json()
     # 8/5 6/5 is the only 31 that makes a new point: the fake gives it win 0.25 + 5/16.
     w = 0.25 + 5 * 0.0625
     assert b["plays"] == [{
@@ -384,8 +363,7 @@ def test_body_size_limit(fake_engine):
 
 # ----------------------------------------------------------------------------- limits
 def test_overload_answers_503_with_retry_after():
-    eng = Engine(evaluator=fake_evaluator, model_sha256="fake", use_levels=False)
-    eng.evaluator = SlowEvaluator(0.4)
+    eng = Engine(evaluator=SlowEvaluator(0.4), model_sha256="fake")  # every level over the slow evaluator
     with TestClient(create_app(engine=eng, settings=Settings(max_inflight=1, pool_workers=1))) as c:
         results = []
 
@@ -407,8 +385,7 @@ def test_overload_answers_503_with_retry_after():
 
 
 def test_deadline_answers_504():
-    eng = Engine(evaluator=fake_evaluator, model_sha256="fake", use_levels=False)
-    eng.evaluator = SlowEvaluator(0.5)
+    eng = Engine(evaluator=SlowEvaluator(0.5), model_sha256="fake")  # every level over the slow evaluator
     with TestClient(create_app(engine=eng, settings=Settings(deadline_s=0.05, pool_workers=1))) as c:
         r = c.post("/v1/move", json=move_body())
         assert r.status_code == 504 and r.json()["code"] == "deadline_exceeded"
@@ -503,12 +480,12 @@ def test_model_sha256_mismatch_refuses_to_start(tmp_path):
     src = shipped_checkpoint("default")
     (tmp_path / "default.pt").write_bytes(src.read_bytes())
     manifest = json.loads((src.parent / "manifest.json").read_text())
-    good = Engine(model_path=tmp_path / "default.pt", use_levels=False)  # no manifest beside it: served, with a warning
+    good = Engine(model_path=tmp_path / "default.pt")  # no manifest beside it: served, with a warning
     assert good.model_sha256 == manifest["default"]["sha256"] and any("not listed" in w for w in good.warnings)
     manifest["default"]["sha256"] = "0" * 64
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(RuntimeError, match="refusing to serve"):
-        Engine(model_path=tmp_path / "default.pt", use_levels=False)
+        Engine(model_path=tmp_path / "default.pt")
 
 
 @pytest.mark.parametrize("level", ["beginner", "expert", "world-class"])

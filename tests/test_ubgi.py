@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from bgrl.rules.board import START_POSITION_ID
-from bgrl.service.engine import Engine, LEVEL_NAMES
+from bgrl.agents.levels import LEVEL_NAMES
+from bgrl.service.engine import Engine
 from bgrl.service.ubgi import UbgiSession
 
 from service_fakes import fake_evaluator

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgrl.rules.movegen import AfterStates, generate
+from bgrl.rules.board import Position
+from bgrl.rules.movegen import AfterStates, generate, validate_dice
 from bgrl.rules.notation import Play, legal_plays
 from bgrl._resources import shipped_checkpoint
 
-__all__ = ["group_argmax", "Agent", "RandomAgent", "PubevalAgent", "NetAgent", "DEFAULT_CHECKPOINT"]
+__all__ = ["group_argmax", "check_decision", "Agent", "RandomAgent", "PubevalAgent", "NetAgent", "DEFAULT_CHECKPOINT"]
 
 DEFAULT_CHECKPOINT = shipped_checkpoint("default")
 
@@ -36,6 +37,42 @@ def group_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return order[offsets[:-1]]
 
 
+def check_decision(position, dice) -> tuple[Position, tuple[int, int]]:
+    """Check the arguments of a one-position call (``choose_play``, a hint ranker).
+
+    The engine takes parsed values only; text (a Position ID, an XGID, ``"53"``) is read at
+    the edges: :func:`bgrl.rules.xgid.read_position` and :func:`bgrl.rules.notation.parse_dice`.
+
+    Parameters
+    ----------
+    position : bgrl.rules.board.Position
+        The position, from the side on roll.
+    dice : pair of ints 1..6
+        The roll, e.g. ``(5, 3)`` (order irrelevant).
+
+    Returns
+    -------
+    (Position, (int, int)) : the position and the roll as a pair of Python ints.
+
+    Raises
+    ------
+    TypeError
+        For a position that is not a :class:`Position` (a string among them) or dice that
+        are not a pair of ints (a string among them); the message names what was expected.
+    ValueError
+        For dice outside 1..6 or not two of them.
+    """
+    if not isinstance(position, Position):
+        hint = " (read text with bgrl.read_position)" if isinstance(position, str) else ""
+        raise TypeError(f"position must be a bgrl Position, got {type(position).__name__} {position!r:.60}{hint}")
+    if isinstance(dice, (str, bytes)):
+        raise TypeError(f"dice must be a pair of ints 1..6 such as (5, 3), got the string {dice!r:.20} "
+                        "(read text with bgrl.parse_dice)")
+    if dice is None:
+        raise TypeError("dice must be a pair of ints 1..6 such as (5, 3), got None")
+    return position, validate_dice(dice)
+
+
 class Agent:
     """Base class: subclasses implement :meth:`select`."""
 
@@ -47,13 +84,24 @@ class Agent:
     def choose_play(self, position, dice, rng: np.random.Generator | None = None) -> Play | None:
         """Choose a play for one position.
 
-        position : Position, gnubg Position ID or XGID (str); dice : pair of ints 1..6 or text
-        like ``"53"`` (:func:`bgrl.rules.xgid.position_and_dice`).
-        Returns one of :func:`bgrl.rules.notation.legal_plays` (None if no die can be played).
-        """
-        from bgrl.rules.xgid import position_and_dice
+        Parameters
+        ----------
+        position : bgrl.rules.board.Position
+            From the side on roll (text is read at the edges: :func:`bgrl.read_position`).
+        dice : pair of ints 1..6
+        rng : numpy Generator, optional
+            For agents that draw random numbers (default: a fresh one).
 
-        pos, d = position_and_dice(position, dice)
+        Returns
+        -------
+        Play or None : one of :func:`bgrl.rules.notation.legal_plays`, None if no die can be played.
+
+        Raises
+        ------
+        TypeError, ValueError
+            See :func:`check_decision`; ValueError for a finished game.
+        """
+        pos, d = check_decision(position, dice)
         plays = legal_plays(pos, d)
         if not plays:
             return None

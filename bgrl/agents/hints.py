@@ -1,26 +1,117 @@
-"""Hints: every legal play ranked by the evaluator at a search depth (n-ply), best first."""
+"""Hints: every legal play ranked by an n-ply search, best first. The one ranker and its row.
+
+:class:`HintRanker` is the one ranker of candidate plays: ``ranker(position, dice) ->
+list[RankedPlay]`` (also :meth:`HintRanker.rank`), and :meth:`HintRanker.rank_many` for many
+decisions with one search. ``bgrl hint``, ``bgrl play``'s hint, ``bgrl review``,
+``POST /v1/hint`` and :meth:`bgrl.agents.levels.LevelAgent.hint` all rank through it, and
+:func:`hint` is the one-call entry of the Python API. Rows are :class:`RankedPlay`.
+
+Order and ranks. Plays that passed every move filter are valued at the ranker's ply and
+come first; the others keep the shallower ply they reached, as gnubg's hint shows them
+(deeper ply first, then equity; ties keep canonical order). Plays that tie share a rank
+("1224" competition ranking, :func:`shared_ranks`): a play's rank is 1 + the number of
+plays ranked strictly above it, those valued at a deeper ply, or at the same ply with an
+equity higher by more than :data:`TIE_TOL`. So a play tied with the best (zero loss) is
+ranked 1 whatever its place in the list, and with a single ply this is ``1 + #plays with
+strictly higher equity``.
+
+The engine takes parsed values: a :class:`bgrl.rules.board.Position` and a roll ``(d1, d2)``.
+Text (Position IDs, XGIDs, ``"53"``) is read at the edges (the CLI, the service).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from bgrl.agents.base import check_decision
+from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, search_plays
 from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import Play, legal_plays
-from bgrl.agents.search import GNUBG_FILTERS, search_plays
+from bgrl.rules.outcome import check_not_over
 
-__all__ = ["RankedPlay", "rank_plays"]
+__all__ = ["TIE_TOL", "RankedPlay", "HintRanker", "hint", "rank_plays", "ranked_rows", "shared_ranks",
+           "with_shared_ranks", "vs_best"]
+
+#: equities closer than this (points per game) tie
+TIE_TOL = 1e-9
+
+
+def shared_ranks(equity, ply=None, tol: float = TIE_TOL) -> np.ndarray:
+    """Ranks of plays, ties shared, in any input order.
+
+    Parameters
+    ----------
+    equity : float (n,)
+        Points per game.
+    ply : int (n,), optional
+        The depth each play was valued at (None: all the same).
+    tol : float >= 0
+        Equities within ``tol`` of each other tie.
+
+    Returns
+    -------
+    int64 (n,) : ``1 + #{j : ply[j] > ply[i] or (ply[j] == ply[i] and equity[j] > equity[i] + tol)}``.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ or ``tol < 0``.
+    """
+    e = np.asarray(equity, dtype=np.float64).reshape(-1)
+    d = np.zeros(e.shape, dtype=np.int64) if ply is None else np.asarray(ply, dtype=np.int64).reshape(-1)
+    if d.shape != e.shape:
+        raise ValueError(f"equity and ply must have the same length, got {e.shape[0]} and {d.shape[0]}")
+    if not tol >= 0:
+        raise ValueError(f"tol must be >= 0, got {tol}")
+    above = (d[None, :] > d[:, None]) | ((d[None, :] == d[:, None]) & (e[None, :] > e[:, None] + tol))
+    return 1 + above.sum(axis=1, dtype=np.int64)
+
+
+def with_shared_ranks(rows: list, tol: float = TIE_TOL) -> list:
+    """The same rows in the same order, each with its :func:`shared_ranks` rank.
+
+    rows : list of dataclasses with ``rank``, ``equity`` and optionally ``ply`` (e.g.
+    :class:`RankedPlay`; rows without ``ply`` count as 0-ply). Returns a new list; rows whose
+    rank is already right are kept as they are.
+    """
+    rows = list(rows)
+    if not rows:
+        return rows
+    ranks = shared_ranks([r.equity for r in rows], [getattr(r, "ply", 0) for r in rows], tol)
+    return [r if r.rank == k else replace(r, rank=int(k)) for r, k in zip(rows, ranks)]
+
+
+def vs_best(equity_loss: float) -> float:
+    """The "vs best" figure shown for a play: minus its equity loss (points per game),
+    rounded to the three decimals shown, so a tie prints +0.000, never -0.000.
+
+    Here, beside the row, because both the CLI's tables (:mod:`bgrl.cli._table`) and the
+    review report (:func:`bgrl.records.review.format_review`, a layer below the CLI) show it.
+    """
+    return 0.0 - round(float(equity_loss), 3) + 0.0
 
 
 @dataclass(frozen=True)
 class RankedPlay:
-    """A play with its evaluation.
+    """A play with its evaluation: the one row of a ranking (hints, reviews, the service).
 
-    rank : 1 = best; equity : cubeless equity of the side that played, points per game,
-    after the play; equity_loss : best equity minus this one (>= 0 among plays valued at
-    the same ply); probabilities : of the side that played, after the play; ply : the
-    search depth this play was valued at (plays cut by a move filter keep a shallower one).
+    Attributes
+    ----------
+    rank : int
+        1 = best; plays that tie share a rank (:func:`shared_ranks`).
+    play : bgrl.rules.notation.Play
+    equity : float
+        Cubeless equity of the side that played, points per game, after the play (with
+        ``dmp`` rankings: ``2 * win - 1``, the value in a one-point match).
+    equity_loss : float
+        Best equity minus this one (>= 0 among plays valued at the same ply; negative for
+        a play valued at a shallower ply that happens to look better).
+    probabilities : bgrl.evaluation.probabilities.Probabilities
+        Of the side that played, after the play.
+    ply : int
+        The search depth this play was valued at (plays cut by a move filter keep a shallower one).
     """
 
     rank: int
@@ -30,7 +121,13 @@ class RankedPlay:
     probabilities: Probabilities
     ply: int = 0
 
+    @property
+    def position_id(self) -> str:
+        """Position ID after the play (the opponent on roll)."""
+        return self.play.position_id
+
     def as_dict(self) -> dict:
+        """The JSON row of ``bgrl hint --json`` and ``bgrl review --json`` (values rounded to 6 decimals)."""
         return {
             "rank": self.rank,
             "play": self.play.notation,
@@ -42,52 +139,275 @@ class RankedPlay:
         }
 
 
+def ranked_rows(plays: list, probs: np.ndarray, plies: np.ndarray, values: np.ndarray | None = None) -> list[RankedPlay]:
+    """The rows of one decision, best first: the one sort, rank and row build.
+
+    Parameters
+    ----------
+    plays : list of Play, length n
+    probs : float (n, 5)
+        Outcome probabilities of the side that played, after each play.
+    plies : int (n,)
+        The depth each play was valued at.
+    values : float (n,), optional
+        What plays are ranked by (default: the cubeless equity of ``probs``, points per game).
+
+    Returns
+    -------
+    list of RankedPlay : sorted by deeper ply first, then higher value (stable: ties keep the
+    order of ``plays``); ranks shared by ties; ``equity`` = the value, ``equity_loss`` = the
+    first row's value minus this one. ``[]`` for no plays.
+    """
+    if not plays:
+        return []
+    probs = np.asarray(probs, dtype=np.float64).reshape(len(plays), 5)
+    val = equity(probs) if values is None else np.asarray(values, dtype=np.float64).reshape(len(plays))
+    depth = np.asarray(plies, dtype=np.int64).reshape(len(plays))
+    order = np.lexsort((-val, -depth))
+    ranks = shared_ranks(val[order], depth[order]).tolist()
+    best = val[order[0]]
+    val_l, loss_l, depth_l, prob_l = val.tolist(), (best - val).tolist(), depth.tolist(), probs.tolist()
+    return [RankedPlay(rank=ranks[r], play=plays[i], equity=val_l[i], equity_loss=loss_l[i],
+                       probabilities=Probabilities(*prob_l[i]), ply=depth_l[i])
+            for r, i in enumerate(order.tolist())]
+
+
+def _dmp_values(probs: np.ndarray) -> np.ndarray:
+    """The value of a play in a one-point match (gammons do not count): ``2 * win - 1``."""
+    return 2.0 * probs[:, 0] - 1.0
+
+
+class HintRanker:
+    """The one hint ranker: every legal play valued by an n-ply search without noise.
+
+    ``ranker(position, dice)`` (= :meth:`rank`) ranks one decision; :meth:`rank_many` ranks
+    a list of decisions with one search over all of them (in chunks of decisions at 1-ply
+    and deeper, to bound memory; at 0-ply one evaluator call in all); :meth:`value_at`
+    values chosen plays at a given ply, so that a play made but cut by a move filter can be
+    judged at the same depth as the best play (as gnubg's analysis does).
+
+    Parameters
+    ----------
+    evaluator : callable
+        After-states int8 (M, 26) -> outcome probabilities float (M, 5) of the side that
+        played (:mod:`bgrl.evaluation.evaluator`).
+    ply : int 0..3
+        Search depth in gnubg's convention (0 = the evaluator alone).
+    filters : sequence of :class:`bgrl.agents.search.MoveFilter`, optional
+        Move filters between plies (default and when empty: :data:`bgrl.agents.search.GNUBG_FILTERS`).
+    name : str, optional
+        A label for reports, e.g. ``"level expert (distilled-r1 net, 0-ply, without noise)"``
+        (default ``"<ply>-ply"``).
+
+    Attributes
+    ----------
+    search_calls : int
+        Number of searches run (one per :meth:`rank`, one per chunk of :meth:`rank_many`).
+
+    Raises
+    ------
+    ValueError
+        For a ply outside 0..3.
+
+    Thread safety: only ``search_calls`` changes after construction; the evaluator is only read.
+    """
+
+    #: decisions per search call at each ply (memory: a 2-ply decision expands to ~20,000 positions)
+    CHUNK = {0: 1 << 30, 1: 48, 2: 6, 3: 1}
+
+    def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None):
+        if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= int(ply) <= MAX_PLY:
+            raise ValueError(f"ply must be an int 0..{MAX_PLY} (gnubg's convention), got {ply!r}")
+        self.evaluator = evaluator
+        self.ply = int(ply)
+        self.filters = tuple(filters) if filters else GNUBG_FILTERS
+        self.name = name or f"{self.ply}-ply"
+        self.search_calls = 0
+
+    @classmethod
+    def from_agent(cls, agent, ply: int | None = None, name: str | None = None) -> "HintRanker":
+        """The noise-free ranker of a level agent (:class:`bgrl.agents.levels.LevelAgent`).
+
+        Parameters
+        ----------
+        agent : LevelAgent, or any object with ``evaluator`` and ``level`` (a
+            :class:`bgrl.agents.levels.Level`)
+        ply : int 0..3, optional
+            Overrides the level's ply (:meth:`bgrl.agents.levels.Level.with_ply`: the
+            level's filters are kept when they reach that deep, else gnubg's normal ones).
+        name : str, optional
+            Default: ``"level <name> (<definition without the noise>, without noise)"``.
+        """
+        lv = agent.level.with_ply(ply)
+        if name is None:
+            parts = [x for x in lv.definition().split(", ") if not x.startswith("noise")]
+            name = f"level {lv.name} ({', '.join(parts)}, without noise)"
+        return cls(agent.evaluator, lv.ply, lv.filters, name=name)
+
+    def __call__(self, position, dice) -> list[RankedPlay]:
+        return self.rank(position, dice)
+
+    def rank(self, position, dice, dmp: bool = False) -> list[RankedPlay]:
+        """Every legal play of one decision, best first.
+
+        Parameters
+        ----------
+        position : bgrl.rules.board.Position
+            From the side on roll.
+        dice : pair of ints 1..6
+        dmp : bool
+            Rank by the value in a one-point match, ``2 * win - 1`` (gammons do not count),
+            instead of the cubeless equity; the search itself is unchanged.
+
+        Returns
+        -------
+        list of RankedPlay : see the module docstring for the order; ``[]`` when no die can be played.
+
+        Raises
+        ------
+        TypeError
+            For text or other non-parsed arguments (:func:`bgrl.agents.base.check_decision`).
+        ValueError
+            For bad dice or a finished game (:func:`bgrl.rules.outcome.check_not_over`).
+        """
+        return self.rank_many([(position, dice)], dmp=dmp)[0]
+
+    def rank_many(self, items, plays: list[list[Play]] | None = None, dmp: bool = False) -> list[list[RankedPlay]]:
+        """Rank every decision of ``items`` as :meth:`rank` does, with one search for all.
+
+        Parameters
+        ----------
+        items : sequence of (Position, (d1, d2))
+        plays : list of lists of Play, optional
+            The legal plays of each decision, when the caller has them already
+            (:func:`bgrl.rules.notation.legal_plays`, canonical order).
+        dmp : bool
+            See :meth:`rank`.
+
+        Returns
+        -------
+        list of lists of RankedPlay, one per item, in the order of ``items``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`rank`, for any item.
+        """
+        items = [check_decision(p, d) for p, d in items]
+        if plays is None:
+            plays = []
+            for pos, d in items:
+                check_not_over(pos)
+                plays.append(legal_plays(pos, d))
+        out: list[list[RankedPlay]] = [[] for _ in plays]
+        todo = [i for i, ps in enumerate(plays) if ps]
+        step = self.CHUNK[self.ply]
+        for c in range(0, len(todo), step):
+            chunk = todo[c:c + step]
+            sizes = np.array([len(plays[i]) for i in chunk])
+            offsets = np.concatenate([[0], np.cumsum(sizes)])
+            boards = np.stack([p.after_state for i in chunk for p in plays[i]])
+            probs, depth = self._search(boards, offsets)
+            for j, i in enumerate(chunk):
+                lo, hi = offsets[j], offsets[j + 1]
+                pr = probs[lo:hi]
+                out[i] = ranked_rows(plays[i], pr, depth[lo:hi], _dmp_values(pr) if dmp else None)
+        return out
+
+    def _search(self, boards: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities float64 (M, 5) and plies int8 (M,) of grouped after-states int8 (M, 26)."""
+        self.search_calls += 1
+        if self.ply == 0:  # search_plays at 0-ply is the evaluator alone: skip its bookkeeping
+            probs = np.asarray(self.evaluator(boards), dtype=np.float64).reshape(boards.shape[0], 5)
+            return probs, np.zeros(boards.shape[0], dtype=np.int8)
+        res = search_plays(self.evaluator, boards, offsets, self.ply, self.filters, search_forced=True)
+        return res.probs, res.ply
+
+    def value_at(self, after_states: np.ndarray, plies) -> np.ndarray:
+        """Values of after-states, each at its own ply (one search per distinct ply).
+
+        after_states : int8 (n, 26), each from the side that has just played;
+        plies : int (n,), 0..3. Returns float64 (n, 5): outcome probabilities of the side that played.
+        """
+        from bgrl.agents.search import after_state_probs
+
+        a = np.asarray(after_states, dtype=np.int8).reshape(-1, 26)
+        plies = np.asarray(plies, dtype=np.int64)
+        out = np.zeros((a.shape[0], 5))
+        for d in np.unique(plies):
+            idx = np.flatnonzero(plies == d)
+            step = self.CHUNK[int(d)] * 8
+            for c in range(0, idx.size, step):
+                part = idx[c:c + step]
+                out[part] = after_state_probs(self.evaluator, a[part], int(d))
+        return out
+
+
 def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -> list[RankedPlay]:
     """Rank all legal plays of ``position`` with roll ``dice`` by an n-ply search.
 
-    position : Position or Position ID; dice : pair of ints or text like ``"53"``;
-    evaluator : callable after-states int8 (M, 26) -> probabilities (M, 5) of the side
-    that played; ply : search depth 0..3 (gnubg's convention, :mod:`bgrl.agents.search`);
+    The function form of :class:`HintRanker` (``HintRanker(evaluator, ply, filters).rank``).
+
+    Parameters
+    ----------
+    position : bgrl.rules.board.Position
+    dice : pair of ints 1..6
+    evaluator : callable after-states int8 (M, 26) -> probabilities (M, 5) of the side that played
+    ply : int 0..3
+        Search depth (gnubg's convention, :mod:`bgrl.agents.search`).
     filters : move filters between plies.
 
-    Plays that passed every filter are valued at ``ply`` and come first; the others keep
-    the shallower ply they reached, as gnubg's hint shows them (deeper ply first, then
-    equity). ``equity_loss`` is measured from the first play, so it can be negative for a
-    play valued at a shallower ply. Returns [] when no die can be played. Ties keep
-    canonical order and share a rank (:mod:`bgrl.agents.ranking`).
+    Returns
+    -------
+    list of RankedPlay, best first (module docstring); ``[]`` when no die can be played.
+
+    Raises
+    ------
+    TypeError, ValueError
+        See :meth:`HintRanker.rank`.
     """
-    from bgrl.rules.notation import legal_plays_and_after_states
-    from bgrl.rules.xgid import position_and_dice
+    return HintRanker(evaluator, ply, filters).rank(position, dice)
 
-    pos, d = position_and_dice(position, dice)
-    if 15 in pos.off:
-        legal_plays(pos, d)  # raises the game-over error
-    plays, after = legal_plays_and_after_states(pos.board, d)
-    if not plays:
-        return []
-    boards = after.copy()  # writable: the plays keep the read-only rows
-    if int(ply) == 0:  # search_plays at 0-ply is the evaluator alone: skip its bookkeeping
-        probs = np.asarray(evaluator(boards), dtype=np.float64).reshape(boards.shape[0], 5)
-        eq = equity(probs)
-        depth = np.zeros(boards.shape[0], dtype=np.int8)
-        order = np.argsort(-eq, kind="stable")  # = the lexsort below when every depth is 0
-    else:
-        res = search_plays(evaluator, boards, np.array([0, len(plays)]), ply, filters, search_forced=True)
-        eq, depth, probs = res.equity, res.ply, res.probs
-        order = np.lexsort((-eq, -depth.astype(np.int64)))
-    from bgrl.agents.ranking import shared_ranks
 
-    ranks = shared_ranks(eq[order], depth[order]).tolist()  # plays that tie share a rank
-    best = eq[order[0]]
-    eq_list, loss_list, depth_list, prob_rows = eq.tolist(), (best - eq).tolist(), depth.tolist(), probs.tolist()
-    return [
-        RankedPlay(
-            rank=ranks[r],
-            play=plays[i],
-            equity=eq_list[i],
-            equity_loss=loss_list[i],
-            probabilities=Probabilities(*prob_rows[i]),
-            ply=depth_list[i],
-        )
-        for r, i in enumerate(order.tolist())
-    ]
+def hint(position, dice, level: str | None = None, ply: int | None = None, top: int | None = None) -> list[RankedPlay]:
+    """Every legal play ranked by a level's noise-free search: the one-call hint.
+
+    Parameters
+    ----------
+    position : bgrl.rules.board.Position
+        From the side on roll (read text with :func:`bgrl.read_position`).
+    dice : pair of ints 1..6
+        E.g. ``(5, 3)`` (read text with :func:`bgrl.parse_dice`).
+    level : str, optional
+        A level name (:data:`bgrl.agents.levels.LEVEL_NAMES`); default
+        :data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL` (``"expert"``).
+    ply : int 0..3, optional
+        Overrides the level's search depth (gnubg's convention).
+    top : int >= 0, optional
+        At most this many rows (None or 0: all).
+
+    Returns
+    -------
+    list of RankedPlay, best first; ``[]`` when no die can be played.
+
+    Raises
+    ------
+    TypeError
+        For text or other non-parsed position or dice.
+    ValueError
+        For an unknown level, a ply outside 0..3, a negative ``top``, bad dice or a finished game.
+
+    Examples
+    --------
+    >>> import bgrl
+    >>> rows = bgrl.hint(bgrl.Position.start(), (3, 1))  # doctest: +SKIP
+    >>> rows[0].play.notation, rows[0].rank  # doctest: +SKIP
+    ('8/5 6/5', 1)
+    """
+    from bgrl.agents.levels import DEFAULT_HINT_LEVEL, load_level  # levels ranks through this module
+
+    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0):
+        raise ValueError(f"top must be an int >= 0 (0 = all plays), got {top!r}")
+    check_decision(position, dice)
+    rows = HintRanker.from_agent(load_level(DEFAULT_HINT_LEVEL if level is None else level), ply).rank(position, dice)
+    return rows[:top] if top else rows

@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from bgrl.agents.base import Agent
+from bgrl.agents.hints import HintRanker
 from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
 from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, search_plays
 
-__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "LevelAgent", "load_level", "play_noise", "measured_levels", "MEASURED_FILE"]
+__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "LevelAgent", "load_level", "play_noise", "measured_levels", "MEASURED_FILE"]
 
 #: Name of the measured-figures file inside the package ``bgrl.checkpoints``.
 MEASURED_FILE = "levels.json"
@@ -60,6 +61,17 @@ class Level:
             raise ValueError(f"level {self.name}: ply must be 0..{MAX_PLY}, got {self.ply}")
         if self.noise < 0:
             raise ValueError(f"level {self.name}: noise must be >= 0, got {self.noise}")
+
+    def with_ply(self, ply: int | None) -> "Level":
+        """This level searched at ``ply`` instead (None: unchanged): its move filters are kept
+        when they reach that deep, else gnubg's normal filters
+        (:data:`bgrl.agents.search.GNUBG_FILTERS`) are used. Raises ValueError for a ply
+        outside 0..3."""
+        if ply is None or int(ply) == self.ply:
+            return self
+        ply = int(ply)
+        filters = self.filters if len(self.filters) >= min(ply, len(GNUBG_FILTERS)) else GNUBG_FILTERS
+        return replace(self, ply=ply, filters=filters)
 
     def definition(self) -> str:
         """Short text, e.g. ``default net, 2-ply, filter 8/0.16 2/0.04, noise 0``."""
@@ -95,6 +107,9 @@ LEVELS: dict[str, Level] = {
     )
 }
 LEVEL_NAMES = tuple(LEVELS)
+#: The level used when none is named: ``bgrl hint``, :func:`bgrl.agents.hints.hint`, the
+#: service's requests and UBGI sessions.
+DEFAULT_HINT_LEVEL = "expert"
 
 _MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 _COLS = np.random.default_rng(0x626772_6C65766C).integers(1, 2**63 - 1, size=26, dtype=np.uint64) | np.uint64(1)
@@ -176,16 +191,25 @@ class LevelAgent(Agent):
         return group_argmax(np.where(res.ply == gdepth[parent], noisy, -np.inf), after.offsets)
 
     def hint(self, position, dice, ply: int | None = None):
-        """Every legal play ranked by this level's noise-free search (list of RankedPlay).
+        """Every legal play ranked by this level's noise-free search.
 
-        position : Position or Position ID; dice : pair of ints or text like "53";
-        ply : override the level's ply (its filters are kept). [] when the turn passes.
+        Parameters
+        ----------
+        position : bgrl.rules.board.Position
+        dice : pair of ints 1..6
+        ply : int 0..3, optional
+            Overrides the level's ply (its filters are kept when they reach that deep).
+
+        Returns
+        -------
+        list of :class:`bgrl.agents.hints.RankedPlay`, best first; ``[]`` when the turn passes.
+
+        Raises
+        ------
+        TypeError, ValueError
+            See :meth:`bgrl.agents.hints.HintRanker.rank`.
         """
-        from bgrl.agents.hints import rank_plays
-
-        ply = self.level.ply if ply is None else int(ply)
-        filters = self.level.filters if len(self.level.filters) >= min(ply, len(GNUBG_FILTERS)) else GNUBG_FILTERS
-        return rank_plays(position, dice, self.evaluator, ply=ply, filters=filters)
+        return HintRanker.from_agent(self, ply).rank(position, dice)
 
 
 def _evaluator(network: str):

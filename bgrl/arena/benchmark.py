@@ -47,6 +47,7 @@ import numpy as np
 
 from bgrl.agents.base import group_argmax
 from bgrl._fileio import atomic_writer
+from bgrl.rules.board import Position
 from bgrl.rules.movegen import AfterStates, generate
 from bgrl.rules.outcome import is_race
 
@@ -196,7 +197,8 @@ def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | 
         * an evaluator: a callable ``after_states int8 (M, 26) -> float (M, 5)`` outcome
           probabilities of the side that played (or ``(M,)`` equities), called once; the
           highest cubeless equity is chosen (ties: the first);
-        * an object with only ``choose_play(position_id, dice, rng)`` (a
+        * an object with only ``choose_play(position, dice, rng)`` (a
+          :class:`bgrl.rules.board.Position` and a pair of ints, returning a
           :class:`bgrl.rules.notation.Play`), called once per decision.
     bench : default the shipped benchmark.
     rng : for agents that use randomness (default: seeded with 0, so results repeat).
@@ -213,7 +215,7 @@ def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | 
     if hasattr(chooser, "choose_play"):
         out = np.empty(b.decisions, dtype=np.int64)
         for i in range(b.decisions):
-            play = chooser.choose_play(str(b.position_id[i]), (int(b.dice[i, 0]), int(b.dice[i, 1])), rng)
+            play = chooser.choose_play(Position.from_id(str(b.position_id[i])), (int(b.dice[i, 0]), int(b.dice[i, 1])), rng)
             lookup = {row.tobytes(): j for j, row in enumerate(b.after_board[b.offsets[i]:b.offsets[i + 1]])}
             out[i] = lookup[np.asarray(play.after_state, dtype=np.int8).tobytes()]
         return out

@@ -22,7 +22,8 @@ def evaluator_for(checkpoint):
 
 
 def cmd_hint(args) -> int:
-    from bgrl.cli.levels import hint_agent, hint_json, hint_text
+    from bgrl.cli._table import hint_json, hint_text
+    from bgrl.cli.levels import hint_agent
 
     if args.top is not None and args.top < 0:
         raise CLIError(f"--top must be >= 0 (0 = all plays), got {args.top}")

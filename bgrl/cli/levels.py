@@ -1,5 +1,8 @@
 """The ``bgrl hint`` engine choice (``--level``/``--ply``/``--checkpoint``) and ``bgrl levels``.
 
+The hint's text and JSON are in :mod:`bgrl.cli._table`; ``DEFAULT_HINT_LEVEL`` is
+:data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`.
+
 Kept out of :mod:`bgrl.cli`, which only registers the arguments.
 """
 
@@ -7,13 +10,10 @@ from __future__ import annotations
 
 import json
 
-from bgrl.agents.levels import LEVEL_NAMES, LEVELS, LevelAgent, load_level, measured_levels
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent, load_level, measured_levels
 from bgrl.agents.search import MAX_PLY
 
-__all__ = ["DEFAULT_HINT_LEVEL", "hint_agent", "hint_json", "hint_text", "levels_table", "cmd_levels"]
-
-#: The level whose search ``bgrl hint`` uses when none is named (issue 7).
-DEFAULT_HINT_LEVEL = "expert"
+__all__ = ["DEFAULT_HINT_LEVEL", "check_level", "hint_agent", "levels_table", "cmd_levels"]
 
 # gnubg's own levels' error rates, millipoints per decision judged by gnubg 2-ply on 3,000
 # held-out decisions (issue 7, measured by the project; "world-class" not given there).
@@ -49,51 +49,6 @@ def hint_agent(level=None, ply=None, checkpoint=None) -> tuple[LevelAgent, int, 
         label += f" with network {loaded.path.name}"
     use_ply = agent.level.ply if ply is None else int(ply)
     return agent, use_ply, label
-
-
-def hint_json(pos, dice, ranked, level: str, ply: int, top: int | None = None) -> dict:
-    """The JSON hint (``bgrl hint --json``): the best ``top`` plays (None or 0 = all),
-    ranks shared by ties (:mod:`bgrl.agents.ranking`)."""
-    from bgrl.agents.ranking import with_shared_ranks
-
-    ranked = with_shared_ranks(ranked)
-    shown = ranked if not top else ranked[:top]
-    return {
-        "position_id": pos.position_id,
-        "dice": [int(dice[0]), int(dice[1])],
-        "level": level,
-        "ply": ply,
-        "plays": [r.as_dict() for r in shown],
-    }
-
-
-def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, compact: bool = False) -> str:
-    """The text hint: header, the best ``top`` plays (default 10, 0 = all) with rank, play, ply,
-    equity, difference to the best, and win/wg/wbg/lose/lg/lbg; the columns explained. Plays
-    that tie share a rank (:mod:`bgrl.agents.ranking`)."""
-    from bgrl.agents.ranking import VALUE_HEADER, value_cells, with_shared_ranks
-
-    ranked = with_shared_ranks(ranked)
-    lines = [f"Position {pos.position_id}, roll {dice[0]}-{dice[1]}: {len(ranked)} legal play(s); {label}, {ply}-ply; "
-             "equities and probabilities of the side playing, after the play"]
-    if not ranked:
-        lines.append("  no die can be played: the turn passes")
-        return "\n".join(lines)
-    top = 10 if top is None else top
-    shown = ranked if top == 0 else ranked[:top]
-    names = [r.play.shown(compact) if hasattr(r.play, "shown") else r.play.notation for r in shown]
-    width = max(8, max(len(n) for n in names))
-    lines.append(f"  {'#':>3}  {'play':<{width}}  {'ply':>5}  {VALUE_HEADER}")
-    for r, name in zip(shown, names):
-        lines.append(f"  {r.rank:3d}  {name:<{width}}  {str(r.ply) + '-ply':>5}  {value_cells(r)}")
-    if len(ranked) > len(shown):
-        lines.append(f"  … and {len(ranked) - len(shown)} more (--top 0 shows all)")
-    if any(r.ply < ply for r in ranked):
-        lines.append("  a lower ply: the play did not pass the move filter and keeps that evaluation (as in gnubg's hint)")
-    lines.append("  equity: points per game the side playing expects after the play (cubeless: single 1, gammon 2, backgammon 3)")
-    lines.append("  vs best: equity minus the best play's; win/wg/wbg: its chances to win / win a gammon / win a backgammon;")
-    lines.append("  lose/lg/lbg: to lose / lose a gammon / lose a backgammon (gammons include backgammons)")
-    return "\n".join(lines)
 
 
 def gnubg_equivalent(error_rate) -> str:

@@ -8,8 +8,8 @@ follows:
 * The board is drawn and numbered from the human's side (as GNU Backgammon does); the
   computer's plays are shown in the human's numbering, and the text says so.
 * Hints come from one function, the *hint ranker* ``ranker(position, dice) ->
-  list[RankedPlay]`` (best first; today the shipped or chosen network at 0-ply, see
-  :class:`NetworkRanker`). Its ``name`` and ``ply`` are printed with the hint.
+  list[RankedPlay]`` (best first): a :class:`bgrl.agents.hints.HintRanker` chosen by
+  :func:`play_ranker`. Its ``name`` and ``ply`` are printed with the hint.
 * Resignations (:func:`resign_decision`): the computer accepts when the points offered are
   at least the equity it expects (cubeless, points per game), else declines and says its
   equity. Draws (:func:`draw_decision`): accepted only when the computer is behind (equity
@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgrl.agents.hints import HintRanker
 from bgrl.rules.board import Position
 from bgrl._fileio import check_writable_dir
 from bgrl.rules.dice import opening_roll, random_roll
@@ -39,7 +40,7 @@ from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter
 from bgrl.cli.hint import evaluator_for
 
 __all__ = [
-    "COMMANDS", "NetworkRanker", "resign_decision", "draw_decision", "hint_table", "read_command",
+    "COMMANDS", "level_ranker", "play_ranker", "resign_decision", "draw_decision", "hint_table", "read_command",
     "TerminalGame", "default_games_dir",
 ]
 
@@ -71,24 +72,6 @@ def default_games_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".bgrl" / "games"
 
 
-class NetworkRanker:
-    """The default hint ranker: every legal play ranked by a network at 0-ply.
-
-    ``ranker(position, dice) -> list[RankedPlay]`` (best first; [] when no die can be
-    played). ``name`` and ``ply`` describe the engine for the user.
-    """
-
-    def __init__(self, evaluator, name: str = "network", ply: int = 0):
-        self.evaluator = evaluator
-        self.name = name
-        self.ply = ply
-
-    def __call__(self, position, dice):
-        from bgrl.agents.hints import rank_plays
-
-        return rank_plays(position, dice, self.evaluator)
-
-
 def resign_decision(computer_equity: float, points: int) -> tuple[bool, str]:
     """The computer's answer to a resignation offering ``points`` (1, 2 or 3).
 
@@ -117,7 +100,8 @@ def hint_table(ranked, engine: str, ply: int, top: int = 5, compact: bool = True
     the columns mean (addressed to the player, or with ``you=False`` to "the side playing")."""
     if not ranked:
         return "  no die can be played: the turn passes"
-    from bgrl.agents.ranking import VALUE_HEADER, value_cells, with_shared_ranks
+    from bgrl.agents.hints import with_shared_ranks
+    from bgrl.cli._table import VALUE_HEADER, value_cells
 
     ranked = with_shared_ranks(ranked)  # ties share a rank
     shown = ranked[: top if top > 0 else len(ranked)]
@@ -316,9 +300,10 @@ class TerminalGame:
         answer = self.input()
         if not answer or answer.strip().lower() not in ("y", "yes"):
             return
-        from bgrl.records.review import SearchRanker, format_review, review_record
+        from bgrl.agents.levels import LevelAgent
+        from bgrl.records.review import format_review, review_record
 
-        ranker = SearchRanker.from_agent(self.agent) if hasattr(self.agent, "level") else self.ranker
+        ranker = HintRanker.from_agent(self.agent) if isinstance(self.agent, LevelAgent) else self.ranker
         self.say(format_review(review_record(self.record, ranker)))
 
     def _computer_turn(self, dice) -> None:
@@ -483,37 +468,36 @@ def run_from_args(args, load_ranker) -> int:
 
 
 # ----------------------------------------------------------------------------- the command
-class AgentHintRanker:
-    """Hints from an agent that ranks plays itself (``agent.hint(position, dice)``, as the
-    named levels do), so hints come at the opponent's level and ply."""
-
-    def __init__(self, agent, whose: str = "the opponent's"):
-        self.agent = agent
-        self.name = f"level {getattr(agent, 'name', 'opponent')} ({whose})"
-        self.ply = getattr(getattr(agent, "level", None), "ply", 0)
-
-    def __call__(self, position, dice):
-        return self.agent.hint(position, dice)
+def level_ranker(agent, whose: str = "the opponent's") -> HintRanker:
+    """The hint ranker of a level agent (:class:`bgrl.agents.levels.LevelAgent`): its
+    noise-free search at its ply, named ``level <name> (<whose>)``."""
+    return HintRanker.from_agent(agent, name=f"level {agent.name} ({whose})")
 
 
 def play_ranker(args):
-    """The hint engine of ``bgrl play``: --checkpoint, else the opponent's network, else the
-    shipped one (0-ply). The lead wires named levels here (bgrl.agents.levels) once they land."""
+    """The hint engine of ``bgrl play``, a :class:`bgrl.agents.hints.HintRanker`:
+    --hint-level's search, else --checkpoint at 0-ply, else the opponent level's search,
+    else the opponent's network at 0-ply, else the shipped network at 0-ply.
+
+    Returns ``load(agent) -> HintRanker``. Raises CLIError when --hint-level and
+    --checkpoint are both given."""
     def load(agent):
+        from bgrl.agents.levels import LevelAgent
+
         evaluator = getattr(agent, "evaluator", None)
         if getattr(args, "hint_level", None) is not None:
-            from bgrl.agents.registry import load_agent
+            from bgrl.agents.levels import load_level
             from bgrl.cli.levels import check_level
 
             if args.checkpoint is not None:
                 raise CLIError("--hint-level and --checkpoint exclude each other: both choose the hint engine")
-            return AgentHintRanker(load_agent(check_level(args.hint_level)), "--hint-level")
-        if args.checkpoint is None and callable(getattr(agent, "hint", None)):  # a level agent (bgrl.agents.levels)
-            return AgentHintRanker(agent)
+            return level_ranker(load_level(check_level(args.hint_level)), "--hint-level")
+        if args.checkpoint is None and isinstance(agent, LevelAgent):
+            return level_ranker(agent)
         if args.checkpoint is not None or evaluator is None:
             evaluator, path = evaluator_for(args.checkpoint)
-            return NetworkRanker(evaluator, f"network {path.name}")
-        return NetworkRanker(evaluator, f"network {getattr(agent, 'name', 'opponent')} (the opponent's)")
+            return HintRanker(evaluator, 0, name=f"network {path.name}")
+        return HintRanker(evaluator, 0, name=f"network {getattr(agent, 'name', 'opponent')} (the opponent's)")
 
     return load
 

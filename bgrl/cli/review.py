@@ -43,26 +43,26 @@ def ranker_for_level(level: str | None):
     """The ranker for ``--level``: a level name (:data:`bgrl.agents.levels.LEVELS`; default
     ``expert``), ranked by that level's noise-free search at its ply and move filters, or
     ``default`` (the shipped network) / a checkpoint path (a .pt file or a run folder),
-    ranked at 0-ply. Returns (ranker, level label).
+    ranked at 0-ply. Returns (:class:`bgrl.agents.hints.HintRanker`, level label).
 
     Raises ValueError for an unknown level and CheckpointError for a bad checkpoint.
     """
-    from bgrl.agents.levels import LEVEL_NAMES, LEVELS, load_level
-    from bgrl.records.review import SearchRanker
+    from bgrl.agents.hints import HintRanker
+    from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, load_level
 
-    spec = "expert" if level is None else str(level)
+    spec = DEFAULT_HINT_LEVEL if level is None else str(level)
     expected = f"expected a level ({', '.join(LEVEL_NAMES)}), 'default' or a checkpoint path (.pt file or run folder)"
     if not spec.strip():
         raise ValueError(f"--level is empty: {expected}")
     if spec in LEVELS:
-        return SearchRanker.from_agent(load_level(spec)), spec
+        return HintRanker.from_agent(load_level(spec)), spec
     from bgrl._resources import resolve_checkpoint
     from bgrl.evaluation.networks import open_network
 
     path = resolve_checkpoint(spec)
     if spec != "default" and path.suffix != ".pt" and not path.exists():
         raise ValueError(f"unknown level {spec!r}: {expected}")
-    return SearchRanker(open_network(path).evaluator, 0, name=f"{path.name}, 0-ply"), spec
+    return HintRanker(open_network(path).evaluator, 0, name=f"{path.name}, 0-ply"), spec
 
 
 def cmd_review(args) -> int:

@@ -15,12 +15,13 @@ intermediate, 18-26 casual, 26-35 beginner, >= 35 awful; each band includes its 
 bound).
 
 The ranker is injected: any callable ``ranker(position, dice) -> list[RankedPlay]``
-returning every legal play best first (:func:`bgrl.agents.hints.rank_plays` bound to an
-evaluator is one, a level agent's ``hint`` another). A ranker that also has
-``rank_many(items) -> list[list[RankedPlay]]`` ranks all decisions of a review at once
-(:class:`SearchRanker`: one search for all of them), and one with ``value_at(after_states,
-plies)`` lets a play made that a move filter left at a shallower ply be valued at the
-best play's ply, so the two are compared at the same depth (as gnubg's analysis does).
+returning every legal play best first; the one ranker of the package is
+:class:`bgrl.agents.hints.HintRanker` (``HintRanker.from_agent(level_agent)`` for a level's
+noise-free search). A ranker that also has ``rank_many(items) -> list[list[RankedPlay]]``
+ranks all decisions of a review at once (HintRanker: one search for all of them), and one
+with ``value_at(after_states, plies)`` lets a play made that a move filter left at a
+shallower ply be valued at the best play's ply, so the two are compared at the same depth
+(as gnubg's analysis does).
 """
 
 from __future__ import annotations
@@ -32,10 +33,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bgrl.rules.board import Position
-from bgrl.agents.hints import RankedPlay, rank_plays
-from bgrl.agents.ranking import shared_ranks, vs_best, with_shared_ranks
+from bgrl.agents.hints import HintRanker, RankedPlay, vs_best, with_shared_ranks
 from bgrl.evaluation.probabilities import Probabilities, equity
-from bgrl.rules.notation import IllegalPlayError, Play, legal_plays, play_from_notation
+from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
 from bgrl.records.record import GameRecord
 
 __all__ = [
@@ -44,8 +44,6 @@ __all__ = [
     "REVIEW_FORMAT",
     "mark_for",
     "rating_for",
-    "SearchRanker",
-    "NetRanker",
     "TurnReview",
     "PlayerSummary",
     "Review",
@@ -103,100 +101,6 @@ def rating_for(error_rate: float | None) -> str | None:
     return RATINGS[-1][1]
 
 
-class SearchRanker:
-    """Ranks every legal play at an n-ply search depth (:mod:`bgrl.agents.search`), without noise:
-    a level's hint, batched over many decisions.
-
-    ``ranker(position, dice)`` is :func:`bgrl.agents.hints.rank_plays` at this ply and filters
-    (deepest-valued plays first, then by equity). :meth:`rank_many` ranks a list of
-    ``(position, dice)`` with one search over all of them (in chunks of decisions at 1-ply
-    and deeper, to bound memory): at 0-ply one evaluator call in all.
-    :meth:`value_at` values chosen plays at a given ply, so that a play made but cut by a
-    move filter is judged at the same depth as the best play (as gnubg's analysis does).
-
-    Parameters
-    ----------
-    evaluator : callable after-states int8 (M, 26) -> probabilities float (M, 5) of the side that played
-    ply : int 0..3, search depth in gnubg's convention (0 = the network alone)
-    filters : move filters between plies (:data:`bgrl.agents.search.GNUBG_FILTERS` by default)
-    name : a label for reports, e.g. ``"expert (default net, 1-ply, ...)"``
-    """
-
-    #: decisions per search call at each ply (memory: a 2-ply decision expands to ~20,000 positions)
-    CHUNK = {0: 1 << 30, 1: 48, 2: 6, 3: 1}
-
-    def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None):
-        from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY
-
-        if not 0 <= int(ply) <= MAX_PLY:
-            raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
-        self.evaluator = evaluator
-        self.ply = int(ply)
-        self.filters = tuple(filters) if filters else GNUBG_FILTERS
-        self.name = name or f"{self.ply}-ply"
-        self.search_calls = 0
-
-    @classmethod
-    def from_agent(cls, agent) -> "SearchRanker":
-        """The noise-free ranker of a :class:`bgrl.agents.levels.LevelAgent` (its ply and filters)."""
-        lv = agent.level
-        parts = [x for x in lv.definition().split(", ") if not x.startswith("noise")]
-        return cls(agent.evaluator, lv.ply, lv.filters, name=f"level {lv.name} ({', '.join(parts)}, without noise)")
-
-    def __call__(self, position, dice) -> list[RankedPlay]:
-        self.search_calls += 1
-        return rank_plays(position, dice, self.evaluator, ply=self.ply, filters=self.filters)
-
-    def rank_many(self, items, plays: list[list[Play]] | None = None) -> list[list[RankedPlay]]:
-        """Rank every ``(position, dice)`` of ``items`` as :meth:`__call__` does (same order).
-        ``plays``: their legal plays if already known."""
-        from bgrl.agents.search import search_plays
-
-        if plays is None:
-            plays = [legal_plays(p, d) for p, d in items]
-        out: list[list[RankedPlay]] = [[] for _ in plays]
-        todo = [i for i, ps in enumerate(plays) if ps]
-        step = self.CHUNK[self.ply]
-        for c in range(0, len(todo), step):
-            chunk = todo[c:c + step]
-            sizes = np.array([len(plays[i]) for i in chunk])
-            offsets = np.concatenate([[0], np.cumsum(sizes)])
-            boards = np.stack([p.after_state for i in chunk for p in plays[i]])
-            res = search_plays(self.evaluator, boards, offsets, self.ply, self.filters, search_forced=True)
-            self.search_calls += 1
-            for j, i in enumerate(chunk):
-                lo, hi = offsets[j], offsets[j + 1]
-                e, d, pr = res.equity[lo:hi], res.ply[lo:hi], res.probs[lo:hi]
-                order = np.lexsort((-e, -d.astype(np.int64)))
-                best = e[order[0]]
-                ranks = shared_ranks(e[order], d[order])
-                out[i] = [RankedPlay(rank=int(r), play=plays[i][k], equity=float(e[k]), equity_loss=float(best - e[k]),
-                                     probabilities=Probabilities.from_array(pr[k]), ply=int(d[k]))
-                          for r, k in zip(ranks, order)]
-        return out
-
-    def value_at(self, after_states: np.ndarray, plies) -> np.ndarray:
-        """Probabilities float (n, 5) of the side that played for after-states int8 (n, 26),
-        each valued at its own ply (int (n,)), one search per distinct ply."""
-        from bgrl.agents.search import after_state_probs
-
-        a = np.asarray(after_states, dtype=np.int8).reshape(-1, 26)
-        plies = np.asarray(plies, dtype=np.int64)
-        out = np.zeros((a.shape[0], 5))
-        for d in np.unique(plies):
-            idx = np.flatnonzero(plies == d)
-            step = self.CHUNK[int(d)] * 8
-            for c in range(0, idx.size, step):
-                part = idx[c:c + step]
-                out[part] = after_state_probs(self.evaluator, a[part], int(d))
-        return out
-
-
-def NetRanker(evaluator, name: str = "0-ply") -> SearchRanker:
-    """The 0-ply :class:`SearchRanker` (the raw network on each after-state)."""
-    return SearchRanker(evaluator, 0, name=name)
-
-
 def _reinsert(ranked: list, mine, probs) -> list:
     """``ranked`` with ``mine`` re-valued (``probs``) at the depth of the best play and
     moved to its place among the plays of that depth; ranks (ties shared) and losses renumbered."""
@@ -221,7 +125,7 @@ class TurnReview:
     play : the play made (mover's notation) or None when no die could be played;
     legal : number of legal plays (0 = the roll cannot be played, 1 = forced);
     rank : the played play's rank (1 = best; plays that tie share a rank,
-    :mod:`bgrl.agents.ranking`), None when not a decision;
+    :func:`bgrl.agents.hints.shared_ranks`), None when not a decision;
     equity / best_equity : cubeless equity (points per game) after the played / best play,
     for the player who moved, opponent to roll; None when not a decision;
     equity_loss : best_equity - equity (>= 0), None when not a decision; mark : see
@@ -402,7 +306,7 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
                 decisions.append((ri, ti))
         prepared.append(rows)
     items = [(prepared[ri][ti][1], prepared[ri][ti][0].dice) for ri, ti in decisions]
-    if isinstance(ranker, SearchRanker):  # reuse the legal plays found above
+    if isinstance(ranker, HintRanker):  # reuse the legal plays found above
         ranked_lists = ranker.rank_many(items, plays=[prepared[ri][ti][2] for ri, ti in decisions])
     elif hasattr(ranker, "rank_many"):
         ranked_lists = ranker.rank_many(items)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgrl.rules.board import MOVER_BAR, NUM_CHECKERS, OPP_BAR
+from bgrl.rules.board import MOVER_BAR, NUM_CHECKERS, OPP_BAR, borne_off
 
-__all__ = ["SINGLE", "GAMMON", "BACKGAMMON", "game_result", "game_results", "is_race"]
+__all__ = ["SINGLE", "GAMMON", "BACKGAMMON", "game_result", "game_results", "is_race", "check_not_over"]
 
 SINGLE, GAMMON, BACKGAMMON = 1, 2, 3
 
@@ -61,3 +61,23 @@ def is_race(boards: np.ndarray) -> np.ndarray:
     opp_back = np.where(pts < 0, idx, 25).min(axis=1)  # 25 when none on the board
     race = (b[:, MOVER_BAR] == 0) & (b[:, OPP_BAR] == 0) & (mover_back < opp_back)
     return race[0] if single else race
+
+
+def check_not_over(position) -> None:
+    """Raise if the game of ``position`` is over: the one game-over check of a decision.
+
+    Parameters
+    ----------
+    position : bgrl.rules.board.Position
+        The position before a decision, from the side on roll.
+
+    Raises
+    ------
+    ValueError
+        When either side has borne off all 15 checkers (no decision is left to make); the
+        message names the Position ID.
+    """
+    mover_off, opp_off = borne_off(np.asarray(position.board))
+    if int(mover_off) == NUM_CHECKERS or int(opp_off) == NUM_CHECKERS:
+        raise ValueError(f"the game is over in position {position.position_id}: "
+                         f"one side has borne off all {NUM_CHECKERS} checkers")

@@ -223,7 +223,10 @@ def read_position(text: str) -> tuple[Position, tuple[int, int] | None]:
 
 
 def position_and_dice(position, dice=None) -> tuple[Position, tuple[int, int]]:
-    """The Python API's reader of one decision (``Agent.choose_play``, ``hint``, ``rank_plays``).
+    """A reader of one decision typed as text, for the edges (scripts, front ends).
+
+    The engine (``Agent.choose_play``, ``bgrl.hint``, ``HintRanker``) takes a Position and a
+    roll only; this turns text into them first.
 
     position : a :class:`Position`, a gnubg Position ID or an XGID (str);
     dice : a pair of ints 1..6, text like ``"53"`` / ``"5-3"``, or None to use the XGID's dice.

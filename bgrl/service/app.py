@@ -404,7 +404,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         rows, n_legal = await run(request, "ranked", pos, dd, req.level, req.top)
         out = [
             S.HintPlay(rank=r.rank, play=plain_notation(r.play), moves=_steps(r.play), position_id=r.play.position_id, ply=r.ply,
-                       equity=round(r.equity, 6), equity_loss=round(r.equity_loss, 6), probabilities=_probs(r.probabilities))
+                       equity=round(r.equity, 6), equity_loss=round(r.equity_loss, 6), probabilities=_probs(r.probabilities.to_array()))
             for r in rows
         ]
         return S.HintResponse(position_id=pos.position_id, dice=[max(dd), min(dd)], level=req.level, ply=eng.level(req.level).ply,

@@ -6,19 +6,13 @@ Nothing else in :mod:`bgrl.service` or :mod:`bgrl.service.ubgi` knows how a leve
 
 Levels
 ------
-The six level names are those of the levels table (``beginner`` ... ``world-class``).
-When the levels module (:mod:`bgrl.agents.levels`) is installed, a level is whatever
-``bgrl.load_agent(name)`` returns (an agent with ``choose_play(position, dice, rng)`` and
-``hint(position, dice)``). Until then each level is the shipped network at 0-ply with
-gnubg-style equity noise: a Gaussian of standard deviation ``noise`` (points per game)
-added to every play's cubeless equity before the best is taken (sigma 0.060 / 0.050 /
-0.040 / 0.015 / 0 / 0 for beginner ... world-class, the values of GNU Backgammon's levels,
-DESIGN.md). Hints are always the level's noise-free ranking.
-
-Reproducibility: the random numbers of a decision come from a
-:class:`numpy.random.SeedSequence` of ``(seed, position, dice, level)``, so the same
-request with the same seed always gives the same play, and one game seed still gives
-independent noise at every position.
+The levels are those of the levels table (:data:`bgrl.agents.levels.LEVELS`, names
+:data:`bgrl.agents.levels.LEVEL_NAMES`, default :data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`),
+each played by a :class:`bgrl.agents.levels.LevelAgent` over its network, shared by every
+request. Hints are the level's noise-free ranking (:class:`bgrl.agents.hints.HintRanker`,
+rows :class:`bgrl.agents.hints.RankedPlay`); the level's own reproducible noise
+(:func:`bgrl.agents.levels.play_noise`, a hash of position, plays, level and seed) makes
+the same request with the same seed give the same play.
 
 Ply is counted as in gnubg (0-ply = the network on the after-states). The UBGI front end
 adds one (UBGI 1-ply = gnubg 0-ply).
@@ -29,41 +23,35 @@ Input errors raise :class:`ServiceError` with a short machine-readable ``code``.
 from __future__ import annotations
 
 import secrets
-import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from bgrl._version import __version__
-from bgrl.rules.board import Position, START_POSITION_ID, borne_off, flip
+from bgrl.agents.hints import HintRanker, RankedPlay
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent
+from bgrl.agents.search import MAX_PLY, after_state_probs
+from bgrl.rules.board import Position, START_POSITION_ID, flip
 from bgrl.rules.movegen import validate_dice
-from bgrl.rules.notation import Play, legal_plays, parse_dice
-from bgrl.agents.ranking import shared_ranks
+from bgrl.rules.notation import Play, parse_dice
+from bgrl.rules.outcome import check_not_over
 
 __all__ = [
-    "LEVEL_NAMES",
-    "FALLBACK_NOISE",
-    "DEFAULT_LEVEL",
     "ENGINE_NAME",
+    "MAX_SEED",
     "ServiceError",
     "LevelInfo",
     "MoveResult",
-    "HintRow",
     "Engine",
     "plain_steps",
     "plain_notation",
     "parse_position",
     "parse_dice_value",
-    "rng_for",
     "xgid_supported",
 ]
 
 ENGINE_NAME = "bgrl"
-LEVEL_NAMES = ("beginner", "casual", "intermediate", "advanced", "expert", "world-class")
-DEFAULT_LEVEL = "expert"
-# gnubg's levels (DESIGN.md): equity noise sigma in points per game.
-FALLBACK_NOISE = {"beginner": 0.060, "casual": 0.050, "intermediate": 0.040, "advanced": 0.015, "expert": 0.0, "world-class": 0.0}
 MAX_SEED = 2**63 - 1
 
 
@@ -77,15 +65,6 @@ class ServiceError(ValueError):
 
     def __reduce__(self):  # survives the trip back from a worker process
         return (ServiceError, (self.code, self.message))
-
-
-# ----------------------------------------------------------------------------- optional modules
-def _levels_module():
-    try:
-        from bgrl.agents import levels
-    except ImportError:
-        return None
-    return levels
 
 
 def xgid_supported() -> bool:
@@ -158,9 +137,11 @@ def parse_dice_value(dice) -> tuple[int, int]:
 
 
 def _check_not_over(pos: Position) -> None:
-    m, o = borne_off(pos.board)
-    if int(m) == 15 or int(o) == 15:
-        raise ServiceError("game_over", f"the game is over in position {pos.position_id}: one side has borne off all 15 checkers")
+    """:func:`bgrl.rules.outcome.check_not_over`, as ServiceError ``game_over``."""
+    try:
+        check_not_over(pos)
+    except ValueError as exc:
+        raise ServiceError("game_over", str(exc)) from None
 
 
 # ----------------------------------------------------------------------------- notation for machines
@@ -182,13 +163,6 @@ def plain_notation(play: Play | None) -> str:
         return "pass"
     name = lambda p: "bar" if p == 25 else ("off" if p == 0 else str(p))  # noqa: E731
     return " ".join(f"{name(s)}/{name(d)}" for s, d in steps)
-
-
-def rng_for(seed: int, pos: Position, dice: tuple[int, int], level: str) -> np.random.Generator:
-    """The generator of one decision: a SeedSequence of (seed, position, dice, level)."""
-    key = zlib.crc32(pos.board.tobytes())
-    lvl = LEVEL_NAMES.index(level) if level in LEVEL_NAMES else zlib.crc32(level.encode())
-    return np.random.default_rng(np.random.SeedSequence([int(seed), key, max(dice), min(dice), lvl]))
 
 
 # ----------------------------------------------------------------------------- results
@@ -223,44 +197,34 @@ class MoveResult:
     seed: int
 
 
-@dataclass(frozen=True)
-class HintRow:
-    """One ranked play: probabilities and equity of the side that played, after the play
-    (equity in points per game), its loss to the best, and the ply it was judged at."""
-
-    rank: int
-    play: Play
-    equity: float
-    equity_loss: float
-    probabilities: np.ndarray = field(repr=False)
-    ply: int
-
-
 # ----------------------------------------------------------------------------- the engine
 class Engine:
-    """Levels loaded once, shared by every request; safe to call from several threads
+    """The levels loaded once, shared by every request; safe to call from several threads
     (no state changes after construction; the networks are only read).
 
     Parameters
     ----------
     evaluator : callable after-states int8 (M, 26) -> float (M, 5), optional
-        Outcome probabilities of the side that played (bgrl.evaluation.evaluator protocol). Given: every
-        level uses it instead of its network (tests inject a fake here). None: the shipped
-        networks, each verified by sha256 against ``checkpoints/manifest.json``.
-    model_path : path of the main network (default: the shipped ``checkpoints/default.pt``).
-    model_sha256 : reported digest when ``evaluator`` is injected.
-    use_levels : None = the levels module when it is installed; False = the fallback table.
+        Outcome probabilities of the side that played (bgrl.evaluation.evaluator protocol).
+        Given: every level plays its own ply, filters and noise over this evaluator instead
+        of its network (tests inject a fake here). None: the shipped networks, each
+        verified by sha256 against ``checkpoints/manifest.json``.
+    model_path : str or Path, optional
+        The main network (default: the shipped ``checkpoints/default.pt``).
+    model_sha256 : str, optional
+        The digest reported when ``evaluator`` is injected (default ``"injected"``).
 
-    Raises RuntimeError when a network file is missing or differs from the manifest.
+    Raises
+    ------
+    RuntimeError
+        When a network file is missing or differs from the manifest.
     """
 
-    def __init__(self, evaluator=None, model_path=None, model_sha256: str | None = None, use_levels: bool | None = None):
+    def __init__(self, evaluator=None, model_path=None, model_sha256: str | None = None):
         from bgrl._resources import shipped_checkpoint
 
         self.model_path = Path(model_path) if model_path is not None else shipped_checkpoint("default")
-        self._levels_mod = _levels_module() if use_levels is not False else None
         self._nets: dict[str, object] = {}
-        self._level_defs: dict[str, object] = {}
         self.warnings: list[str] = []
         if evaluator is not None:
             self.evaluator = evaluator
@@ -276,30 +240,25 @@ class Engine:
         served_as: dict[str, str] = {"default": "default"}
         self.levels: dict[str, LevelInfo] = {}
         for name in LEVEL_NAMES:
-            lv = self._levels_mod.LEVELS.get(name) if self._levels_mod is not None else None
-            if lv is not None:
-                if lv.network not in self._nets:
-                    path = shipped_checkpoint(lv.network)
-                    if evaluator is not None:
-                        self._nets[lv.network] = evaluator
-                        self.network_sha256[lv.network], self.network_file[lv.network] = self.model_sha256, path.name
-                        served_as[lv.network] = lv.network
-                    elif path.is_file():  # verified against the manifest like the default network
-                        self._nets[lv.network], self.network_sha256[lv.network], _ = self._load_network(path)
-                        self.network_file[lv.network] = path.name
-                        served_as[lv.network] = lv.network
-                    else:
-                        self.warnings.append(f"network {lv.network!r} is not shipped ({path.name} missing); its levels use the default network")
-                        served_as[lv.network] = "default"
-                        self._nets[lv.network] = self.evaluator
-                net = served_as[lv.network]
-                note = f" [network {lv.network!r} not shipped: default network used]" if net != lv.network else ""
-                self._level_defs[name] = lv
-                self.levels[name] = LevelInfo(name, int(lv.ply), float(lv.noise), lv.definition() + note,
-                                              net, self.network_file[net], self.network_sha256[net])
-            else:
-                self.levels[name] = LevelInfo(name, 0, FALLBACK_NOISE[name], "fallback: default network, 0-ply, equity noise",
-                                              "default", self.network_file["default"], self.model_sha256)
+            lv = LEVELS[name]
+            if lv.network not in self._nets:
+                path = shipped_checkpoint(lv.network)
+                if evaluator is not None:
+                    self._nets[lv.network] = evaluator
+                    self.network_sha256[lv.network], self.network_file[lv.network] = self.model_sha256, path.name
+                    served_as[lv.network] = lv.network
+                elif path.is_file():  # verified against the manifest like the default network
+                    self._nets[lv.network], self.network_sha256[lv.network], _ = self._load_network(path)
+                    self.network_file[lv.network] = path.name
+                    served_as[lv.network] = lv.network
+                else:
+                    self.warnings.append(f"network {lv.network!r} is not shipped ({path.name} missing); its levels use the default network")
+                    served_as[lv.network] = "default"
+                    self._nets[lv.network] = self.evaluator
+            net = served_as[lv.network]
+            note = f" [network {lv.network!r} not shipped: default network used]" if net != lv.network else ""
+            self.levels[name] = LevelInfo(name, int(lv.ply), float(lv.noise), lv.definition() + note,
+                                          net, self.network_file[net], self.network_sha256[net])
         # Warm up once so the first request does not pay for lazy initialisation.
         self.hint(Position.from_id(START_POSITION_ID), (3, 1), LEVEL_NAMES[0])
 
@@ -318,6 +277,7 @@ class Engine:
 
     # -- helpers
     def level(self, name: str) -> LevelInfo:
+        """The :class:`LevelInfo` of level ``name``. Raises ServiceError ``bad_level``."""
         try:
             return self.levels[name]
         except (KeyError, TypeError):
@@ -328,94 +288,86 @@ class Engine:
         its responses). Raises ServiceError ``bad_level``."""
         return self.level(name).sha256
 
-    def max_ply(self) -> int:
-        """Deepest search available (gnubg convention): 0 without the levels module."""
-        if self._levels_mod is None:
-            return 0
-        from bgrl.agents.search import MAX_PLY
-
+    @staticmethod
+    def max_ply() -> int:
+        """Deepest search available (gnubg convention): :data:`bgrl.agents.search.MAX_PLY`."""
         return int(MAX_PLY)
 
     def info(self) -> dict:
         return {
             "engine": ENGINE_NAME,
             "version": __version__,
-            # file/sha256: the default network (casual .. advanced, and the fallback); networks:
-            # sha256 of every network loaded; files: their file names; each level names its own.
+            # file/sha256: the default network (casual .. advanced); networks: sha256 of every
+            # network loaded; files: their file names; each level names its own.
             "model": {"file": self.model_path.name, "sha256": self.model_sha256, **self.model_meta,
                       "networks": dict(self.network_sha256), "files": dict(self.network_file)},
             "levels": [lv.as_dict() for lv in self.levels.values()],
         }
 
-    def _agent(self, name: str, seed: int = 0, ply: int | None = None):
-        """A LevelAgent of the levels module (cheap: the networks are shared)."""
-        from dataclasses import replace
-
-        lv = self._level_defs[name]
-        if ply is not None and ply != lv.ply:
-            from bgrl.agents.search import GNUBG_FILTERS
-
-            lv = replace(lv, ply=int(ply), filters=lv.filters if len(lv.filters) >= int(ply) else GNUBG_FILTERS)
-        return self._levels_mod.LevelAgent(lv, self._nets[lv.network], seed=seed)
+    def _agent(self, name: str, seed: int = 0, ply: int | None = None) -> LevelAgent:
+        """The LevelAgent of a level over its loaded network (cheap: the networks are shared);
+        ``ply`` overrides the level's (its filters kept when they reach that deep)."""
+        lv = LEVELS[name].with_ply(ply)
+        return LevelAgent(lv, self._nets[lv.network], seed=seed)
 
     def _check_ply(self, ply: int | None) -> None:
         if ply is not None and not 0 <= int(ply) <= self.max_ply():
             raise ServiceError("bad_ply", f"ply must be 0..{self.max_ply()} (gnubg convention), got {_clip(ply)}")
 
     # -- decisions
-    def hint(self, pos: Position, dice, level: str = DEFAULT_LEVEL, top: int | None = None, dmp: bool = False, ply: int | None = None) -> list[HintRow]:
-        """Every legal play ranked best first by the level's noise-free evaluation at its
-        ply (or ``ply``, gnubg convention), ``top`` rows at most; plays cut by a move filter
-        keep the shallower ply they reached and come after the deeper ones, as in gnubg.
-        ``dmp``: rank by winning chances only (one-point match: gammons do not count).
-        [] when no die can be played.
+    def hint(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, top: int | None = None, dmp: bool = False,
+             ply: int | None = None) -> list[RankedPlay]:
+        """Every legal play ranked best first by the level's noise-free search.
 
-        Raises ServiceError for a finished game, bad dice, an unknown level or ply.
+        Parameters
+        ----------
+        pos : Position
+        dice : pair of ints 1..6 or text like ``"31"`` (read by :func:`parse_dice_value`)
+        level : str, a level name
+        top : int, optional; at most this many rows (None or 0: all)
+        dmp : bool; rank by winning chances only (one-point match: gammons do not count;
+            ``equity`` is then ``2 * win - 1``)
+        ply : int 0..3, optional; overrides the level's search depth (gnubg convention)
+
+        Returns
+        -------
+        list of :class:`bgrl.agents.hints.RankedPlay`: plays cut by a move filter keep the
+        shallower ply they reached and come after the deeper ones, as in gnubg; ``[]``
+        when no die can be played.
+
+        Raises
+        ------
+        ServiceError
+            For a finished game, bad dice, an unknown level or ply.
         """
         lv = self.level(level)
         d = parse_dice_value(dice)
         _check_not_over(pos)
         self._check_ply(ply)
-        if lv.name in self._level_defs:
-            ranked = self._agent(lv.name, ply=ply).hint(pos, d)
-            if not ranked:
-                return []
-            probs = np.stack([r.probabilities.to_array() for r in ranked])
-            plies = np.array([int(r.ply) for r in ranked])
-            plays = [r.play for r in ranked]
-        else:
-            plays = legal_plays(pos, d)
-            if not plays:
-                return []
-            probs = np.asarray(self.evaluator(np.stack([p.after_state for p in plays])), dtype=np.float64)
-            plies = np.zeros(len(plays), dtype=np.int64)
-        score = _score(probs, dmp)
-        order = np.lexsort((-score, -plies))  # deeper ply first, then value (stable)
-        best = score[order[0]]
-        ranks = shared_ranks(score[order], plies[order])  # ties share a rank (bgrl.agents.ranking)
-        if top:
-            order, ranks = order[:top], ranks[:top]
-        return [HintRow(int(r), plays[i], float(score[i]), float(best - score[i]), probs[i], int(plies[i])) for r, i in zip(ranks, order)]
+        rows = HintRanker.from_agent(self._agent(lv.name, ply=ply)).rank(pos, d, dmp=dmp)
+        return rows[:top] if top else rows
 
-    def ranked(self, pos: Position, dice, level: str = DEFAULT_LEVEL, top: int | None = None) -> tuple[list[HintRow], int]:
+    def ranked(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, top: int | None = None) -> tuple[list[RankedPlay], int]:
         """:meth:`hint` cut to ``top`` rows, and the number of legal plays."""
         rows = self.hint(pos, dice, level)
         return (rows[:top] if top else rows), len(rows)
 
-    def move_list(self, pos: Position, dice, level: str = DEFAULT_LEVEL, seed: int | None = None, dmp: bool = False) -> list[tuple[Play | None, np.ndarray]]:
+    def move_list(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, seed: int | None = None,
+                  dmp: bool = False) -> list[tuple[Play | None, np.ndarray]]:
         """wildbg's list: every play with the probabilities after it (side that played),
-        ranked by the level's noise-free evaluation, except that a noisy level's own choice
-        (or any level's when ``seed`` is given) comes first. ``[(None, probs)]`` when no die
-        can be played (the probabilities of the unchanged position, opponent on roll)."""
+        float64 (5,) each, ranked by the level's noise-free evaluation, except that a noisy
+        level's own choice (or any level's when ``seed`` is given) comes first.
+        ``[(None, probs)]`` when no die can be played (the probabilities of the unchanged
+        position, opponent on roll)."""
         rows = self.hint(pos, dice, level, dmp=dmp)
         if not rows:
             return [(None, np.asarray(self.evaluator(pos.board[None]), dtype=np.float64)[0])]
         if self.level(level).noise > 0 or seed is not None:
             chosen = self.move(pos, dice, level, seed).play
             rows = sorted(rows, key=lambda r: r.play.position_id != chosen.position_id)  # stable: the choice first
-        return [(r.play, r.probabilities) for r in rows]
+        return [(r.play, r.probabilities.to_array()) for r in rows]
 
-    def move(self, pos: Position, dice, level: str = DEFAULT_LEVEL, seed: int | None = None, ply: int | None = None) -> MoveResult:
+    def move(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, seed: int | None = None, ply: int | None = None) -> MoveResult:
         """The level's play for one position and roll (``ply`` overrides the level's search
         depth, gnubg convention). ``seed`` None draws a fresh seed (reported in the result,
         so the play can be reproduced).
@@ -430,24 +382,11 @@ class Engine:
             seed = secrets.randbits(63)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
             raise ServiceError("bad_seed", f"seed must be an int in 0..2**63-1, got {_clip(seed)}")
-        if lv.name in self._level_defs:
-            play = self._agent(lv.name, seed=int(seed), ply=ply).choose_play(pos, d)
-        else:
-            play = self._fallback_choice(pos, d, lv, rng_for(int(seed), pos, d, lv.name))
+        play = self._agent(lv.name, seed=int(seed), ply=ply).choose_play(pos, d)
         result = play.position_id if play is not None else Position(flip(pos.board)).position_id
         return MoveResult(play, result, lv.name, lv.ply if ply is None else int(ply), int(seed))
 
-    def _fallback_choice(self, pos: Position, d, lv: LevelInfo, rng: np.random.Generator) -> Play | None:
-        plays = legal_plays(pos, d)
-        if not plays:
-            return None
-        probs = np.asarray(self.evaluator(np.stack([p.after_state for p in plays])), dtype=np.float64)
-        eq = _score(probs, False)
-        if lv.noise > 0:  # noise in canonical play order, so the draw does not depend on ties
-            eq = eq + rng.normal(0.0, lv.noise, size=eq.shape)
-        return plays[int(np.argmax(eq))]
-
-    def evaluate(self, pos: Position, level: str = DEFAULT_LEVEL) -> tuple[np.ndarray, int]:
+    def evaluate(self, pos: Position, level: str = DEFAULT_HINT_LEVEL) -> tuple[np.ndarray, int]:
         """Outcome probabilities float64 (5,) of the side on roll, before it rolls, at the
         level's ply, and that ply.
 
@@ -459,19 +398,5 @@ class Engine:
 
         # The opponent "has just played" into this position: its probabilities, flipped.
         after = flip(pos.board)[None]
-        if lv.name in self._level_defs:
-            from bgrl.agents.search import after_state_probs
-
-            lvd = self._level_defs[lv.name]
-            p = after_state_probs(self._nets[lvd.network], after, lv.ply)[0]
-        else:
-            p = np.asarray(self.evaluator(after), dtype=np.float64)[0]
+        p = after_state_probs(self._nets[LEVELS[lv.name].network], after, lv.ply)[0]
         return flip_probs(p), lv.ply
-
-
-def _score(probs: np.ndarray, dmp: bool) -> np.ndarray:
-    if dmp:  # one-point match: only winning counts; equity 2*win - 1
-        return 2.0 * probs[:, 0] - 1.0
-    from bgrl.evaluation.probabilities import equity
-
-    return equity(probs)

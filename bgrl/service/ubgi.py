@@ -27,7 +27,7 @@ the same play), ``game.variant`` (``backgammon`` only).
 Ply: UBGI's ``engine.ply`` is root-inclusive: 1 = every legal play judged by the network
 without lookahead. That is gnubg's (and bgrl's) 0-ply, so ``engine.ply = bgrl ply + 1``.
 Setting it overrides the level's search depth (the level's noise stays); ``set
-engine.level`` goes back to the level's own depth. Without the levels module only 1 exists.
+engine.level`` goes back to the level's own depth.
 
 ``bestmove`` payload: one ``from/to`` token per die in the mover's numbering, ``bar`` and
 ``off`` spelled out, no hit marks or repeat counts, in an order that can be applied token
@@ -41,6 +41,7 @@ from __future__ import annotations
 import time
 
 from bgrl._version import __version__
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL
 
 __all__ = ["UbgiSession", "main_loop", "PROTOCOL_VERSION"]
 
@@ -65,7 +66,7 @@ class UbgiSession:
         self.engine = None
         self.position = None
         self.dice = None
-        self.level = "expert"
+        self.level = DEFAULT_HINT_LEVEL
         self.ply: int | None = None  # UBGI ply override (None = the level's)
         self.seed = 0
 
@@ -85,19 +86,15 @@ class UbgiSession:
     @staticmethod
     def _max_ply() -> int:
         """Deepest UBGI ply (root-inclusive): gnubg's deepest + 1."""
-        from bgrl.service.engine import _levels_module
-
-        if _levels_module() is None:
-            return 1
         from bgrl.agents.search import MAX_PLY
 
         return int(MAX_PLY) + 1
 
     # ---- output helpers
     def _key_lines(self) -> list[str]:
-        from bgrl.service.engine import LEVEL_NAMES
+        from bgrl.agents.levels import LEVEL_NAMES
 
-        lines = [f"key engine.level enum {'|'.join(LEVEL_NAMES)} expert playing level (bgrl levels table)"]
+        lines = [f"key engine.level enum {'|'.join(LEVEL_NAMES)} {DEFAULT_HINT_LEVEL} playing level (bgrl levels table)"]
         lines.append(f"key engine.ply int 1..{self._max_ply()} {self._current_ply()} root-inclusive decision depth (UBGI 1-ply = gnubg 0-ply)")
         lines.append("key engine.seed int * 0 ! seed of noisy levels")
         lines.append("key game.variant enum backgammon backgammon")
@@ -108,10 +105,9 @@ class UbgiSession:
             return self.ply
         if self.engine is not None:
             return self.engine.level(self.level).ply + 1
-        from bgrl.service.engine import _levels_module
+        from bgrl.agents.levels import LEVELS
 
-        mod = _levels_module()
-        return (mod.LEVELS[self.level].ply if mod is not None else 0) + 1
+        return LEVELS[self.level].ply + 1
 
     # ---- commands
     def handle(self, line: str) -> bool:
@@ -202,7 +198,8 @@ class UbgiSession:
         self.write(f"bestmove {plain_notation(r.play)}")
 
     def _cmd_set(self, args):
-        from bgrl.service.engine import LEVEL_NAMES, MAX_SEED
+        from bgrl.agents.levels import LEVEL_NAMES
+        from bgrl.service.engine import MAX_SEED
 
         if len(args) != 2:
             raise _Err("bad_command", "expected: set <key> <value>")
