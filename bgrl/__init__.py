@@ -51,6 +51,6 @@ __getattr__, __dir__ = lazy_names(__name__, {
     "Agent": "bgrl.agents.base",
     "load_agent": "bgrl.agents.registry",
     "LEVEL_NAMES": "bgrl.agents.levels",
-    "hint": "bgrl.agents.hints",
+    "hint": "bgrl.agents.levels",
     "RankedPlay": "bgrl.agents.hints",
 })

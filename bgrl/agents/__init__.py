@@ -26,6 +26,6 @@ __getattr__, __dir__ = lazy_names(__name__, {
     "check_decision": "bgrl.agents.base",
     "LEVELS": "bgrl.agents.levels", "LEVEL_NAMES": "bgrl.agents.levels", "load_level": "bgrl.agents.levels",
     "DEFAULT_HINT_LEVEL": "bgrl.agents.levels",
-    "RankedPlay": "bgrl.agents.hints", "HintRanker": "bgrl.agents.hints", "hint": "bgrl.agents.hints",
+    "RankedPlay": "bgrl.agents.hints", "HintRanker": "bgrl.agents.hints", "hint": "bgrl.agents.levels",
     "rank_plays": "bgrl.agents.hints",
 })

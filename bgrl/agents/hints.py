@@ -31,7 +31,7 @@ from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import Play, legal_plays
 from bgrl.rules.outcome import check_not_over
 
-__all__ = ["TIE_TOL", "RankedPlay", "HintRanker", "hint", "rank_plays", "ranked_rows", "shared_ranks",
+__all__ = ["TIE_TOL", "RankedPlay", "HintRanker", "rank_plays", "ranked_rows", "shared_ranks",
            "with_shared_ranks", "vs_best"]
 
 #: equities closer than this (points per game) tie
@@ -367,47 +367,3 @@ def rank_plays(position, dice, evaluator, ply: int = 0, filters=GNUBG_FILTERS) -
         See :meth:`HintRanker.rank`.
     """
     return HintRanker(evaluator, ply, filters).rank(position, dice)
-
-
-def hint(position, dice, level: str | None = None, ply: int | None = None, top: int | None = None) -> list[RankedPlay]:
-    """Every legal play ranked by a level's noise-free search: the one-call hint.
-
-    Parameters
-    ----------
-    position : bgrl.rules.board.Position
-        From the side on roll (read text with :func:`bgrl.read_position`).
-    dice : pair of ints 1..6
-        E.g. ``(5, 3)`` (read text with :func:`bgrl.parse_dice`).
-    level : str, optional
-        A level name (:data:`bgrl.agents.levels.LEVEL_NAMES`); default
-        :data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL` (``"expert"``).
-    ply : int 0..3, optional
-        Overrides the level's search depth (gnubg's convention).
-    top : int >= 0, optional
-        At most this many rows (None or 0: all).
-
-    Returns
-    -------
-    list of RankedPlay, best first; ``[]`` when no die can be played.
-
-    Raises
-    ------
-    TypeError
-        For text or other non-parsed position or dice.
-    ValueError
-        For an unknown level, a ply outside 0..3, a negative ``top``, bad dice or a finished game.
-
-    Examples
-    --------
-    >>> import bgrl
-    >>> rows = bgrl.hint(bgrl.Position.start(), (3, 1))  # doctest: +SKIP
-    >>> rows[0].play.notation, rows[0].rank  # doctest: +SKIP
-    ('8/5 6/5', 1)
-    """
-    from bgrl.agents.levels import DEFAULT_HINT_LEVEL, load_level  # levels ranks through this module
-
-    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0):
-        raise ValueError(f"top must be an int >= 0 (0 = all plays), got {top!r}")
-    check_decision(position, dice)
-    rows = HintRanker.from_agent(load_level(DEFAULT_HINT_LEVEL if level is None else level), ply).rank(position, dice)
-    return rows[:top] if top else rows

@@ -24,13 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bgrl.agents.base import Agent
-from bgrl.agents.hints import HintRanker
+from bgrl.agents.base import Agent, check_decision
+from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
 from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, search_plays
 
-__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "LevelAgent", "load_level", "play_noise", "measured_levels", "MEASURED_FILE"]
+__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
 
 #: Name of the measured-figures file inside the package ``bgrl.checkpoints``.
 MEASURED_FILE = "levels.json"
@@ -107,7 +107,7 @@ LEVELS: dict[str, Level] = {
     )
 }
 LEVEL_NAMES = tuple(LEVELS)
-#: The level used when none is named: ``bgrl hint``, :func:`bgrl.agents.hints.hint`, the
+#: The level used when none is named: ``bgrl hint``, :func:`bgrl.agents.levels.hint`, the
 #: service's requests and UBGI sessions.
 DEFAULT_HINT_LEVEL = "expert"
 
@@ -239,3 +239,45 @@ def measured_levels(path: str | Path | None = None) -> dict:
         return {}
     except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read the measured levels file {p}: {exc}") from None
+
+
+def hint(position, dice, level: str | None = None, ply: int | None = None, top: int | None = None) -> list[RankedPlay]:
+    """Every legal play ranked by a level's noise-free search: the one-call hint.
+
+    Parameters
+    ----------
+    position : bgrl.rules.board.Position
+        From the side on roll (read text with :func:`bgrl.read_position`).
+    dice : pair of ints 1..6
+        E.g. ``(5, 3)`` (read text with :func:`bgrl.parse_dice`).
+    level : str, optional
+        A level name (:data:`bgrl.agents.levels.LEVEL_NAMES`); default
+        :data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL` (``"expert"``).
+    ply : int 0..3, optional
+        Overrides the level's search depth (gnubg's convention).
+    top : int >= 0, optional
+        At most this many rows (None or 0: all).
+
+    Returns
+    -------
+    list of RankedPlay, best first; ``[]`` when no die can be played.
+
+    Raises
+    ------
+    TypeError
+        For text or other non-parsed position or dice.
+    ValueError
+        For an unknown level, a ply outside 0..3, a negative ``top``, bad dice or a finished game.
+
+    Examples
+    --------
+    >>> import bgrl
+    >>> rows = bgrl.hint(bgrl.Position.start(), (3, 1))  # doctest: +SKIP
+    >>> rows[0].play.notation, rows[0].rank  # doctest: +SKIP
+    ('8/5 6/5', 1)
+    """
+    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0):
+        raise ValueError(f"top must be an int >= 0 (0 = all plays), got {top!r}")
+    check_decision(position, dice)
+    rows = HintRanker.from_agent(load_level(DEFAULT_HINT_LEVEL if level is None else level), ply).rank(position, dice)
+    return rows[:top] if top else rows

@@ -82,7 +82,7 @@ def encode(boards: np.ndarray, name: str = ENCODER) -> np.ndarray:
         from bgrl.evaluation import encoding_nb
 
         if encoding_nb.AVAILABLE:
-            return encoding_nb.encode(b, name, n_feat)
+            return encoding_nb.encode(b, name, n_feat, POINT_UNITS)
     return encode_numpy(b, name)
 
 

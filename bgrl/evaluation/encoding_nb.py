@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from bgrl.evaluation import features_nb
-from bgrl.evaluation.encoding import POINT_UNITS
 
 AVAILABLE = features_nb.AVAILABLE
 
@@ -70,12 +69,14 @@ if AVAILABLE:
                 out[r, 201] = (po - pm) / 50.0
 
 
-def encode(boards: np.ndarray, name: str, n_feat: int) -> np.ndarray:
+def encode(boards: np.ndarray, name: str, n_feat: int, point_units: np.ndarray) -> np.ndarray:
     """:func:`bgrl.evaluation.encoding.encode` compiled: boards int8 (N, 26) -> float32 (N, n_feat)
-    for a known encoder ``name`` (td198, td198r, td198g) of ``n_feat`` units."""
+    for a known encoder ``name`` (td198, td198r, td198g) of ``n_feat`` units. ``point_units`` is
+    :data:`bgrl.evaluation.encoding.POINT_UNITS` (float32 (16, 4)), passed in so that this module
+    does not import its caller."""
     b = np.ascontiguousarray(boards, dtype=np.int8)
     out = np.empty((b.shape[0], n_feat), dtype=np.float32)
-    _encode(b, POINT_UNITS, out, name != "td198")
+    _encode(b, point_units, out, name != "td198")
     if name == "td198g":
         features_nb.both_sides_into(b, out, 202)
     return out
