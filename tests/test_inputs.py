@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from bgrl import Position, legal_plays, load_agent
 from bgrl.rules.board import START_BOARD, flip, validate_board
-from bgrl.rules.movegen import generate, validate_dice
+from bgrl.rules.movegen import generate
+from bgrl.rules.dice import validate_dice
 
 
 @pytest.mark.parametrize(

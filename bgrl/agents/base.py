@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from bgrl.rules.board import Position
-from bgrl.rules.movegen import AfterStates, generate, validate_dice
+from bgrl.rules.movegen import AfterStates, generate
+from bgrl.rules.dice import validate_dice
 from bgrl.rules.notation import Play, legal_plays
 from bgrl._resources import shipped_checkpoint
 
@@ -41,7 +42,7 @@ def check_decision(position, dice) -> tuple[Position, tuple[int, int]]:
     """Check the arguments of a one-position call (``choose_play``, a hint ranker).
 
     The engine takes parsed values only; text (a Position ID, an XGID, ``"53"``) is read at
-    the edges: :func:`bgrl.rules.xgid.read_position` and :func:`bgrl.rules.notation.parse_dice`.
+    the edges: :func:`bgrl.rules.xgid.read_position` and :func:`bgrl.rules.dice.parse_dice`.
 
     Parameters
     ----------

@@ -9,6 +9,8 @@ import argparse
 import json
 import sys
 
+from bgrl._text import clip
+
 __all__ = ["CLIError", "clip", "dice_arg", "position_and_dice", "batch_lines", "check_position_or_batch",
            "HelpFormatter", "RULES_NOTE", "POS_HELP", "DICE_HELP", "NOTATION_HELP"]
 
@@ -25,15 +27,9 @@ class CLIError(Exception):
     """A command-line input error: printed as one line ``bgrl: error: ...``, exit status 2."""
 
 
-def clip(text: str, n: int = 60) -> str:
-    """Input cut to a readable length for echoing in an error."""
-    text = str(text)
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
 def dice_arg(parts: list[str], from_position=None) -> tuple[int, int]:
     """The roll from DICE (``53``, ``5-3``, ``5 3``), else the XGID's dice; high die first."""
-    from bgrl.rules.notation import parse_dice
+    from bgrl.rules.dice import parse_dice
 
     if not parts:
         if from_position is not None:

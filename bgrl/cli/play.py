@@ -38,6 +38,7 @@ from bgrl.records.record import GameRecord, write_record
 from bgrl.rules.render import render
 from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter
 from bgrl.cli.hint import evaluator_for
+from bgrl._text import clip
 
 __all__ = [
     "COMMANDS", "level_ranker", "play_ranker", "resign_decision", "draw_decision", "hint_table", "read_command",
@@ -145,10 +146,6 @@ def read_command(line: str):
     if first in COMMANDS:
         suggestion = f"{first} single|gammon|backgammon" if first == "resign" else first
     return ("unknown", text, suggestion)
-
-
-def _clip(text: str, n: int = 40) -> str:
-    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 class TerminalGame:
@@ -361,7 +358,7 @@ class TerminalGame:
             if kind[0] == "unknown":
                 _, text, guess = kind
                 hint = f" Did you mean '{guess}'?" if guess else ""
-                self.say(f"  Unknown command {_clip(text)!r}.{hint} Type 'help' for the commands, or a play like 13/10 10/5.")
+                self.say(f"  Unknown command {clip(text, 40)!r}.{hint} Type 'help' for the commands, or a play like 13/10 10/5.")
                 continue
             if kind[0] == "play":
                 try:
@@ -399,7 +396,7 @@ class TerminalGame:
                     return True
 
     def _illegal(self, text: str, exc: IllegalPlayError, ranked) -> None:
-        self.say(f"  Illegal play {_clip(text)!r}: {exc.reason}.")
+        self.say(f"  Illegal play {clip(text, 40)!r}: {exc.reason}.")
         top = 8
         self.say(f"  Legal plays, best first, with equities from {getattr(self.ranker, 'name', 'the hint engine')}:")
         for r in ranked[:top]:
@@ -432,7 +429,7 @@ def run_from_args(args, load_ranker) -> int:
     Raises ValueError with the flag named for bad arguments.
     """
     from bgrl.agents.registry import load_agent
-    from bgrl.rules.notation import parse_dice
+    from bgrl.rules.dice import parse_dice
     from bgrl.rules.xgid import read_position
 
     if args.seed is not None and args.seed < 0:
@@ -455,11 +452,11 @@ def run_from_args(args, load_ranker) -> int:
     save_dir = None if args.no_save else (Path(args.save).expanduser() if args.save else default_games_dir())
     if save_dir is not None:  # refuse an unusable folder before the game, not after it
         if save_dir.exists() and not save_dir.is_dir():
-            raise ValueError(f"--save {_clip(str(save_dir))}: that is a file; expected a folder for game records")
+            raise ValueError(f"--save {clip(str(save_dir), 40)}: that is a file; expected a folder for game records")
         try:
             check_writable_dir(save_dir)
         except OSError as exc:
-            raise ValueError(f"--save {_clip(str(save_dir))}: cannot create or write in the folder "
+            raise ValueError(f"--save {clip(str(save_dir), 40)}: cannot create or write in the folder "
                              f"({exc.strerror or exc}); expected a writable folder, or --no-save") from None
     game = TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), compact=(args.notation == "compact"),
                         start=start, first_dice=dice, opening_roll=args.opening_roll, save_dir=save_dir, seed=seed,

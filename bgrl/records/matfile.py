@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bgrl.rules.board import Position
-from bgrl.rules.notation import IllegalPlayError, legal_plays, parse_dice, play_from_notation
+from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
+from bgrl.rules.dice import parse_dice
 from bgrl.records.record import GameRecord, RecordError
 from bgrl.rules.outcome import game_result
 

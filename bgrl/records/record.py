@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bgrl.rules.board import Position
-from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation, parse_dice
+from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
+from bgrl.rules.dice import parse_dice
 
 __all__ = ["FORMAT", "RecordError", "Turn", "GameRecord", "read_record", "write_record"]
 

@@ -17,7 +17,8 @@ render    the board as text
 
 from bgrl.rules.board import Position, START_BOARD, board_from_position_id, flip, position_id
 from bgrl.rules.movegen import AfterStates, generate
-from bgrl.rules.notation import IllegalPlayError, Play, legal_plays, parse_dice, play_from_notation
+from bgrl.rules.dice import parse_dice
+from bgrl.rules.notation import IllegalPlayError, Play, legal_plays, play_from_notation
 from bgrl.rules.outcome import BACKGAMMON, GAMMON, SINGLE, game_result, game_results, is_race
 from bgrl.rules.xgid import XGIDError, read_position
 

@@ -24,9 +24,13 @@ a single environment seeded ``s + i`` (:func:`seed_keys`).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-__all__ = ["ROLLS", "ROLL_WEIGHTS", "random_rolls", "random_roll", "opening_roll", "seed_keys", "roll_dice"]
+from bgrl._text import clip
+
+__all__ = ["ROLLS", "ROLL_WEIGHTS", "parse_dice", "validate_dice", "random_rolls", "random_roll", "opening_roll", "seed_keys", "roll_dice"]
 
 
 def _rolls():
@@ -128,3 +132,42 @@ def roll_dice(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
     out[..., 0] = r // 6 + 1
     out[..., 1] = r % 6 + 1
     return out
+
+
+_DICE_RE = re.compile(r"^\s*([1-6])\s*[-,\s]?\s*([1-6])\s*$")
+
+
+def validate_dice(dice) -> tuple[int, int]:
+    """Check one roll and return it as a pair of ints, each in 1..6.
+
+    Raises TypeError for non-integers and ValueError for anything but two dice 1..6.
+    """
+    try:
+        vals = tuple(dice)
+    except TypeError:
+        raise TypeError(f"dice must be a pair of ints 1..6, got {dice!r}") from None
+    if len(vals) != 2:
+        raise ValueError(f"dice must be a pair of ints 1..6, got {len(vals)} value(s): {dice!r}")
+    out = []
+    for v in vals:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"each die must be an int 1..6, got {v!r} ({type(v).__name__})")
+        if not 1 <= int(v) <= 6:
+            raise ValueError(f"each die must be 1..6, got {int(v)}")
+        out.append(int(v))
+    return out[0], out[1]
+
+
+def parse_dice(text) -> tuple[int, int]:
+    """Parse a roll written ``53``, ``5-3``, ``5 3`` or ``5,3`` (or a pair of ints).
+
+    Raises ValueError naming the expected form.
+    """
+    if isinstance(text, (tuple, list)):
+        return validate_dice(text)
+    if not isinstance(text, str):
+        raise TypeError(f"dice must be a pair of ints 1..6 or a string like '53' or '5-3', got {type(text).__name__}")
+    m = _DICE_RE.match(text)
+    if not m:
+        raise ValueError(f"dice must be two digits 1-6 written like '53', '5-3' or '5 3'; got {clip(text, 40)!r}")
+    return int(m.group(1)), int(m.group(2))

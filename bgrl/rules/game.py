@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgrl.rules.board import START_BOARD, Position, flip
-from bgrl.rules.movegen import generate, validate_dice
+from bgrl.rules.movegen import generate
+from bgrl.rules.dice import validate_dice
 from bgrl.rules.outcome import BACKGAMMON, GAMMON, SINGLE, game_result
 
 __all__ = ["Game", "GameOver", "WHITE", "BLACK", "RESIGN_VALUES"]

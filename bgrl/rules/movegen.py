@@ -41,7 +41,7 @@ import numpy as np
 
 from bgrl.rules.board import BOARD_SIZE, MOVER_BAR, OPP_BAR
 
-__all__ = ["AfterStates", "generate", "validate_dice", "validate_batch", "MAX_MOVES"]
+__all__ = ["AfterStates", "generate", "validate_batch", "MAX_MOVES"]
 
 #: Checker moves in the longest play (a double played four times): the length of a move path.
 MAX_MOVES = 4
@@ -95,27 +95,6 @@ class AfterStates:
     def counts(self) -> np.ndarray:
         """Number of after-states per position, int64 shape (B,)."""
         return np.diff(self.offsets)
-
-
-def validate_dice(dice) -> tuple[int, int]:
-    """Check one roll and return it as a pair of ints, each in 1..6.
-
-    Raises TypeError for non-integers and ValueError for anything but two dice 1..6.
-    """
-    try:
-        vals = tuple(dice)
-    except TypeError:
-        raise TypeError(f"dice must be a pair of ints 1..6, got {dice!r}") from None
-    if len(vals) != 2:
-        raise ValueError(f"dice must be a pair of ints 1..6, got {len(vals)} value(s): {dice!r}")
-    out = []
-    for v in vals:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"each die must be an int 1..6, got {v!r} ({type(v).__name__})")
-        if not 1 <= int(v) <= 6:
-            raise ValueError(f"each die must be 1..6, got {int(v)}")
-        out.append(int(v))
-    return out[0], out[1]
 
 
 def validate_batch(boards, dice) -> tuple[np.ndarray, np.ndarray]:

@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bgrl.rules.board import MOVER_BAR, OPP_BAR, Position, flip, position_ids
-from bgrl.rules.movegen import generate, validate_dice
+from bgrl.rules.dice import parse_dice, validate_dice
+from bgrl.rules.movegen import generate
+from bgrl._text import clip
 
 __all__ = [
     "Play", "IllegalPlayError", "legal_plays", "legal_plays_and_after_states", "notations", "format_moves",
-    "compact_notation", "parse_play", "parse_dice", "play_from_notation",
+    "compact_notation", "parse_play", "play_from_notation",
 ]
 
 
@@ -48,12 +50,6 @@ class IllegalPlayError(ValueError):
     def __init__(self, message: str, reason: str | None = None):
         super().__init__(message)
         self.reason = reason if reason is not None else message
-
-
-def _clip(text: str, n: int = 40) -> str:
-    """``text`` cut to ``n`` characters (with ``...``) for echoing in an error."""
-    text = str(text)
-    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -245,7 +241,7 @@ def legal_plays_and_after_states(board: np.ndarray, dice: tuple[int, int]) -> tu
     ----------
     board : ndarray, int8, shape (26,)
         A valid board, the mover on roll, with no side borne off completely (not checked).
-    dice : pair of ints 1..6 (checked, e.g. by :func:`bgrl.rules.movegen.validate_dice`)
+    dice : pair of ints 1..6 (checked, e.g. by :func:`bgrl.rules.dice.validate_dice`)
 
     Returns
     -------
@@ -285,22 +281,6 @@ def legal_plays(position, dice) -> list[Play]:
     return legal_plays_and_after_states(pos.board, d)[0]
 
 
-_DICE_RE = re.compile(r"^\s*([1-6])\s*[-,\s]?\s*([1-6])\s*$")
-
-
-def parse_dice(text) -> tuple[int, int]:
-    """Parse a roll written ``53``, ``5-3``, ``5 3`` or ``5,3`` (or a pair of ints).
-
-    Raises ValueError naming the expected form.
-    """
-    if isinstance(text, (tuple, list)):
-        return validate_dice(text)
-    if not isinstance(text, str):
-        raise TypeError(f"dice must be a pair of ints 1..6 or a string like '53' or '5-3', got {type(text).__name__}")
-    m = _DICE_RE.match(text)
-    if not m:
-        raise ValueError(f"dice must be two digits 1-6 written like '53', '5-3' or '5 3'; got {_clip(text)!r}")
-    return int(m.group(1)), int(m.group(2))
 
 
 _TOKEN_RE = re.compile(r"^((?:bar|[0-9]{1,2})\*?)((?:/(?:off|[0-9]{1,2})\*?)+)(?:\(([0-9])\))?$", re.IGNORECASE)
@@ -338,15 +318,15 @@ def parse_play(text: str) -> list[tuple[int, int]]:
     for tok in tokens:
         m = _TOKEN_RE.match(tok)
         if not m:
-            raise IllegalPlayError(f"cannot read {_clip(tok)!r}: expected from/to like '13/10', 'bar/22*', '6/off' or '8/5(2)'")
+            raise IllegalPlayError(f"cannot read {clip(tok, 40)!r}: expected from/to like '13/10', 'bar/22*', '6/off' or '8/5(2)'")
         pts = [m.group(1)] + m.group(2).split("/")[1:]
         rep = int(m.group(3)) if m.group(3) else 1
         if not 1 <= rep <= 4:
-            raise IllegalPlayError(f"repeat count in {_clip(tok)!r} must be 1..4")
+            raise IllegalPlayError(f"repeat count in {clip(tok, 40)!r} must be 1..4")
         chain = [_parse_point(pts[0], True)] + [_parse_point(p, False) for p in pts[1:]]
         for a, b in zip(chain, chain[1:]):
             if b >= a:
-                raise IllegalPlayError(f"{_clip(tok)!r}: checkers move from higher to lower points in your numbering")
+                raise IllegalPlayError(f"{clip(tok, 40)!r}: checkers move from higher to lower points in your numbering")
         for _ in range(rep):
             hops.extend(zip(chain, chain[1:]))
     return hops
@@ -549,7 +529,7 @@ def play_from_notation(position, dice, text: str) -> Play:
     found = [by_state[k] for k in results if k in by_state]
     if len(found) == 1:
         return found[0]
-    shown = _clip(text)
+    shown = clip(text, 40)
     if len(found) > 1:
         ways = " or ".join(compact_notation(p.moves) for p in found[:3])
         raise IllegalPlayError(f"{shown!r} is ambiguous for {dice[0]}-{dice[1]}: it can be played {ways}; write the path",

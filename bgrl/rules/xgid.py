@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from bgrl.rules.board import NUM_CHECKERS, Position, board_from_position_id, flip, validate_board
-from bgrl.rules.movegen import validate_dice
+from bgrl.rules.dice import validate_dice
 
 __all__ = ["XGIDError", "parse_xgid", "to_xgid", "read_position", "looks_like_xgid"]
 
@@ -234,7 +234,7 @@ def position_and_dice(position, dice=None) -> tuple[Position, tuple[int, int]]:
 
     Raises ValueError (TypeError for a non-text, non-pair ``dice``) naming what was expected.
     """
-    from bgrl.rules.notation import parse_dice
+    from bgrl.rules.dice import parse_dice
 
     if isinstance(position, Position):
         pos, xgid_dice = position, None

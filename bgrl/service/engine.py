@@ -33,8 +33,9 @@ from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent
 from bgrl.agents.search import MAX_PLY, after_state_probs
 from bgrl.rules.board import Position, START_POSITION_ID, flip
-from bgrl.rules.movegen import validate_dice
-from bgrl.rules.notation import Play, parse_dice
+from bgrl.rules.dice import validate_dice
+from bgrl.rules.notation import Play
+from bgrl.rules.dice import parse_dice
 from bgrl.rules.outcome import check_not_over
 
 __all__ = [
