@@ -12,7 +12,7 @@ the level and the agent's seed), computed by hashing them, so the same (position
 level, seed) always gives the same play, in a match or one call at a time, on any thread.
 
 The measured strength of each level (matches, error rates) lives in the shipped data file
-``checkpoints/levels.json``, written by ``scripts/measure_levels.py`` / ``scripts/ladder.py``.
+``checkpoints/levels.json``, written by :mod:`bgrl.arena.ladder` (``python scripts/ladder.py``).
 """
 
 from __future__ import annotations
