@@ -80,6 +80,17 @@ class Timed:
         return 1e3 * self.cpu / max(self.decisions, 1)
 
 
+def _warm_up(*timed) -> None:
+    """One untimed decision each (loads compiled code and caches), then the counters restart."""
+    from bgrl.rules.board import START_BOARD
+    from bgrl.rules.movegen import generate
+
+    aft = generate(START_BOARD[None], np.array([[3, 1]], dtype=np.int8))
+    for t in timed:
+        t.select(aft, np.random.default_rng(0))
+        t.cpu, t.decisions = 0.0, 0
+
+
 def bgrl_agent(ply: int | None):
     """The top level's agent (``ply=None``) or its network at ``ply`` without noise."""
     from dataclasses import replace
@@ -126,6 +137,7 @@ def main(argv=None) -> int:
         ply, gply = plan[key]
         agent, label = bgrl_agent(ply)
         ours, theirs = Timed(agent), Timed(GnubgAgent(gply), give_dice=True)
+        _warm_up(ours, theirs)
         res = play_match(ours, theirs, args.games, seed=args.seed, names=(label, f"gnubg {gply}-ply"))
         lo, hi = res.ppg - res.ci95, res.ppg + res.ci95
         ci = f"95% CI {lo:+.3f} .. {hi:+.3f}" if res.ci95 == res.ci95 else "no interval from one pair"
