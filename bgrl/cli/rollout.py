@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from bgrl.cli._common import DICE_HELP, POS_HELP, CLIError, HelpFormatter, position_and_dice
+from bgrl.cli._common import POS_HELP, CLIError, HelpFormatter, position_and_dice
 
 __all__ = ["add_parser", "cmd_rollout", "DEFAULT_ROLLOUT_LEVEL"]
 
