@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | play | match | review | levels | benchmark | train | serve | ubgi``.
+"""Command-line interface: ``bgrl moves | hint | rollout | play | match | review | levels | benchmark | train | serve | ubgi``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bgrl.cli import benchmark, hint, levels, match, moves, play, review, serve, train
+from bgrl.cli import benchmark, hint, levels, match, moves, play, review, rollout, serve, train
 from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter, clip
 
 __all__ = ["main", "build_parser", "CLIError"]
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     moves.add_parser(sub)
     hint.add_parser(sub)
+    rollout.add_parser(sub)
     play.add_parser(sub)
     match.add_parser(sub)
     levels.add_parser(sub)

@@ -1,0 +1,42 @@
+"""scripts/vs_gnubg.py and scripts/bench_rollout.py: bad flags exit 2; a tiny vs-gnubg session runs."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(f"_script_{name}", SCRIPTS / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("argv, words", [(["--games", "0"], "--games must be >= 1"),
+                                         (["--pairings", "0,3"], "--pairings"),
+                                         (["--pairings", ""], "--pairings")])
+def test_vs_gnubg_bad_flags(capsys, argv, words):
+    mod = _script("vs_gnubg")
+    with pytest.raises(SystemExit) as exc:
+        mod.main(argv)
+    assert exc.value.code == 2
+    assert words in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_bench_rollout_bad_trials(capsys):
+    mod = _script("bench_rollout")
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--trials", "0"])
+    assert exc.value.code == 2 and "--trials must be >= 1" in capsys.readouterr().err
+
+
+def test_vs_gnubg_two_games_at_0_ply(capsys):
+    pytest.importorskip("gnubg_nn")
+    mod = _script("vs_gnubg")
+    assert mod.main(["--games", "4", "--pairings", "0", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "net at 0-ply vs gnubg 0-ply:" in out and "95% CI" in out
+    assert "CPU per move: bgrl" in out and "gnubg" in out.split("CPU per move:")[1]
