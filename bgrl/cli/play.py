@@ -35,6 +35,7 @@ from bgrl.rules.dice import opening_roll, random_roll
 from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game
 from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
 from bgrl.records.record import GameRecord, write_record
+from bgrl.agents.offers import KIND, draw_decision, resign_decision
 from bgrl.rules.render import render
 from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter
 from bgrl.cli.hint import evaluator_for
@@ -46,7 +47,6 @@ __all__ = [
 
 COMMANDS = ("hint", "board", "resign", "draw", "help", "quit")
 _ALIASES = {"exit": "quit", "q": "quit", "?": "help"}
-KIND = {1: "single game", 2: "gammon", 3: "backgammon"}
 HOW = {1: "single", 2: "gammon", 3: "backgammon"}
 
 HELP = """Commands:
@@ -70,28 +70,6 @@ def default_games_dir() -> Path:
 
     env = os.environ.get("BGRL_GAMES_DIR")
     return Path(env).expanduser() if env else Path.home() / ".bgrl" / "games"
-
-
-def resign_decision(computer_equity: float, points: int) -> tuple[bool, str]:
-    """The computer's answer to a resignation offering ``points`` (1, 2 or 3).
-
-    It accepts when ``points >= computer_equity`` (the points it expects to win, cubeless),
-    the usual convention. Returns ``(accepted, sentence)``.
-    """
-    kind = KIND[points]
-    if points >= computer_equity:
-        return True, (f"The computer accepts your resignation of a {kind} ({points} point{'s' if points > 1 else ''}): "
-                      f"it expected {computer_equity:+.3f} points per game.")
-    return False, (f"The computer declines your resignation of a {kind}: it expects to win more "
-                   f"(its equity {computer_equity:+.3f} points per game).")
-
-
-def draw_decision(computer_equity: float) -> tuple[bool, str]:
-    """The computer's answer to a draw offer: it accepts only when it is behind
-    (``computer_equity < 0``). Returns ``(accepted, sentence)``."""
-    if computer_equity < 0:
-        return True, f"The computer accepts the draw: it is behind (its equity {computer_equity:+.3f})."
-    return False, f"The computer declines the draw: it is not behind (its equity {computer_equity:+.3f})."
 
 
 def hint_table(ranked, engine: str, ply: int, top: int = 5, compact: bool = True, you: bool = True) -> str:
