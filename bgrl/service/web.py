@@ -398,23 +398,20 @@ def _review(eng, game: WebGame, level: str) -> dict:
     for t, tr in zip(rec.turns, rv.turns):
         pos = Position.from_id(t.position_id)
         mine = t.player == game.human
-        if tr.equity is not None:
-            e_mover = tr.equity
-        else:  # forced or no play: value the position after it
-            plays = legal_plays(pos, t.dice)
-            after = next((p.after_state for p in plays if p.notation == t.play), pos.board) if t.play else pos.board
-            om, oo = borne_off(after)
-            if om == 15:
-                e_mover = float(rec.result["points"]) if rec.result else 1.0
-            else:
-                p, _ = eng.evaluate(Position(flip(after)), level)
-                e_mover = -float(equity_of(p))
-        view = _view(pos.board if mine else flip(pos.board))
-        best = tr.ranked[0] if tr.ranked else None
         if tr.played_index is not None:
             played = tr.ranked[tr.played_index].play
         else:
             played = next((p for p in legal_plays(pos, t.dice) if p.notation == t.play), None) if t.play else None
+        after = pos.board if played is None else played.after_state
+        if borne_off(after)[0] == 15:  # the game ended on this turn: its points
+            e_mover = float(rec.result["points"]) if rec.result else 1.0
+        elif tr.equity is not None:
+            e_mover = tr.equity
+        else:  # forced or no play: the judge's value of the position after it
+            p, _ = eng.evaluate(Position(flip(after)), level)
+            e_mover = -float(equity_of(p))
+        view = _view(pos.board if mine else flip(pos.board))
+        best = tr.ranked[0] if tr.ranked else None
         turns.append({
             "turn": tr.turn, "player": "you" if mine else "computer", "dice": [max(t.dice), min(t.dice)],
             "position_id": t.position_id,

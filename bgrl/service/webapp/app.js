@@ -169,7 +169,9 @@ function fmt(x, d = 3) { return (x >= 0 ? "+" : "") + x.toFixed(d); }
 
 function hintArrows(row) { return row.steps.map(([f, t]) => ({ from: f, to: t, cls: "hint" })); }
 
+let lastHint = null;
 function showHints(h) {
+  lastHint = h;
   const box = $("hints");
   box.hidden = false;
   box.replaceChildren();
@@ -188,7 +190,8 @@ function showHints(h) {
     tr.innerHTML = `<td>${r.rank}</td><td>${r.play}</td><td>${r.ply}</td><td>${fmt(r.equity)}</td><td>${i ? fmt(-r.equity_loss) : ""}</td>` +
       `<td><div class="bars" title="win ${(100 * p.win).toFixed(1)}%, gammon ${(100 * p.win_gammon).toFixed(1)}%, lose gammon ${(100 * p.lose_gammon).toFixed(1)}%">` +
       `<span class="b-wg" style="width:${100 * wg}%"></span><span class="b-w" style="width:${100 * w}%"></span>` +
-      `<span class="b-l" style="width:${100 * l}%"></span><span class="b-lg" style="width:${100 * lg}%"></span></div></td>`;
+      `<span class="b-l" style="width:${100 * l}%"></span><span class="b-lg" style="width:${100 * lg}%"></span></div>` +
+      `<span class="pct">${(100 * p.win).toFixed(1)}% / ${(100 * p.win_gammon).toFixed(1)}% / ${(100 * p.lose_gammon).toFixed(1)}%</span></td>`;
     tr.addEventListener("click", () => {
       tb.querySelectorAll("tr").forEach((x) => x.classList.remove("selected"));
       tr.classList.add("selected");
@@ -232,6 +235,11 @@ function showReview(rv) {
     c.addEventListener("click", () => showTurn(t));
   });
   box.appendChild(svg);
+  const legend = document.createElement("p");
+  legend.className = "legend";
+  legend.innerHTML = '<span><i class="sw" style="background:#1e88e5"></i>your turn</span><span><i class="sw" style="background:#888"></i>the computer\'s</span>' +
+    '<span><i class="sw" style="background:#fbc02d"></i>doubtful</span><span><i class="sw" style="background:#fb8c00"></i>bad</span><span><i class="sw" style="background:#d32f2f"></i>very bad</span>';
+  box.appendChild(legend);
   const tab = document.createElement("table");
   tab.id = "review-summary";
   tab.innerHTML = "<thead><tr><th>player</th><th>decisions</th><th>error rate (mpp)</th><th>rating</th><th>doubtful</th><th>bad</th><th>very bad</th></tr></thead>";
@@ -310,4 +318,6 @@ function wire() {
 }
 
 wire();
+// read-only hooks for the browser tests (tests/test_web_browser.py)
+window.bgrl = { state: () => S, made: () => made.slice(), targetsFrom: (p) => [...targetsFrom(p)], lastHint: () => lastHint };
 levels().then(render).catch((e) => say(e.message));

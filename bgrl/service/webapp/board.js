@@ -92,12 +92,11 @@ export function drawBoard(svg, board, opts = {}) {
       el("rect", { class: `chk chk-${colour}`, x: 710, y, width: 50, height: 10, rx: 2 }, svg);
     }
   }
-  // pips
+  // pips: the player's at the bottom of the bar, the computer's at the top
   if (opts.pips) {
-    const a = el("text", { class: "pips", x: BAR_X, y: BOTTOM - 6 }, svg); a.textContent = `${opts.pips.you}`;
-    const b = el("text", { class: "pips", x: BAR_X, y: TOP + 16 }, svg); b.textContent = `${opts.pips.computer}`;
-    const ta = el("text", { class: "pips", x: 735, y: 240, id: "pip-you" }, svg); ta.textContent = `pips ${opts.pips.you}`;
-    const tb = el("text", { class: "pips", x: 735, y: 225, id: "pip-computer" }, svg); tb.textContent = `${opts.pips.computer}`;
+    const a = el("text", { class: "pips", x: BAR_X, y: BOTTOM - 6, id: "pip-you" }, svg); a.textContent = `${opts.pips.you}`;
+    const b = el("text", { class: "pips", x: BAR_X, y: TOP + 16, id: "pip-computer" }, svg); b.textContent = `${opts.pips.computer}`;
+    const c = el("text", { class: "pips", x: BAR_X, y: 238 }, svg); c.textContent = "pips";
   }
   // click areas, on top: one per point, the bar and the tray
   for (let p = 1; p <= 24; p++) {
