@@ -32,6 +32,7 @@ import numpy as np
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
 
 from bgrl.agents.levels import LEVEL_NAMES
 from bgrl.agents.offers import draw_decision, resign_decision
@@ -269,7 +270,7 @@ def _games(request: Request) -> OrderedDict:
 def _get(request: Request, gid: str) -> WebGame:
     g = _games(request).get(gid)
     if g is None:
-        raise ServiceError("unknown_game", f"no game {gid[:40]!r} on this server (sessions are kept in memory and lost on restart)")
+        raise HTTPException(404, f"no game {gid[:40]!r} on this server (sessions are kept in memory and lost on restart)")
     return g
 
 
@@ -303,7 +304,7 @@ async def asset(name: str):
     ext = name[name.rfind("."):] if "." in name else ""
     f = _asset(name)
     if "/" in name or ext not in _TYPES or not f.is_file():
-        raise ServiceError("not_found", f"no web asset {name[:40]!r}")
+        raise HTTPException(404, f"no web asset {name[:40]!r}")
     return FileResponse(str(f), media_type=_TYPES[ext])
 
 
