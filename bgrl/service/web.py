@@ -34,6 +34,7 @@ from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
+from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
 from bgrl.agents.levels import LEVEL_NAMES
 from bgrl.agents.offers import draw_decision, resign_decision
 from bgrl.evaluation.probabilities import equity as equity_of
@@ -350,12 +351,17 @@ async def game_hint(gid: str, req: HintIn, request: Request):
     if game.dice is None:
         raise ServiceError("no_decision", "no roll to play: the game is over or not the player's turn")
     rows = await _locked(game, eng.hint, game.game.position, game.dice, level, req.top or None)
+    before = game.game.position.board
+    facts = [play_facts(before, r.play.after_state, r.probabilities) for r in rows]
     out = []
-    for r in rows:
+    for i, r in enumerate(rows):
         p = r.probabilities.to_array()
+        name = r.play.compact
+        why = fact_sentences(name, facts[0]) if i == 0 else compare_facts(rows[0].play.compact, facts[0], name, facts[i])
         out.append({"rank": r.rank, "play": r.play.compact, "position_id": r.play.position_id, "steps": play_steps(r.play.moves),
                     "ply": r.ply, "equity": round(float(r.equity), 6), "equity_loss": round(float(r.equity_loss), 6),
-                    "probabilities": {k: round(float(v), 6) for k, v in zip(("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"), p)}})
+                    "probabilities": {k: round(float(v), 6) for k, v in zip(("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"), p)},
+                    "facts": facts[i], "why": why})
     return {"level": level, "ply": info.ply, "dice": list(game.dice), "legal_plays": len(game.plays), "plays": out}
 
 

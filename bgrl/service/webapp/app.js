@@ -197,14 +197,24 @@ function showHints(h) {
       tr.classList.add("selected");
       made = []; selected = null;
       arrows = hintArrows(r);
+      showWhy(r);
       render();
     });
     tb.appendChild(tr);
   });
   t.appendChild(tb);
   box.appendChild(t);
-  if (h.plays.length) { tb.firstChild.classList.add("selected"); made = []; selected = null; arrows = hintArrows(h.plays[0]); }
+  const why = document.createElement("ul");
+  why.id = "why";
+  box.appendChild(why);
+  if (h.plays.length) { tb.firstChild.classList.add("selected"); made = []; selected = null; arrows = hintArrows(h.plays[0]); showWhy(h.plays[0]); }
   render();
+}
+
+function showWhy(row) {
+  const ul = $("why");
+  ul.replaceChildren();
+  for (const s of row.why || []) { const li = document.createElement("li"); li.textContent = s; ul.appendChild(li); }
 }
 
 function showReview(rv) {
