@@ -228,7 +228,11 @@ def test_hint_arrows_for_the_top_play(browser, server, shots):
     assert arrows == sorted((f, t) for f, t, _ in top["steps"])
     rows = drv.find_elements(By.CSS_SELECTOR, "#hint-table tbody tr")
     assert rows[0].find_elements(By.TAG_NAME, "td")[1].text == top["play"]
-    drv.find_element(By.ID, "play").screenshot(str(shots / "hint-arrows.png"))
+    why = [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#why li")]
+    assert why == top["why"] and why[0].startswith(top["play"] + " leaves")
+    drv.set_window_size(DESKTOP[0], 1250)  # the board and the hint table in one picture
+    drv.find_element(By.TAG_NAME, "main").screenshot(str(shots / "hint-arrows.png"))
+    drv.set_window_size(*DESKTOP)
     drv.save_screenshot(str(shots / "hint-desktop.png"))
     drv.set_window_size(*PHONE)
     drv.save_screenshot(str(shots / "hint-375.png"))

@@ -180,7 +180,7 @@ function showHints(h) {
   box.appendChild(title);
   const t = document.createElement("table");
   t.id = "hint-table";
-  t.innerHTML = "<thead><tr><th>#</th><th>play</th><th>ply</th><th>equity</th><th>loss</th><th>win / gammon / lose gammon</th></tr></thead>";
+  t.innerHTML = "<thead><tr><th>#</th><th>play</th><th>ply</th><th>equity</th><th>vs best</th><th>win / gammon / lose gammon</th></tr></thead>";
   const tb = document.createElement("tbody");
   h.plays.forEach((r, i) => {
     const tr = document.createElement("tr");
