@@ -14,7 +14,10 @@ follows:
   at least the equity it expects (cubeless, points per game), else declines and says its
   equity. Draws (:func:`draw_decision`): accepted only when the computer is behind (equity
   below zero). Both judge the position with the human's dice on the table: the computer's
-  equity is minus the equity of the human's best play.
+  equity is minus the equity of the human's best play, by the *judge*: the strongest level
+  (``world-class``) unless --hint-level or --checkpoint names the engine, never the
+  opponent's own level (a beginner that judged by its own weak network would accept a
+  gammon resignation where a backgammon is likely). The judge also reviews the game at its end.
 * The game record (``bgrl-game-1``, :mod:`bgrl.records.record`) is written when the game ends or
   is left, and the path is printed.
 """
@@ -136,8 +139,10 @@ class TerminalGame:
     ----------
     agent : bgrl agent (``choose_play(position, dice, rng)``), the computer.
     human : ``"white"`` or ``"black"``.
-    ranker : hint ranker ``(position, dice) -> list[RankedPlay]`` with ``name`` and ``ply``;
-        also used to judge resignations and draws.
+    ranker : hint ranker ``(position, dice) -> list[RankedPlay]`` with ``name`` and ``ply``.
+    judge : ranker that judges resignations and draws and reviews the game at its end
+        (``bgrl play``: the strongest level unless --hint-level or --checkpoint chooses the
+        engine; None = ``ranker``), never the opponent's own level by default.
     rng : numpy Generator for the dice.
     input : callable returning the next line ('' at end of input), like ``sys.stdin.readline``.
     output : text stream.
@@ -152,11 +157,12 @@ class TerminalGame:
 
     def __init__(self, agent, human: str, ranker, rng, input=None, output=None, compact: bool = True,
                  start: Position | None = None, first_dice=None, opening_roll: bool = False,
-                 save_dir: Path | None = None, seed: int | None = None, opponent_name: str = "computer"):
+                 save_dir: Path | None = None, seed: int | None = None, opponent_name: str = "computer", judge=None):
         if human not in (WHITE, BLACK):
             raise ValueError(f"human must be 'white' or 'black', got {human!r}")
         self.agent = agent
         self.human = human
+        self.judge = judge
         self.computer = BLACK if human == WHITE else WHITE
         self.ranker = ranker
         self.rng = rng
@@ -281,7 +287,10 @@ class TerminalGame:
         from bgrl.agents.levels import LevelAgent
         from bgrl.records.review import format_review, review_record
 
-        ranker = HintRanker.from_agent(self.agent) if isinstance(self.agent, LevelAgent) else self.ranker
+        if self.judge is not None:
+            ranker = self.judge
+        else:
+            ranker = HintRanker.from_agent(self.agent) if isinstance(self.agent, LevelAgent) else self.ranker
         self.say(format_review(review_record(self.record, ranker)))
 
     def _computer_turn(self, dice) -> None:
@@ -322,12 +331,22 @@ class TerminalGame:
             g.apply(g.board, dice)
             return True
         ranked = None
+        judged = None
 
         def ranking():
             nonlocal ranked
             if ranked is None:
                 ranked = self.ranker(pos, dice)
             return ranked
+
+        def judging():
+            """The judge's ranking of this roll (the hint ranker's when no judge is set)."""
+            nonlocal judged
+            if self.judge is None:
+                return ranking()
+            if judged is None:
+                judged = self.judge(pos, dice)
+            return judged
 
         while True:
             line = self._ask(f"{self.human} to play {dice[0]}-{dice[1]}> ")
@@ -364,13 +383,13 @@ class TerminalGame:
                                     getattr(ranking()[0], "ply", getattr(self.ranker, "ply", 0)), compact=self.compact))
             elif name == "resign":
                 pts = RESIGN_VALUES[args[0]] if args else 1
-                ok, text = resign_decision(-ranking()[0].equity, pts)
+                ok, text = resign_decision(-judging()[0].equity, pts)
                 self.say(f"  {text}")
                 if ok:
                     g.resign(self.human, pts)
                     return True
             elif name == "draw":
-                ok, text = draw_decision(-ranking()[0].equity)
+                ok, text = draw_decision(-judging()[0].equity)
                 self.say(f"  {text}")
                 if ok:
                     g.agree_draw()
@@ -430,6 +449,11 @@ def run_from_args(args, load_ranker) -> int:
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**32))
     agent = load_agent(args.opponent)
     ranker = load_ranker(agent)
+    judge = None
+    if getattr(args, "hint_level", None) is None and getattr(args, "checkpoint", None) is None:
+        from bgrl.agents.levels import LEVEL_NAMES, load_level
+
+        judge = level_ranker(load_level(LEVEL_NAMES[-1]), "the strongest level, the judge")
     save_dir = None if args.no_save else (Path(args.save).expanduser() if args.save else default_games_dir())
     if save_dir is not None:  # refuse an unusable folder before the game, not after it
         if save_dir.exists() and not save_dir.is_dir():
@@ -441,7 +465,7 @@ def run_from_args(args, load_ranker) -> int:
                              f"({exc.strerror or exc}); expected a writable folder, or --no-save") from None
     game = TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), compact=(args.notation == "compact"),
                         start=start, first_dice=dice, opening_roll=args.opening_roll, save_dir=save_dir, seed=seed,
-                        opponent_name=getattr(agent, "name", str(args.opponent)))
+                        opponent_name=getattr(agent, "name", str(args.opponent)), judge=judge)
     return game.run()
 
 
@@ -504,7 +528,8 @@ def add_parser(sub) -> None:
     pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the "
                     "higher moves first with both (default: off)")
     pl.add_argument("--hint-level", metavar="LEVEL", default=None, help="level whose noise-free search gives the hints "
-                    "and judges resignations and draws (default: the opponent's level; see bgrl levels)")
+                    "(default: the opponent's level; see bgrl levels); given, it also judges resignations and draws and reviews "
+                    "the game, which the strongest level does otherwise")
     pl.add_argument("--checkpoint", metavar="PATH", help="network that gives the hints and judges your resignations "
                     "and draw offers (default: the opponent's network, or the shipped one when the opponent has none)")
     pl.add_argument("--position", metavar="ID", help="practise a position: start from this Position ID or XGID with "
