@@ -103,6 +103,16 @@ def test_the_judge_not_the_hint_ranker_answers_resignations_and_draws():
     assert hints.calls  # the hint came from the hint ranker
 
 
+def test_hint_n_shows_n_plays():
+    assert read_command("hint 2") == ("command", "hint", [2])
+    code, out, _ = play("hint 2", "hint 0", "quit", start=Position.start(), first_dice=(3, 1))
+    first, second = out.split("Hint from", 2)[1:3]
+    rows = lambda text: [ln for ln in text.splitlines() if ln[:5].strip().isdigit()]  # noqa: E731
+    n_legal = len(legal_plays(Position.start(), (3, 1)))
+    assert len(rows(first)) == 2 and f"… and {n_legal - 2} more" in first
+    assert len(rows(second)) == n_legal
+
+
 def test_bgrl_play_judges_with_the_strongest_level(monkeypatch):
     import argparse
 

@@ -55,7 +55,7 @@ HOW = {1: "single", 2: "gammon", 3: "backgammon"}
 HELP = """Commands:
   a play in your own numbering (the board is drawn in it), e.g. 13/10 10/5, 24/13,
       bar/22*, 6/off, 8/5(2); a span through a hit (8/4 for 8/5*/4) is accepted
-  hint              rank the legal plays with the hint engine (equities and probabilities)
+  hint [N]          rank the legal plays with the hint engine (equities and probabilities); N rows (default 5, 0 = all)
   board             draw the board again
   resign [single|gammon|backgammon]
                     offer to resign at that value (default single); the computer accepts
@@ -117,6 +117,8 @@ def read_command(line: str):
     if first in COMMANDS:
         if first == "resign" and len(words) <= 2 and (len(words) == 1 or words[1] in RESIGN_VALUES):
             return ("command", first, words[1:])
+        if first == "hint" and len(words) == 2 and words[1].isdigit():
+            return ("command", first, [int(words[1])])
         if len(words) == 1:
             return ("command", first, [])
     elif "/" in text:
@@ -380,7 +382,8 @@ class TerminalGame:
                 self.say(self.board_text(dice))
             elif name == "hint":
                 self.say(hint_table(ranking(), getattr(self.ranker, "name", "the hint engine"),
-                                    getattr(ranking()[0], "ply", getattr(self.ranker, "ply", 0)), compact=self.compact))
+                                    getattr(ranking()[0], "ply", getattr(self.ranker, "ply", 0)), top=args[0] if args else 5,
+                                    compact=self.compact))
             elif name == "resign":
                 pts = RESIGN_VALUES[args[0]] if args else 1
                 ok, text = resign_decision(-judging()[0].equity, pts)
