@@ -73,11 +73,11 @@ def lines_input(*lines):
     return read
 
 
-def play(*lines, human="white", ranker=None, start=None, first_dice=None, save_dir=None, seed=3, agent=None):
+def play(*lines, human="white", ranker=None, start=None, first_dice=None, save_dir=None, seed=3, agent=None, judge=None):
     out = io.StringIO()
     g = TerminalGame(agent or FirstPlayAgent(), human, ranker or FixedRanker(), np.random.default_rng(seed),
                      input=lines_input(*lines), output=out, start=start, first_dice=first_dice, save_dir=save_dir,
-                     seed=seed, opponent_name="first-play")
+                     seed=seed, opponent_name="first-play", judge=judge)
     code = g.run()
     return code, out.getvalue(), g
 
@@ -90,6 +90,54 @@ def test_resign_decision_both_answers():
     assert ok and "accepts" in text
     ok, _ = resign_decision(0.4, 1)
     assert ok
+
+
+def test_the_judge_not_the_hint_ranker_answers_resignations_and_draws():
+    # the hint ranker (think: a beginner) sees the human ahead; the judge sees a likely gammon
+    hints, judge = FixedRanker(win=0.7), FixedRanker(win=0.02, lg=0.96)
+    code, out, g = play("resign", "draw", "quit", ranker=hints, judge=judge, first_dice=(3, 1))
+    assert "declines your resignation of a single game" in out and "declines the draw" in out
+    assert g.game.over is None and judge.calls and not hints.calls
+    code, out, g = play("hint", "resign gammon", ranker=hints, judge=judge, first_dice=(3, 1))
+    assert "accepts your resignation of a gammon" in out and g.game.over.points == 2
+    assert hints.calls  # the hint came from the hint ranker
+
+
+def test_hint_n_shows_n_plays():
+    assert read_command("hint 2") == ("command", "hint", [2])
+    code, out, _ = play("hint 2", "hint 0", "quit", start=Position.start(), first_dice=(3, 1))
+    first, second = out.split("Hint from", 2)[1:3]
+    rows = lambda text: [ln for ln in text.splitlines() if ln[:5].strip().isdigit()]  # noqa: E731
+    n_legal = len(legal_plays(Position.start(), (3, 1)))
+    assert len(rows(first)) == 2 and f"… and {n_legal - 2} more" in first
+    assert len(rows(second)) == n_legal
+
+
+def test_bgrl_play_judges_with_the_strongest_level(monkeypatch):
+    import argparse
+
+    from bgrl.agents.levels import LEVEL_NAMES
+    from bgrl.cli import play as play_mod
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_run(self):
+        seen["judge"] = self.judge
+        raise Stop
+
+    monkeypatch.setattr(play_mod.TerminalGame, "run", fake_run)
+    base = dict(seed=1, position=None, opening_roll=False, dice=None, opponent="beginner", no_save=True, save=None,
+                color="white", notation="compact", checkpoint=None, hint_level=None)
+    with pytest.raises(Stop):
+        play_mod.run_from_args(argparse.Namespace(**base), play_mod.play_ranker(argparse.Namespace(**base)))
+    assert seen["judge"].name == f"level {LEVEL_NAMES[-1]} (the strongest level, the judge)"
+    args = argparse.Namespace(**{**base, "hint_level": "casual"})
+    with pytest.raises(Stop):
+        play_mod.run_from_args(args, play_mod.play_ranker(args))
+    assert seen["judge"] is None  # --hint-level chooses the engine: it judges too
 
 
 def test_draw_decision_both_answers():

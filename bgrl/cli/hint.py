@@ -7,7 +7,7 @@ import json
 from bgrl.cli._common import (DICE_HELP, NOTATION_HELP, POS_HELP, CLIError, HelpFormatter, batch_lines,
                               check_position_or_batch, position_and_dice)
 
-__all__ = ["add_parser", "cmd_hint", "evaluator_for"]
+__all__ = ["add_parser", "cmd_hint", "evaluator_for", "explain_text"]
 
 
 def evaluator_for(checkpoint):
@@ -30,7 +30,16 @@ def cmd_hint(args) -> int:
     agent, ply, label = hint_agent(args.level, args.ply, args.checkpoint)
 
     def obj(pos, dice):
-        return hint_json(pos, dice, agent.hint(pos, dice, ply=ply), agent.level.name, ply, args.top)
+        ranked = agent.hint(pos, dice, ply=ply)
+        out = hint_json(pos, dice, ranked, agent.level.name, ply, args.top)
+        if args.explain:
+            from bgrl.agents.explain import play_facts
+
+            by_id = {r.play.position_id: r for r in ranked}
+            for d in out["plays"]:
+                r = by_id[d["position_id"]]
+                d["facts"] = play_facts(pos.board, r.play.after_state, r.probabilities)
+        return out
 
     check_position_or_batch(args)
     if args.batch is not None:
@@ -39,8 +48,25 @@ def cmd_hint(args) -> int:
     if args.json:
         print(json.dumps(obj(pos, dice)))
         return 0
-    print(hint_text(pos, dice, agent.hint(pos, dice, ply=ply), label, ply, args.top, compact=args.notation == "compact"))
+    ranked = agent.hint(pos, dice, ply=ply)
+    print(hint_text(pos, dice, ranked, label, ply, args.top, compact=args.notation == "compact"))
+    if args.explain and ranked:
+        print(explain_text(pos, ranked, compact=args.notation == "compact"))
     return 0
+
+
+def explain_text(pos, ranked, n: int = 3, compact: bool = False) -> str:
+    """Why the best play is best, in sentences: its facts, then what differs from each of
+    the next ``n - 1`` plays (:mod:`bgrl.agents.explain`)."""
+    from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
+
+    facts = [play_facts(pos.board, r.play.after_state, r.probabilities) for r in ranked[:n]]
+    names = [r.play.shown(compact) for r in ranked[:n]]
+    lines = ["Why:"] + [f"  {s}" for s in fact_sentences(names[0], facts[0])]
+    for name, f in zip(names[1:], facts[1:]):
+        lines.append(f"  {names[0]} over {name}:")
+        lines += [f"    {s}" for s in compare_facts(names[0], facts[0], name, f)]
+    return "\n".join(lines)
 
 
 def add_parser(sub) -> None:
@@ -58,6 +84,9 @@ def add_parser(sub) -> None:
     h.add_argument("--batch", metavar="FILE", help="read lines 'POSITION [DICE]' from FILE ('-' = stdin) and print "
                    "one JSON object per line (default: off)")
     h.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
+    h.add_argument("--explain", action="store_true", help="say why the best play is best: blots and the opponent's shots "
+                   "at them, points made or broken, primes, anchors, pips; with --json each play gets a \"facts\" list "
+                   "(default: off)")
     h.add_argument("--notation", choices=["dice", "compact"], default="dice", help=NOTATION_HELP)
     h.set_defaults(func=cmd_hint)
 

@@ -14,7 +14,10 @@ follows:
   at least the equity it expects (cubeless, points per game), else declines and says its
   equity. Draws (:func:`draw_decision`): accepted only when the computer is behind (equity
   below zero). Both judge the position with the human's dice on the table: the computer's
-  equity is minus the equity of the human's best play.
+  equity is minus the equity of the human's best play, by the *judge*: the strongest level
+  (``world-class``) unless --hint-level or --checkpoint names the engine, never the
+  opponent's own level (a beginner that judged by its own weak network would accept a
+  gammon resignation where a backgammon is likely). The judge also reviews the game at its end.
 * The game record (``bgrl-game-1``, :mod:`bgrl.records.record`) is written when the game ends or
   is left, and the path is printed.
 """
@@ -35,6 +38,7 @@ from bgrl.rules.dice import opening_roll, random_roll
 from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game
 from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
 from bgrl.records.record import GameRecord, write_record
+from bgrl.agents.offers import KIND, draw_decision, resign_decision
 from bgrl.rules.render import render
 from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter
 from bgrl.cli.hint import evaluator_for
@@ -47,13 +51,12 @@ __all__ = [
 
 COMMANDS = ("hint", "board", "resign", "draw", "help", "quit")
 _ALIASES = {"exit": "quit", "q": "quit", "?": "help"}
-KIND = {1: "single game", 2: "gammon", 3: "backgammon"}
 HOW = {1: "single", 2: "gammon", 3: "backgammon"}
 
 HELP = """Commands:
   a play in your own numbering (the board is drawn in it), e.g. 13/10 10/5, 24/13,
       bar/22*, 6/off, 8/5(2); a span through a hit (8/4 for 8/5*/4) is accepted
-  hint              rank the legal plays with the hint engine (equities and probabilities)
+  hint [N]          rank the legal plays with the hint engine (equities and probabilities); N rows (default 5, 0 = all)
   board             draw the board again
   resign [single|gammon|backgammon]
                     offer to resign at that value (default single); the computer accepts
@@ -71,28 +74,6 @@ def default_games_dir() -> Path:
 
     env = os.environ.get("BGRL_GAMES_DIR")
     return Path(env).expanduser() if env else Path.home() / ".bgrl" / "games"
-
-
-def resign_decision(computer_equity: float, points: int) -> tuple[bool, str]:
-    """The computer's answer to a resignation offering ``points`` (1, 2 or 3).
-
-    It accepts when ``points >= computer_equity`` (the points it expects to win, cubeless),
-    the usual convention. Returns ``(accepted, sentence)``.
-    """
-    kind = KIND[points]
-    if points >= computer_equity:
-        return True, (f"The computer accepts your resignation of a {kind} ({points} point{'s' if points > 1 else ''}): "
-                      f"it expected {computer_equity:+.3f} points per game.")
-    return False, (f"The computer declines your resignation of a {kind}: it expects to win more "
-                   f"(its equity {computer_equity:+.3f} points per game).")
-
-
-def draw_decision(computer_equity: float) -> tuple[bool, str]:
-    """The computer's answer to a draw offer: it accepts only when it is behind
-    (``computer_equity < 0``). Returns ``(accepted, sentence)``."""
-    if computer_equity < 0:
-        return True, f"The computer accepts the draw: it is behind (its equity {computer_equity:+.3f})."
-    return False, f"The computer declines the draw: it is not behind (its equity {computer_equity:+.3f})."
 
 
 def hint_table(ranked, engine: str, ply: int, top: int = 5, compact: bool = True, you: bool = True) -> str:
@@ -137,6 +118,8 @@ def read_command(line: str):
     if first in COMMANDS:
         if first == "resign" and len(words) <= 2 and (len(words) == 1 or words[1] in RESIGN_VALUES):
             return ("command", first, words[1:])
+        if first == "hint" and len(words) == 2 and words[1].isdigit():
+            return ("command", first, [int(words[1])])
         if len(words) == 1:
             return ("command", first, [])
     elif "/" in text:
@@ -155,8 +138,10 @@ class TerminalGame:
     ----------
     agent : bgrl agent (``choose_play(position, dice, rng)``), the computer.
     human : ``"white"`` or ``"black"``.
-    ranker : hint ranker ``(position, dice) -> list[RankedPlay]`` with ``name`` and ``ply``;
-        also used to judge resignations and draws.
+    ranker : hint ranker ``(position, dice) -> list[RankedPlay]`` with ``name`` and ``ply``.
+    judge : ranker that judges resignations and draws and reviews the game at its end
+        (``bgrl play``: the strongest level unless --hint-level or --checkpoint chooses the
+        engine; None = ``ranker``), never the opponent's own level by default.
     rng : numpy Generator for the dice.
     input : callable returning the next line ('' at end of input), like ``sys.stdin.readline``.
     output : text stream.
@@ -171,11 +156,12 @@ class TerminalGame:
 
     def __init__(self, agent, human: str, ranker, rng, input=None, output=None, compact: bool = True,
                  start: Position | None = None, first_dice=None, opening_roll: bool = False,
-                 save_dir: Path | None = None, seed: int | None = None, opponent_name: str = "computer"):
+                 save_dir: Path | None = None, seed: int | None = None, opponent_name: str = "computer", judge=None):
         if human not in (WHITE, BLACK):
             raise ValueError(f"human must be 'white' or 'black', got {human!r}")
         self.agent = agent
         self.human = human
+        self.judge = judge
         self.computer = BLACK if human == WHITE else WHITE
         self.ranker = ranker
         self.rng = rng
@@ -300,7 +286,10 @@ class TerminalGame:
         from bgrl.agents.levels import LevelAgent
         from bgrl.records.review import format_review, review_record
 
-        ranker = HintRanker.from_agent(self.agent) if isinstance(self.agent, LevelAgent) else self.ranker
+        if self.judge is not None:
+            ranker = self.judge
+        else:
+            ranker = HintRanker.from_agent(self.agent) if isinstance(self.agent, LevelAgent) else self.ranker
         self.say(format_review(review_record(self.record, ranker)))
 
     def _computer_turn(self, dice) -> None:
@@ -341,12 +330,22 @@ class TerminalGame:
             g.apply(g.board, dice)
             return True
         ranked = None
+        judged = None
 
         def ranking():
             nonlocal ranked
             if ranked is None:
                 ranked = self.ranker(pos, dice)
             return ranked
+
+        def judging():
+            """The judge's ranking of this roll (the hint ranker's when no judge is set)."""
+            nonlocal judged
+            if self.judge is None:
+                return ranking()
+            if judged is None:
+                judged = self.judge(pos, dice)
+            return judged
 
         while True:
             line = self._ask(f"{self.human} to play {dice[0]}-{dice[1]}> ")
@@ -380,16 +379,17 @@ class TerminalGame:
                 self.say(self.board_text(dice))
             elif name == "hint":
                 self.say(hint_table(ranking(), getattr(self.ranker, "name", "the hint engine"),
-                                    getattr(ranking()[0], "ply", getattr(self.ranker, "ply", 0)), compact=self.compact))
+                                    getattr(ranking()[0], "ply", getattr(self.ranker, "ply", 0)), top=args[0] if args else 5,
+                                    compact=self.compact))
             elif name == "resign":
                 pts = RESIGN_VALUES[args[0]] if args else 1
-                ok, text = resign_decision(-ranking()[0].equity, pts)
+                ok, text = resign_decision(-judging()[0].equity, pts)
                 self.say(f"  {text}")
                 if ok:
                     g.resign(self.human, pts)
                     return True
             elif name == "draw":
-                ok, text = draw_decision(-ranking()[0].equity)
+                ok, text = draw_decision(-judging()[0].equity)
                 self.say(f"  {text}")
                 if ok:
                     g.agree_draw()
@@ -449,6 +449,11 @@ def run_from_args(args, load_ranker) -> int:
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**32))
     agent = load_agent(args.opponent)
     ranker = load_ranker(agent)
+    judge = None
+    if getattr(args, "hint_level", None) is None and getattr(args, "checkpoint", None) is None:
+        from bgrl.agents.levels import LEVEL_NAMES, load_level
+
+        judge = level_ranker(load_level(LEVEL_NAMES[-1]), "the strongest level, the judge")
     save_dir = None if args.no_save else (Path(args.save).expanduser() if args.save else default_games_dir())
     if save_dir is not None:  # refuse an unusable folder before the game, not after it
         if save_dir.exists() and not save_dir.is_dir():
@@ -460,7 +465,7 @@ def run_from_args(args, load_ranker) -> int:
                              f"({exc.strerror or exc}); expected a writable folder, or --no-save") from None
     game = TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), compact=(args.notation == "compact"),
                         start=start, first_dice=dice, opening_roll=args.opening_roll, save_dir=save_dir, seed=seed,
-                        opponent_name=getattr(agent, "name", str(args.opponent)))
+                        opponent_name=getattr(agent, "name", str(args.opponent)), judge=judge)
     return game.run()
 
 
@@ -523,7 +528,8 @@ def add_parser(sub) -> None:
     pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the "
                     "higher moves first with both (default: off)")
     pl.add_argument("--hint-level", metavar="LEVEL", default=None, help="level whose noise-free search gives the hints "
-                    "and judges resignations and draws (default: the opponent's level; see bgrl levels)")
+                    "(default: the opponent's level; see bgrl levels); given, it also judges resignations and draws and reviews "
+                    "the game, which the strongest level does otherwise")
     pl.add_argument("--checkpoint", metavar="PATH", help="network that gives the hints and judges your resignations "
                     "and draw offers (default: the opponent's network, or the shipped one when the opponent has none)")
     pl.add_argument("--position", metavar="ID", help="practise a position: start from this Position ID or XGID with "

@@ -345,6 +345,9 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
                    504: {"model": S.ErrorResponse, "description": "past the deadline"}},
     )
     app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
+    from bgrl.service.web import router as web_router  # the web board at / and /v1/games (docs/web.md)
+
+    app.include_router(web_router)
     app.state.settings = cfg
 
     @app.exception_handler(RequestValidationError)

@@ -1,0 +1,461 @@
+"""The web board: the page at ``/``, its assets under ``/web/``, and the game-session
+endpoints ``/v1/games/...`` it plays through (docs/web.md, docs/service.md).
+
+A game session is a money game (no cube) between the player and one level, held in the
+server's memory (lost on restart; at most :data:`MAX_GAMES` at once, the oldest dropped).
+Every board, point number and play a session returns is in the *player's* numbering
+(RULES.md: the same physical point is ``p`` for one side and ``25 - p`` for the other):
+the board is the player's view (index 1..24 the player's points, positive = the player's
+checkers, 25 = the player's bar, 0 = the computer's bar as a negative count), and the
+computer's plays are written in the player's numbering.
+
+Each turn of the player comes with every legal play of the whole roll
+(:func:`bgrl.rules.notation.legal_plays`, move paths from
+:func:`bgrl.rules.movegen.generate`) as single-die steps, so the page highlights only the
+landing points of legal plays and never loses a die that must be played. A forced play (one
+legal play) is played for the player, and a roll that cannot be played is passed, each with
+a note. Resignations and draws are judged, and hints and reviews are given, by the strongest
+level (:data:`JUDGE_LEVEL`) unless the request names another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+from collections import OrderedDict
+from datetime import datetime, timezone
+from importlib import resources
+from typing import Literal
+
+import numpy as np
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
+
+from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
+from bgrl.agents.levels import LEVEL_NAMES
+from bgrl.agents.offers import draw_decision, resign_decision
+from bgrl.evaluation.probabilities import equity as equity_of
+from bgrl.records.matfile import mat_text
+from bgrl.records.record import GameRecord
+from bgrl.records.review import review_record
+from bgrl.rules.board import Position, flip, pip_counts, borne_off
+from bgrl.rules.dice import opening_roll, random_roll
+from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game
+from bgrl.rules.notation import legal_plays
+from bgrl.service.engine import ServiceError
+
+__all__ = ["router", "JUDGE_LEVEL", "MAX_GAMES", "WebGame", "play_steps"]
+
+#: The strongest level: the default judge of resignations, draws, hints and reviews.
+JUDGE_LEVEL = LEVEL_NAMES[-1]
+#: Game sessions kept in memory at once (the oldest is dropped beyond this).
+MAX_GAMES = 256
+_HOW = {1: "single", 2: "gammon", 3: "backgammon"}
+
+router = APIRouter()
+
+
+# ----------------------------------------------------------------------------- requests
+class NewGame(BaseModel):
+    level: str = Field("beginner", description="the computer's level (see GET /v1/version)")
+    colour: Literal["white", "black"] = Field("white", description="the player's colour; White moves first, so black = the computer opens")
+    opening_roll: bool = Field(False, description="RULES.md option: each side throws one die, the higher moves first with both")
+    seed: int | None = Field(None, ge=0, le=2**63 - 1, description="seed of the dice and the computer's noise (default: random)")
+    hint_level: str | None = Field(None, description=f"level of hints, resignation/draw judgement and review (default {JUDGE_LEVEL})")
+
+
+class PlayIn(BaseModel):
+    position_id: str = Field(..., max_length=20, description="Position ID after the play (the computer on roll), one of the turn's plays")
+
+
+class HintIn(BaseModel):
+    level: str | None = Field(None, description="hint level (default: the session's hint level)")
+    top: int = Field(10, ge=0, le=10_000, description="rows (0 = all)")
+
+
+class ResignIn(BaseModel):
+    value: Literal["single", "gammon", "backgammon"] = "single"
+
+
+class ReviewIn(BaseModel):
+    level: str | None = Field(None, description="judge level (default: the session's hint level)")
+
+
+# ----------------------------------------------------------------------------- helpers
+def _name(p: int) -> str:
+    return "bar" if p == 25 else ("off" if p <= 0 else str(p))
+
+
+def play_steps(moves, other_side: bool = False) -> list[list[int]]:
+    """Single-die steps ``[from, to, hit]`` of a play's checker moves (``Play.moves``),
+    bar = 25, off = 0, hit 0/1; with ``other_side`` in the opponent's numbering (point
+    ``p`` -> ``25 - p``; the bar stays 25 and off 0, as seen by the side that moved)."""
+    out = []
+    for s, d, h in moves:
+        s, d = int(s), max(int(d), 0)
+        if other_side:
+            s = s if s == 25 else 25 - s
+            d = 0 if d == 0 else 25 - d
+        out.append([s, d, int(bool(h))])
+    return out
+
+
+def _orders(board: np.ndarray, steps: list[list[int]], dice) -> list[list[list[int]]]:
+    """The step lists the page may take for one play: the generator's path and, for a
+    checker that uses both dice of a non-double, the other order of the dice when its
+    intermediate point is empty or the player's own (then it reaches the same after-state:
+    no hit on the way, nothing blocked). Orders of independent steps are free on the page."""
+    out = [steps]
+    if dice[0] == dice[1] or len(steps) != 2:
+        return out
+    (a, b, h1), (b2, c, h2) = sorted(steps, key=lambda t: -t[0])
+    if b2 != b or c <= 0 or h1:
+        return out
+    mid = a - (b - c)  # the other die first
+    if 1 <= mid <= 24 and board[mid] >= 0 and mid != b:
+        out.append([[a, mid, 0], [mid, c, h2]])
+    return out
+
+
+def _view(board: np.ndarray) -> dict:
+    b = np.asarray(board, dtype=np.int8)
+    pm, po = pip_counts(b)
+    om, oo = borne_off(b)
+    return {"points": [int(x) for x in b], "pips": {"you": int(pm), "computer": int(po)},
+            "off": {"you": int(om), "computer": int(oo)}}
+
+
+class WebGame:
+    """One game session: the :class:`bgrl.rules.game.Game`, its record, the dice and the
+    legal plays of the player's current roll. Methods that need the engine take it."""
+
+    def __init__(self, gid: str, req: NewGame):
+        self.id = gid
+        self.level = req.level
+        self.hint_level = req.hint_level or JUDGE_LEVEL
+        self.human = req.colour
+        self.computer = BLACK if self.human == WHITE else WHITE
+        self.seed = req.seed if req.seed is not None else secrets.randbits(63)
+        self.rng = np.random.default_rng(self.seed)
+        self.game = Game()
+        self.opening = req.opening_roll
+        self.record = GameRecord(white="you" if self.human == WHITE else f"bgrl {self.level}",
+                                 black="you" if self.human == BLACK else f"bgrl {self.level}",
+                                 start_position_id=self.game.position.position_id, start_on_roll=WHITE, seed=self.seed,
+                                 date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        self.dice: tuple[int, int] | None = None
+        self.plays = []
+        self.events: list[dict] = []
+        self.last_computer: dict | None = None
+        self.lock = threading.Lock()
+
+    # -- the board from the player's side
+    def human_board(self) -> np.ndarray:
+        g = self.game
+        mover = g.over.winner if (g.over is not None and g.over.how == "bear-off") else g.on_roll
+        return g.board.copy() if mover == self.human else flip(g.board)
+
+    def roll(self):
+        """The next throw; the first comes from the opening roll when that option is on."""
+        if self.opening and not self.record.turns and self.dice is None:
+            white_first, dice, throws = opening_roll(self.rng)
+            self.game.white_on_roll = white_first
+            self.record.start_on_roll = self.game.on_roll
+            self.events.append({"who": "both", "note": "Opening roll: " + ", ".join(f"White {w}, Black {b}" for w, b in throws)
+                                + f"; {self.game.on_roll.capitalize()} moves first with {dice[0]}-{dice[1]}."})
+            return dice
+        a, b = random_roll(self.rng)
+        return (max(a, b), min(a, b))
+
+    def finish_record(self) -> None:
+        res = self.game.over
+        if res is not None and self.record.result is None:
+            self.record.finish(res.winner, res.points, _HOW[res.points] if res.how == "bear-off" else res.how)
+
+    def advance(self, engine) -> None:
+        """Play the computer's turns and the player's forced or impossible rolls until the
+        player has a choice or the game is over."""
+        g = self.game
+        while g.over is None:
+            dice = self.roll()
+            pos = g.position
+            if g.on_roll == self.computer:
+                r = engine.move(pos, dice, self.level, int(self.rng.integers(0, 2**63 - 1)))
+                self.record.add_turn(g.on_roll, pos, dice, r.play)
+                if r.play is None:
+                    ev = {"who": "computer", "dice": list(dice), "play": None, "steps": [],
+                          "note": f"The computer rolls {dice[0]}-{dice[1]} and cannot move."}
+                    g.apply(g.board, dice)
+                else:
+                    text = r.play.shown(True, other_side=True)
+                    ev = {"who": "computer", "dice": list(dice), "play": text, "steps": play_steps(r.play.moves, other_side=True),
+                          "before": _view(flip(pos.board))["points"],
+                          "note": f"The computer rolls {dice[0]}-{dice[1]} and plays {text} (in your numbering)."}
+                    g.apply(r.play.after_state, dice)
+                self.events.append(ev)
+                self.last_computer = ev
+                continue
+            plays = legal_plays(pos, dice)
+            if len(plays) > 1:
+                self.dice, self.plays = dice, plays
+                return
+            self.record.add_turn(g.on_roll, pos, dice, plays[0] if plays else None)
+            if plays:
+                self.events.append({"who": "you", "dice": list(dice), "play": plays[0].compact, "steps": play_steps(plays[0].moves),
+                                    "note": f"You roll {dice[0]}-{dice[1]}: forced play {plays[0].compact}, played for you."})
+                g.apply(plays[0].after_state, dice)
+            else:
+                self.events.append({"who": "you", "dice": list(dice), "play": None, "steps": [],
+                                    "note": f"You roll {dice[0]}-{dice[1]}: no legal play, the turn passes."})
+                g.apply(g.board, dice)
+        self.dice, self.plays = None, []
+        self.finish_record()
+
+    def play(self, engine, position_id: str) -> None:
+        """The player's play, named by its result; then :meth:`advance`."""
+        if self.game.over is not None:
+            raise ServiceError("game_over", "the game is over")
+        chosen = next((p for p in self.plays if p.position_id == position_id), None)
+        if chosen is None:
+            raise ServiceError("illegal_play", f"{position_id[:20]!r} is not the result of a legal play of {self.dice[0]}-{self.dice[1]}")
+        g = self.game
+        self.record.add_turn(g.on_roll, g.position, self.dice, chosen)
+        g.apply(chosen.after_state, self.dice)
+        self.events.append({"who": "you", "dice": list(self.dice), "play": chosen.compact, "steps": play_steps(chosen.moves), "note": None})
+        self.dice, self.plays = None, []
+        self.advance(engine)
+
+    def computer_equity(self, engine, level: str) -> float:
+        """The computer's cubeless equity (points per game) in the current position, by
+        ``level``: after the player's best play of the roll when there is one, else before
+        the computer's roll."""
+        g = self.game
+        if self.dice is not None and self.plays:
+            return -float(engine.hint(g.position, self.dice, level, 1)[0].equity)
+        p, _ = engine.evaluate(Position(flip(g.board)) if g.on_roll == self.human else g.position, level)
+        return float(equity_of(p))
+
+    def state(self) -> dict:
+        g = self.game
+        over = None
+        if g.over is not None:
+            res = g.over
+            who = None if res.winner is None else ("you" if res.winner == self.human else "computer")
+            how = {"bear-off": "by bearing off", "resign": "by resignation", "draw": "drawn by agreement"}[res.how]
+            text = "Game drawn by agreement." if who is None else (
+                f"{'You win' if who == 'you' else 'The computer wins'} {res.points} point{'s' if res.points > 1 else ''} {how}.")
+            over = {"winner": who, "points": int(res.points), "how": res.how, "text": text}
+        board = self.human_board()
+        pos = Position(board)
+        return {
+            "id": self.id, "level": self.level, "hint_level": self.hint_level, "colour": self.human, "computer_colour": self.computer,
+            "seed": self.seed, "opening_roll": self.opening, "turns": len(self.record.turns),
+            "board": _view(board), "position_id": pos.position_id, "dice": None if self.dice is None else list(self.dice),
+            "plays": [{"play": p.compact, "position_id": p.position_id, "steps": play_steps(p.moves),
+                       "orders": _orders(board, play_steps(p.moves), self.dice)} for p in self.plays],
+            "events": self.events[-12:], "last_computer": self.last_computer, "over": over,
+        }
+
+
+def _games(request: Request) -> OrderedDict:
+    st = request.app.state
+    if not hasattr(st, "web_games"):
+        st.web_games = OrderedDict()
+        st.web_lock = threading.Lock()
+    return st.web_games
+
+
+def _get(request: Request, gid: str) -> WebGame:
+    g = _games(request).get(gid)
+    if g is None:
+        raise HTTPException(404, f"no game {gid[:40]!r} on this server (sessions are kept in memory and lost on restart)")
+    return g
+
+
+async def _locked(game: WebGame, fn, *args):
+    """``fn(*args)`` in a thread, one call per session at a time."""
+    def run():
+        with game.lock:
+            return fn(*args)
+    return await asyncio.to_thread(run)
+
+
+def _engine(request: Request):
+    return request.app.state.engine
+
+
+# ----------------------------------------------------------------------------- the page
+def _asset(name: str):
+    return resources.files("bgrl.service").joinpath("webapp", name)
+
+
+_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
+
+
+@router.get("/", include_in_schema=False)
+async def index():
+    return HTMLResponse(_asset("index.html").read_text(encoding="utf-8"))
+
+
+@router.get("/web/{name}", include_in_schema=False)
+async def asset(name: str):
+    ext = name[name.rfind("."):] if "." in name else ""
+    f = _asset(name)
+    if "/" in name or ext not in _TYPES or not f.is_file():
+        raise HTTPException(404, f"no web asset {name[:40]!r}")
+    return FileResponse(str(f), media_type=_TYPES[ext])
+
+
+# ----------------------------------------------------------------------------- sessions
+@router.post("/v1/games", tags=["games"])
+async def new_game(req: NewGame, request: Request):
+    """Start a game against ``level``; the computer's opening turn (when it moves first)
+    is played before the answer. Returns the session state (docs/service.md)."""
+    eng = _engine(request)
+    eng.level(req.level)
+    eng.level(req.hint_level or JUDGE_LEVEL)
+    games = _games(request)
+    game = WebGame(secrets.token_hex(8), req)
+    with request.app.state.web_lock:
+        games[game.id] = game
+        while len(games) > MAX_GAMES:
+            games.popitem(last=False)
+    await _locked(game, game.advance, eng)
+    return game.state()
+
+
+@router.get("/v1/games/{gid}", tags=["games"])
+async def get_game(gid: str, request: Request):
+    """The session state."""
+    return _get(request, gid).state()
+
+
+@router.post("/v1/games/{gid}/play", tags=["games"])
+async def post_play(gid: str, req: PlayIn, request: Request):
+    """The player's play (by the Position ID after it), then the computer's reply."""
+    game = _get(request, gid)
+    await _locked(game, game.play, _engine(request), req.position_id)
+    return game.state()
+
+
+@router.post("/v1/games/{gid}/hint", tags=["games"])
+async def game_hint(gid: str, req: HintIn, request: Request):
+    """The legal plays of the player's roll ranked by the hint level, best first."""
+    game = _get(request, gid)
+    eng = _engine(request)
+    level = req.level or game.hint_level
+    info = eng.level(level)
+    if game.dice is None:
+        raise ServiceError("no_decision", "no roll to play: the game is over or not the player's turn")
+    rows = await _locked(game, eng.hint, game.game.position, game.dice, level, req.top or None)
+    before = game.game.position.board
+    facts = [play_facts(before, r.play.after_state, r.probabilities) for r in rows]
+    out = []
+    for i, r in enumerate(rows):
+        p = r.probabilities.to_array()
+        name = r.play.compact
+        why = fact_sentences(name, facts[0]) if i == 0 else compare_facts(rows[0].play.compact, facts[0], name, facts[i])
+        out.append({"rank": r.rank, "play": r.play.compact, "position_id": r.play.position_id, "steps": play_steps(r.play.moves),
+                    "ply": r.ply, "equity": round(float(r.equity), 6), "equity_loss": round(float(r.equity_loss), 6),
+                    "probabilities": {k: round(float(v), 6) for k, v in zip(("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"), p)},
+                    "facts": facts[i], "why": why})
+    return {"level": level, "ply": info.ply, "dice": list(game.dice), "legal_plays": len(game.plays), "plays": out}
+
+
+@router.post("/v1/games/{gid}/resign", tags=["games"])
+async def resign(gid: str, req: ResignIn, request: Request):
+    """Offer to resign at ``value``; the hint level judges. Accepted: the game ends."""
+    game = _get(request, gid)
+    if game.game.over is not None:
+        raise ServiceError("game_over", "the game is over")
+    pts = RESIGN_VALUES[req.value]
+    eq = await _locked(game, game.computer_equity, _engine(request), game.hint_level)
+    ok, reason = resign_decision(eq, pts)
+    if ok:
+        with game.lock:
+            game.game.resign(game.human, pts)
+            game.dice, game.plays = None, []
+            game.finish_record()
+    return {"accepted": ok, "reason": reason, "judge": game.hint_level, "computer_equity": round(eq, 6), "state": game.state()}
+
+
+@router.post("/v1/games/{gid}/draw", tags=["games"])
+async def draw(gid: str, request: Request):
+    """Offer a draw; the hint level judges. Accepted: the game ends, no points."""
+    game = _get(request, gid)
+    if game.game.over is not None:
+        raise ServiceError("game_over", "the game is over")
+    eq = await _locked(game, game.computer_equity, _engine(request), game.hint_level)
+    ok, reason = draw_decision(eq)
+    if ok:
+        with game.lock:
+            game.game.agree_draw()
+            game.dice, game.plays = None, []
+            game.finish_record()
+    return {"accepted": ok, "reason": reason, "judge": game.hint_level, "computer_equity": round(eq, 6), "state": game.state()}
+
+
+def _review(eng, game: WebGame, level: str) -> dict:
+    rec = game.record
+    rv = review_record(rec, lambda pos, dice: eng.hint(pos, dice, level), name=level)
+    turns = []
+    for t, tr in zip(rec.turns, rv.turns):
+        pos = Position.from_id(t.position_id)
+        mine = t.player == game.human
+        if tr.played_index is not None:
+            played = tr.ranked[tr.played_index].play
+        else:
+            played = next((p for p in legal_plays(pos, t.dice) if p.notation == t.play), None) if t.play else None
+        after = pos.board if played is None else played.after_state
+        if borne_off(after)[0] == 15:  # the game ended on this turn: its points
+            e_mover = float(rec.result["points"]) if rec.result else 1.0
+        elif tr.equity is not None:
+            e_mover = tr.equity
+        else:  # forced or no play: the judge's value of the position after it
+            p, _ = eng.evaluate(Position(flip(after)), level)
+            e_mover = -float(equity_of(p))
+        view = _view(pos.board if mine else flip(pos.board))
+        best = tr.ranked[0] if tr.ranked else None
+        turns.append({
+            "turn": tr.turn, "player": "you" if mine else "computer", "dice": [max(t.dice), min(t.dice)],
+            "position_id": t.position_id,
+            "play": None if played is None else played.shown(True, other_side=not mine),
+            "best": None if best is None else best.play.shown(True, other_side=not mine),
+            "play_steps": [] if played is None else play_steps(played.moves, other_side=not mine),
+            "best_steps": [] if best is None else play_steps(best.play.moves, other_side=not mine),
+            "equity": round(e_mover if mine else -e_mover, 6),
+            "equity_loss": None if tr.equity_loss is None else round(tr.equity_loss, 6), "mark": tr.mark,
+            "legal_plays": tr.legal, "board": view["points"], "off": view["off"],
+        })
+    players = {("you" if c == game.human else "computer"): s.as_dict() for c, s in rv.players.items()}
+    return {"judge": level, "ply": eng.level(level).ply, "result": rec.result, "turns": turns, "players": players}
+
+
+@router.post("/v1/games/{gid}/review", tags=["games"])
+async def review(gid: str, req: ReviewIn, request: Request):
+    """Every turn judged by ``level`` (default the session's hint level): the player's
+    equity after each turn (the chart), the marks and each side's error rate and rating."""
+    game = _get(request, gid)
+    eng = _engine(request)
+    level = req.level or game.hint_level
+    eng.level(level)
+    if not game.record.turns:
+        raise ServiceError("no_turns", "no turn has been played yet")
+    return await _locked(game, _review, eng, game, level)
+
+
+@router.get("/v1/games/{gid}/record", tags=["games"])
+async def record(gid: str, request: Request, format: Literal["bgrl", "mat"] = "bgrl"):
+    """The game record as a download: ``format=bgrl`` (bgrl-game-1 JSON lines) or ``mat``."""
+    import json
+
+    game = _get(request, gid)
+    if format == "mat":
+        body, name = mat_text(game.record), f"bgrl-{gid}.mat"
+    else:
+        body = "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in game.record.lines())
+        name = f"bgrl-{gid}.jsonl"
+    return PlainTextResponse(body, headers={"Content-Disposition": f'attachment; filename="{name}"'})

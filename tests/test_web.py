@@ -1,0 +1,187 @@
+"""The web board's game sessions (/v1/games) and page assets, through FastAPI's TestClient
+with the fake evaluator: every endpoint, the player's numbering, forced plays and passes,
+the judge of resignations and draws, the review and the record downloads."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from bgrl.agents.levels import LEVEL_NAMES  # noqa: E402
+from bgrl.records.matfile import parse_mat  # noqa: E402
+from bgrl.records.record import read_record  # noqa: E402
+from bgrl.rules.board import Position, flip  # noqa: E402
+from bgrl.rules.notation import legal_plays  # noqa: E402
+from bgrl.service.app import Settings, create_app  # noqa: E402
+from bgrl.service.engine import Engine  # noqa: E402
+from bgrl.service.web import JUDGE_LEVEL, WebGame, NewGame, play_steps  # noqa: E402
+
+from service_fakes import fake_evaluator  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(engine=Engine(evaluator=fake_evaluator, model_sha256="fake"), settings=Settings(pool_kind="thread"))) as c:
+        yield c
+
+
+def _play_out(client, st, pick=0):
+    n = 0
+    while not st["over"]:
+        st = client.post(f"/v1/games/{st['id']}/play", json={"position_id": st["plays"][pick]["position_id"]}).json()
+        n += 1
+        assert n < 200
+    return st
+
+
+def test_page_and_assets_are_served(client):
+    r = client.get("/")
+    assert r.status_code == 200 and '<script type="module" src="/web/app.js">' in r.text
+    for name, kind in (("app.js", "javascript"), ("board.js", "javascript"), ("style.css", "css")):
+        r = client.get(f"/web/{name}")
+        assert r.status_code == 200 and kind in r.headers["content-type"]
+    assert client.get("/web/__init__.py").status_code == 404
+    assert client.get("/web/nothing.js").json()["code"] == "not_found"
+
+
+def test_white_moves_first_black_lets_the_computer_open(client):
+    st = client.post("/v1/games", json={"level": "beginner", "colour": "white", "seed": 1}).json()
+    assert st["turns"] == 0 and st["dice"] is not None and st["hint_level"] == JUDGE_LEVEL == LEVEL_NAMES[-1]
+    st = client.post("/v1/games", json={"level": "beginner", "colour": "black", "seed": 1}).json()
+    ev = st["events"][0]
+    assert st["turns"] >= 1 and ev["who"] == "computer" and "(in your numbering)" in ev["note"]
+    # the computer's steps are in the player's numbering: they start from points where the
+    # board before showed the computer's checkers (negative in the player's view)
+    before = ev["before"]
+    for f, _t, _h in ev["steps"][:1]:
+        assert f == 25 or before[f] < 0
+
+
+def test_board_is_the_players_view_and_plays_are_legal(client):
+    st = client.post("/v1/games", json={"level": "beginner", "colour": "black", "seed": 4}).json()
+    pos = Position.from_id(st["position_id"])
+    assert st["board"]["points"] == [int(x) for x in pos.board]
+    assert sum(x for x in st["board"]["points"] if x > 0) + st["board"]["off"]["you"] == 15
+    expect = {p.position_id for p in legal_plays(pos, tuple(st["dice"]))}
+    assert {p["position_id"] for p in st["plays"]} == expect
+    for p in st["plays"]:  # every order of steps, applied one by one, reaches the play's result
+        for order in p["orders"]:
+            b = pos.board.astype(int).copy()
+            for f, t, _h in order:
+                assert b[f] > 0
+                b[f] -= 1
+                if t > 0:
+                    if b[t] == -1:
+                        b[t], b[0] = 0, b[0] - 1
+                    assert b[t] >= 0
+                    b[t] += 1
+            assert Position(flip(b.astype(np.int8))).position_id == p["position_id"]
+
+
+def test_illegal_play_and_unknown_game(client):
+    st = client.post("/v1/games", json={"seed": 2}).json()
+    r = client.post(f"/v1/games/{st['id']}/play", json={"position_id": st["position_id"]})
+    assert r.status_code == 400 and r.json()["code"] == "illegal_play"
+    r = client.get("/v1/games/nope")
+    assert r.status_code == 404 and "no game" in r.json()["message"]
+    r = client.post("/v1/games", json={"level": "grandmaster"})
+    assert r.status_code == 400 and r.json()["code"] == "bad_level"
+    r = client.post("/v1/games", json={"colour": "red"})
+    assert r.status_code == 422
+
+
+def test_whole_game_review_and_records(client):
+    st = client.post("/v1/games", json={"level": "beginner", "colour": "white", "seed": 11}).json()
+    st = _play_out(client, st)
+    assert st["over"]["how"] == "bear-off" and st["over"]["winner"] in ("you", "computer")
+    assert client.post(f"/v1/games/{st['id']}/play", json={"position_id": "x"}).json()["code"] == "game_over"
+    assert client.post(f"/v1/games/{st['id']}/hint", json={}).json()["code"] == "no_decision"
+    rv = client.post(f"/v1/games/{st['id']}/review", json={}).json()
+    assert rv["judge"] == JUDGE_LEVEL and len(rv["turns"]) == st["turns"]
+    assert [t["turn"] for t in rv["turns"]] == list(range(1, st["turns"] + 1))
+    last = rv["turns"][-1]
+    sign = 1 if st["over"]["winner"] == "you" else -1
+    assert last["equity"] == sign * st["over"]["points"]
+    dec = [t for t in rv["turns"] if t["legal_plays"] > 1]
+    assert all(t["equity_loss"] is not None and t["equity_loss"] >= 0 for t in dec)
+    assert rv["players"]["you"]["decisions"] == sum(t["player"] == "you" for t in dec)
+    r = client.get(f"/v1/games/{st['id']}/record?format=bgrl")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    lines = [json.loads(x) for x in r.text.splitlines()]
+    assert lines[0]["format"] == "bgrl-game-1" and lines[-1]["type"] == "result"
+    mat = client.get(f"/v1/games/{st['id']}/record?format=mat").text
+    games = parse_mat(mat)
+    assert len(games) == 1
+    assert client.get(f"/v1/games/{st['id']}/record?format=xml").status_code == 422
+
+
+def test_record_download_reads_back(client, tmp_path):
+    st = _play_out(client, client.post("/v1/games", json={"seed": 12}).json(), pick=-1)
+    p = tmp_path / "g.jsonl"
+    p.write_text(client.get(f"/v1/games/{st['id']}/record").text)
+    rec = read_record(p)
+    assert len(rec.turns) == st["turns"] and rec.result["points"] == st["over"]["points"]
+
+
+def test_hint_defaults_to_the_strongest_level_and_orders_rows(client):
+    st = client.post("/v1/games", json={"seed": 3}).json()
+    h = client.post(f"/v1/games/{st['id']}/hint", json={}).json()
+    assert h["level"] == "world-class" and h["ply"] == 1 and h["legal_plays"] == len(st["plays"])
+    eq = [r["equity"] for r in h["plays"]]
+    assert eq == sorted(eq, reverse=True) and h["plays"][0]["equity_loss"] == 0
+    assert {r["position_id"] for r in h["plays"]} <= {p["position_id"] for p in st["plays"]}
+    h2 = client.post(f"/v1/games/{st['id']}/hint", json={"level": "beginner", "top": 2}).json()
+    assert h2["level"] == "beginner" and len(h2["plays"]) == 2
+
+
+def test_resign_and_draw_answers_with_reasons(client):
+    st = client.post("/v1/games", json={"seed": 5}).json()
+    r = client.post(f"/v1/games/{st['id']}/resign", json={"value": "backgammon"}).json()
+    # 3 points are at least any cubeless equity: accepted, the game ends
+    assert r["accepted"] and "accepts your resignation of a backgammon" in r["reason"] and r["judge"] == JUDGE_LEVEL
+    assert r["state"]["over"] == {**r["state"]["over"], "winner": "computer", "points": 3, "how": "resign"}
+    assert client.post(f"/v1/games/{st['id']}/draw").json()["code"] == "game_over"
+    st = client.post("/v1/games", json={"seed": 5}).json()
+    r = client.post(f"/v1/games/{st['id']}/draw").json()
+    assert r["accepted"] == (r["computer_equity"] < 0) and r["reason"].startswith("The computer ")
+    assert (r["state"]["over"] is not None) == r["accepted"]
+
+
+def test_forced_plays_and_passes_are_played_with_a_note():
+    """A session whose player has one legal play or none is advanced without a choice."""
+    eng = Engine(evaluator=fake_evaluator, model_sha256="fake")
+    game = WebGame("t", NewGame(level="beginner", seed=0))
+    # the player (White) has one checker left on the 1-point: every roll is forced (bear it off)
+    b = np.zeros(26, dtype=np.int8)
+    b[1] = 1
+    b[24] = -15 + 1
+    b[23] = -1
+    game.game.board = b
+    game.advance(eng)
+    assert game.game.over is not None and game.game.over.winner == "white"
+    assert "forced play" in game.events[-1]["note"] and game.events[-1]["who"] == "you"
+    # a closed board with a checker on the bar: no legal play, the turn passes
+    game = WebGame("u", NewGame(level="beginner", seed=0))
+    b = np.zeros(26, dtype=np.int8)
+    b[25] = 1
+    b[6] = 14
+    for p in range(19, 25):
+        b[p] = -2
+    b[18] = -3
+    game.game.board = b
+    game.record.start_position_id = Position(b).position_id
+    game.advance(eng)
+    assert any(e["who"] == "you" and "no legal play" in e["note"] for e in game.events)
+    assert game.record.turns[0].play is None
+
+
+def test_play_steps_in_either_numbering():
+    assert play_steps(((13, 10, False), (25, 22, True))) == [[13, 10, 0], [25, 22, 1]]
+    assert play_steps(((6, -1, False), (25, 20, False)), other_side=True) == [[19, 0, 0], [25, 5, 0]]

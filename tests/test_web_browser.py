@@ -1,0 +1,265 @@
+"""The web board in a real browser: Debian's headless Chromium driven by Selenium.
+
+Skipped, with the reason, where chromium, chromedriver or selenium is missing (CI installs
+them: .ci/run). A server with the shipped levels runs in a thread on a free loopback port.
+Screenshots go to ``$BGRL_SCREENSHOT_DIR`` (docs/img for the two shown in the docs) or a
+temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+try:
+    import selenium  # noqa: F401
+
+    HAVE_SELENIUM = True
+except ImportError:  # pragma: no cover - the test extra has it
+    HAVE_SELENIUM = False
+
+_REASON = ("no browser: " + ", ".join(n for n, ok in (("chromium", CHROMIUM), ("chromedriver", DRIVER), ("selenium", HAVE_SELENIUM)) if not ok)
+           + " missing (apt-get install chromium chromium-driver; pip install selenium)")
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240),
+              pytest.mark.skipif(not (CHROMIUM and DRIVER and HAVE_SELENIUM), reason=_REASON)]
+
+DESKTOP = (1280, 900)
+PHONE = (375, 812)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    import uvicorn
+
+    from bgrl.service.app import Settings, create_app
+
+    port = _free_port()
+    app = create_app(settings=Settings(pool_kind="thread", pool_workers=1, deadline_s=60))
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    url = f"http://127.0.0.1:{port}"
+    t_end = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/v1/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if time.monotonic() > t_end or not th.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.2)
+    yield url
+    srv.should_exit = True
+    th.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def shots():
+    d = os.environ.get("BGRL_SCREENSHOT_DIR")
+    path = Path(d) if d else Path(tempfile.mkdtemp(prefix="bgrl-shots-"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="bgrl-chromium-")
+    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={profile}",
+              f"--window-size={DESKTOP[0]},{DESKTOP[1]}"):
+        opts.add_argument(a)
+    drv = webdriver.Chrome(service=Service(executable_path=DRIVER), options=opts)
+    drv.set_window_size(*DESKTOP)
+    yield drv
+    drv.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def _wait(drv, cond, timeout=60.0, what="condition"):
+    t_end = time.monotonic() + timeout
+    while time.monotonic() < t_end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _state(drv):
+    return drv.execute_script("return window.bgrl && window.bgrl.state();")
+
+
+def _new_game(drv, url, level="beginner", colour="white"):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    drv.get(url + "/")
+    _wait(drv, lambda: len(drv.find_elements(By.CSS_SELECTOR, "#level option")) > 0, what="the levels")
+    Select(drv.find_element(By.ID, "level")).select_by_value(level)
+    Select(drv.find_element(By.ID, "colour")).select_by_value(colour)
+    drv.find_element(By.ID, "new-game").click()
+    _wait(drv, lambda: drv.find_element(By.TAG_NAME, "body").get_attribute("data-state") in ("your-turn", "over"), what="the first turn")
+
+
+def _click_point(drv, p):
+    from selenium.webdriver.common.by import By
+
+    drv.find_element(By.CSS_SELECTOR, f'#board [data-hit="{p}"]').click()
+
+
+def _highlighted(drv) -> set[int]:
+    from selenium.webdriver.common.by import By
+
+    pts = {int(e.get_attribute("data-point")) for e in drv.find_elements(By.CSS_SELECTOR, "#board .tri.target")}
+    if drv.find_elements(By.CSS_SELECTOR, "#board .tray-target"):
+        pts.add(0)
+    return pts
+
+
+def _play_turn(drv, st):
+    """Click the first legal play of the roll step by step, checking each landing point is
+    highlighted before it is clicked, then confirm."""
+    from selenium.webdriver.common.by import By
+
+    steps = st["plays"][0]["orders"][0]
+    for f, t, _hit in steps:
+        _click_point(drv, f)
+        assert t in _highlighted(drv), f"landing point {t} of {st['plays'][0]['play']} not highlighted"
+        _click_point(drv, t)
+    drv.find_element(By.ID, "confirm").click()
+
+
+def test_whole_game_by_clicking_and_review(browser, server, shots):
+    from selenium.webdriver.common.by import By
+
+    drv = browser
+    drv.set_window_size(*DESKTOP)
+    _new_game(drv, server)
+    turns = 0
+    t_end = time.monotonic() + 150
+    while True:
+        assert time.monotonic() < t_end, "the game took too long"
+        body = drv.find_element(By.TAG_NAME, "body")
+        state = _wait(drv, lambda: body.get_attribute("data-state") if body.get_attribute("data-state") in ("your-turn", "over") else None,
+                      what="the player's turn")
+        if state == "over":
+            break
+        st = _state(drv)
+        n_before = st["turns"]
+        _play_turn(drv, st)
+        turns += 1
+        _wait(drv, lambda: (_state(drv) or {}).get("turns", 0) > n_before, what="the computer's reply")
+    st = _state(drv)
+    assert st["over"] is not None and st["over"]["how"] == "bear-off"
+    assert turns >= 8
+    assert drv.find_element(By.ID, "message").text == st["over"]["text"]
+    links = {e.get_attribute("id"): e.get_attribute("href") for e in drv.find_elements(By.CSS_SELECTOR, "#downloads a")}
+    assert links["dl-mat"].endswith("format=mat") and links["dl-bgrl"].endswith("format=bgrl")
+    # the review: one chart point per turn
+    drv.find_element(By.ID, "review").click()
+    _wait(drv, lambda: drv.find_elements(By.CSS_SELECTOR, "#chart circle.pt"), timeout=90, what="the review chart")
+    pts = drv.find_elements(By.CSS_SELECTOR, "#chart circle.pt")
+    assert len(pts) == st["turns"]
+    assert [int(p.get_attribute("data-turn")) for p in pts] == list(range(1, st["turns"] + 1))
+    rows = drv.find_elements(By.CSS_SELECTOR, "#review-summary tbody tr")
+    assert {r.find_elements(By.TAG_NAME, "td")[0].text for r in rows} == {"you", "computer"}
+    drv.execute_script("arguments[0].scrollIntoView()", drv.find_element(By.ID, "review-panel"))
+    drv.find_element(By.ID, "review-panel").screenshot(str(shots / "review-chart.png"))
+    drv.save_screenshot(str(shots / "review-desktop.png"))
+    drv.set_window_size(*PHONE)
+    drv.save_screenshot(str(shots / "review-375.png"))
+    drv.set_window_size(*DESKTOP)
+
+
+def test_illegal_landing_point_cannot_be_chosen(browser, server):
+    from selenium.webdriver.common.by import By
+
+    drv = browser
+    _new_game(drv, server)
+    st = _state(drv)
+    src = st["plays"][0]["orders"][0][0][0]
+    legal = set(drv.execute_script(f"return window.bgrl.targetsFrom({src});"))
+    assert legal
+    _click_point(drv, src)
+    assert _highlighted(drv) == legal
+    illegal = next(p for p in range(1, 25) if p not in legal and p != src and st["board"]["points"][p] <= 0)
+    _click_point(drv, illegal)
+    assert drv.execute_script("return window.bgrl.made();") == []
+    assert "not a legal landing point" in drv.find_element(By.ID, "message").text
+    assert drv.find_element(By.ID, "confirm").get_attribute("disabled") is not None
+
+
+def test_hint_arrows_for_the_top_play(browser, server, shots):
+    from selenium.webdriver.common.by import By
+
+    drv = browser
+    _new_game(drv, server)
+    drv.find_element(By.ID, "hint").click()
+    _wait(drv, lambda: drv.find_elements(By.CSS_SELECTOR, "#hint-table tbody tr"), timeout=60, what="the hint table")
+    hint = drv.execute_script("return window.bgrl.lastHint();")
+    assert hint["level"] == "world-class"
+    assert "world-class" in drv.find_element(By.CSS_SELECTOR, "#hints h3").text
+    top = hint["plays"][0]
+    arrows = sorted((int(a.get_attribute("data-from")), int(a.get_attribute("data-to")))
+                    for a in drv.find_elements(By.CSS_SELECTOR, "#arrows line.arrow"))
+    assert arrows == sorted((f, t) for f, t, _ in top["steps"])
+    rows = drv.find_elements(By.CSS_SELECTOR, "#hint-table tbody tr")
+    assert rows[0].find_elements(By.TAG_NAME, "td")[1].text == top["play"]
+    why = [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#why li")]
+    assert why == top["why"] and why[0].startswith(top["play"] + " leaves")
+    drv.set_window_size(DESKTOP[0], 1250)  # the board and the hint table in one picture
+    drv.find_element(By.TAG_NAME, "main").screenshot(str(shots / "hint-arrows.png"))
+    drv.set_window_size(*DESKTOP)
+    drv.save_screenshot(str(shots / "hint-desktop.png"))
+    drv.set_window_size(*PHONE)
+    drv.save_screenshot(str(shots / "hint-375.png"))
+    drv.set_window_size(*DESKTOP)
+    if len(rows) > 1:  # another row: its arrows
+        rows[1].click()
+        second = sorted((f, t) for f, t, _ in hint["plays"][1]["steps"])
+        got = sorted((int(a.get_attribute("data-from")), int(a.get_attribute("data-to")))
+                     for a in drv.find_elements(By.CSS_SELECTOR, "#arrows line.arrow"))
+        assert got == second
+
+
+def test_black_lets_the_computer_open_and_resign_needs_confirmation(browser, server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    drv = browser
+    _new_game(drv, server, colour="black")
+    st = _state(drv)
+    assert st["colour"] == "black" and st["events"][0]["who"] == "computer"
+    assert "(in your numbering)" in drv.find_element(By.ID, "log").text
+    Select(drv.find_element(By.ID, "resign-value")).select_by_value("backgammon")
+    drv.find_element(By.ID, "resign").click()
+    assert drv.find_element(By.ID, "ask").is_displayed()
+    drv.find_element(By.ID, "ask-no").click()
+    assert _state(drv)["over"] is None
+    drv.find_element(By.ID, "resign").click()
+    drv.find_element(By.ID, "ask-yes").click()
+    _wait(drv, lambda: _state(drv)["over"] is not None, what="the resignation")
+    assert "accepts your resignation of a backgammon" in drv.find_element(By.ID, "message").text
