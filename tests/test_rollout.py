@@ -219,3 +219,14 @@ def test_cli_finished_position(capsys):
     pid = position_id(board({}, {20: 15}))
     code, _, err = run(["rollout", pid, "--trials", "4"], capsys)
     assert code == 2 and "game is over" in err and err.count("\n") == 1
+
+
+def test_one_ply_checker_play_runs_in_both_modes():
+    b = MIDGAME.board[None]
+    for vr in (True, False):
+        r = rollout_boards(pip_evaluator, b, trials=3, seed=0, ply=1, truncate=2, variance_reduction=vr)
+        assert np.isfinite(r.equity).all() and r.mean_plies[0] == 2
+    # the same trial rolls the same dice: 0-ply trials of one root agree with a batch of two roots
+    one = rollout_boards(pip_evaluator, b, trials=6, seed=9, truncate=3)
+    two = rollout_boards(pip_evaluator, np.concatenate([b, Position.start().board[None]]), trials=6, seed=9, truncate=3)
+    assert np.allclose(one.probs[0], two.probs[0])

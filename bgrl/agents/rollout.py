@@ -39,7 +39,8 @@ https://www.gnu.org/software/gnubg/manual/html_node/Rollouts-in-GNU-Backgammon.h
   that value is its outcome (gnubg's "race database truncation"); the evaluator itself
   values after-states exactly where it uses exact values (:mod:`bgrl.evaluation.evaluator`).
 
-Lockstep. All trials of all rolled-out positions advance together: per ply one generator
+Lockstep. All trials of all rolled-out positions advance together (trials standing on the
+same position, as in the first plies, share its plays): per ply one generator
 call over every active trial (times 21 rolls with variance reduction) and one evaluator
 call over every after-state produced (cut into chunks of :data:`EVAL_CHUNK` rows to bound
 memory); searches above 0-ply add their own batched calls.
@@ -223,6 +224,14 @@ def _trial_keys(trials: int, seed: int) -> np.ndarray:
         return seed_keys(base + np.arange(trials, dtype=np.uint64))
 
 
+def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of an int8 (n, w) array and, per row, the index of its distinct row."""
+    a = np.ascontiguousarray(a)
+    keys = a.view(np.dtype((np.void, a.shape[1])))[:, 0]
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    return a[first], inv.reshape(-1)
+
+
 def _evaluate(evaluator, boards: np.ndarray) -> np.ndarray:
     if boards.shape[0] <= EVAL_CHUNK:
         return np.asarray(evaluator(boards), dtype=np.float64).reshape(boards.shape[0], 5)
@@ -321,29 +330,34 @@ def rollout_boards(evaluator, boards, trials: int = DEFAULT_TRIALS, seed: int = 
         dice = first[tr] if t == 0 else second[tr] if t == 1 else roll_dice(keys[tr], np.full(n, t))
         ridx = _ROLL_INDEX[dice[:, 0], dice[:, 1]]
         if variance_reduction:
-            aft = generate(np.repeat(b, ROLLS.shape[0], axis=0), np.tile(ROLLS, (n, 1)), validate=False)
+            # trials that stand on the same position (the first plies) share its 21 rolls' plays
+            ub, inv = _unique_rows(b)
+            nu, nr = ub.shape[0], ROLLS.shape[0]
+            aft = generate(np.repeat(ub, nr, axis=0), np.tile(ROLLS, (nu, 1)), validate=False)
             p = _evaluate(evaluator, aft.boards)
-            best = group_argmax(equity(p), aft.offsets).reshape(n, ROLLS.shape[0])
-            f = p[best]  # (n, 21, 5): probabilities of the mover after its best 0-ply play of each roll
-            rows = np.arange(n)
-            luck = f[rows, ridx] - np.einsum("nrk,r->nk", f, ROLL_WEIGHTS)
+            best = group_argmax(equity(p), aft.offsets).reshape(nu, nr)
+            f = p[best]  # (nu, 21, 5): probabilities of the mover after its best 0-ply play of each roll
+            luck = f[inv, ridx] - np.einsum("nrk,r->nk", f, ROLL_WEIGHTS)[inv]
             if t % 2:  # the root side's view: flip_probs(x) - flip_probs(y) for a difference x - y
                 luck = luck[:, _SE_FLIP] * _DIFF_SIGN
             result[active] -= luck
-            groups = rows * ROLLS.shape[0] + ridx
             if ply == 0:
-                chosen = aft.boards[best[rows, ridx]]
+                chosen = aft.boards[best[inv, ridx]]
             else:
-                lo, hi = aft.offsets[groups], aft.offsets[groups + 1]
+                ug, ginv = np.unique(inv * nr + ridx, return_inverse=True)
+                lo, hi = aft.offsets[ug], aft.offsets[ug + 1]
                 sel = np.concatenate([np.arange(x, y) for x, y in zip(lo.tolist(), hi.tolist())])
                 offs = np.concatenate([[0], np.cumsum(hi - lo)])
-                chosen = aft.boards[sel[search_plays(evaluator, aft.boards[sel], offs, ply, filters).best]]
+                chosen = aft.boards[sel[search_plays(evaluator, aft.boards[sel], offs, ply, filters).best]][ginv]
         else:
-            aft = generate(b, dice, validate=False)
+            # one decision per distinct (position, roll) of the trials
+            ub, inv = _unique_rows(np.concatenate([b, ridx[:, None].astype(np.int8)], axis=1))
+            aft = generate(ub[:, :26], ROLLS[ub[:, 26].astype(np.int64)], validate=False)
             if ply == 0:
-                chosen = aft.boards[group_argmax(equity(_evaluate(evaluator, aft.boards)), aft.offsets)]
+                pick = group_argmax(equity(_evaluate(evaluator, aft.boards)), aft.offsets)
             else:
-                chosen = aft.boards[search_plays(evaluator, aft.boards, aft.offsets, ply, filters).best]
+                pick = search_plays(evaluator, aft.boards, aft.offsets, ply, filters).best
+            chosen = aft.boards[pick[inv]]
         res = game_results(chosen)
         done = res > 0
         if done.any():
