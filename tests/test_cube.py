@@ -182,3 +182,52 @@ def test_match_cube_decisions():
     # money-like behaviour at a long, even score
     dm = C.cube_decision(np.array([0.8, 0.0, 0.0, 0.0, 0.0]), CubeState(match_length=25), 0.68)
     assert dm.decision == "double, pass"
+
+
+# -- bgrl hint before the roll ------------------------------------------------------------
+
+def _xgid_last_roll(mine, cube=None):
+    from bgrl.rules.xgid import to_xgid
+
+    return to_xgid(last_roll_board(mine), None, True, cube)
+
+
+def test_hint_cube_json_shape_and_last_roll(capsys):
+    import json
+
+    from bgrl.cli import main
+
+    assert main(["hint", _xgid_last_roll([4, 1]), "--ply", "0", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert set(obj) == {"position_id", "level", "ply", "cube"}
+    assert set(obj["cube"]) == {"decision", "take", "equities"}
+    assert set(obj["cube"]["equities"]) == {"no_double", "double_take", "double_pass"}
+    assert obj["cube"]["decision"] == "double, pass" and obj["cube"]["take"] is False
+    assert obj["cube"]["equities"]["double_take"] == pytest.approx(2 * (2 * 29 / 36 - 1))
+    assert main(["hint", _xgid_last_roll([3, 2]), "--ply", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cube"]["decision"] == "double, take"
+    # a Position ID with --cube and no DICE
+    assert main(["hint", "4HPwATDgc/ABMA", "--cube", "--ply", "0", "--level", "beginner"]) == 0
+    out = capsys.readouterr().out
+    assert "Cubeful equities:" in out and "Proper cube action: No double, take" in out
+    assert "1. No double" in out and "Double, pass" in out
+
+
+def test_hint_cube_at_a_score_and_errors(capsys):
+    import json
+
+    from bgrl.cli import main
+
+    at_score = _xgid_last_roll([3, 2], CubeState(match_length=7, score=(2, 4)))
+    assert main(["hint", at_score, "--ply", "0", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["cube"]["equities"]["double_pass"] == pytest.approx(1.0)
+    crawford = _xgid_last_roll([3, 2], CubeState(match_length=7, score=(2, 6), crawford=True))
+    assert main(["hint", crawford, "--ply", "0"]) == 2
+    assert "Crawford" in capsys.readouterr().err
+    assert main(["hint", "4HPwATDgc/ABMA", "31", "--cube"]) == 2
+    assert main(["hint", "4HPwATDgc/ABMA"]) == 2
+    assert "missing DICE" in capsys.readouterr().err
+    over = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:7:2:0:7:10"
+    assert main(["hint", over]) == 2
+    assert "at or above the match length" in capsys.readouterr().err
