@@ -211,6 +211,7 @@ def test_hint_cube_json_shape_and_last_roll(capsys):
     out = capsys.readouterr().out
     assert "Cubeful equities:" in out and "Proper cube action: No double, take" in out
     assert "1. No double" in out and "Double, pass" in out
+    assert "Position 4HPwATDgc/ABMA, Match ID cAkAAAAAAAAA" in out  # gnubg's IDs side by side
 
 
 def test_hint_cube_at_a_score_and_errors(capsys):

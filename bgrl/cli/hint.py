@@ -93,7 +93,9 @@ def cube_text(pos, decision, probs, cube, label: str, ply: int) -> str:
         where += ", Crawford game"
     elif cube.post_crawford:
         where += ", post-Crawford"
-    lines = [f"Position {pos.position_id}, before the roll: cube analysis; {label}, {ply}-ply; {where}, "
+    from bgrl.rules.matchid import match_id
+
+    lines = [f"Position {pos.position_id}, Match ID {match_id(cube)}, before the roll: cube analysis; {label}, {ply}-ply; {where}, "
              f"cube {cube.value}{' owned by the side on roll' if cube.owner == 1 else ' centred' if cube.owner == 0 else ''}"]
     eq = float(equity(probs))
     lines.append(f"{ply}-ply cubeless equity {eq:+.3f} (money points per game)")
