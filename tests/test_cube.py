@@ -80,6 +80,15 @@ def test_janowski_take_points():
 
 def test_cube_life_by_phase():
     assert C.cube_life(last_roll_board([3, 2])) == 0.0
+    outside = last_roll_board([3, 2])
+    outside[9] = 1  # a checker still outside the home board, the opponent off next roll: still a last roll
+    assert C.is_last_roll(outside) and C.cube_life(outside) == 0.0
+    two = last_roll_board([3, 2])
+    two[23] = -1  # the opponent on its 1- and 2-points: every roll (1-1 included) bears both off
+    assert C.is_last_roll(two)
+    far = last_roll_board([3, 2])
+    far[19] = -1  # a checker on the opponent's 6-point: 2-1 does not finish
+    assert not C.is_last_roll(far) and C.cube_life(far) == C.X_BEAROFF
     home = np.zeros(26, dtype=np.int8)
     home[1:7] = 2
     home[19:25] = -2

@@ -133,13 +133,13 @@ def average_values(probs) -> tuple[float, float, float]:
 
 
 def is_last_roll(board) -> bool:
-    """True when both sides are bearing off and the opponent surely bears off its last
-    checkers with its next roll (so the cube cannot be turned again after a take).
+    """True in a race where the opponent has all its checkers home and surely bears off the
+    last of them with its next roll (so the cube cannot be turned again after a take).
 
     board : int (26,), from the side on roll (:mod:`bgrl.rules.board`).
     """
     b = np.asarray(board, dtype=np.int64).reshape(1, -1)
-    if not bool(is_bearoff(b)[0]):
+    if not bool(is_race(b)[0]) or (b[0, :19] < 0).any():  # contact, or opponent checkers outside its home
         return False
     opp = np.maximum(-b[0, 24:18:-1], 0)  # the opponent's points 1..6
     if opp.sum() == 0:
