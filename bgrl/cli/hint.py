@@ -143,7 +143,8 @@ def add_parser(sub) -> None:
                        "(default level expert), best first; plays cut by the move filter keep a shallower ply. "
                        "Before the roll (an XGID with dice 00, or --cube and no DICE) it gives the cube decision; "
                        "POSITION may then be an XGID with a cube and score, or a gnubg 'PositionID:MatchID'.")
-    h.add_argument("position", nargs="?", help=POS_HELP)
+    h.add_argument("position", nargs="?", help=POS_HELP.replace("money game, no cube; ", "")
+                   + "; for the cube decision also an XGID with a cube and score, or gnubg's 'PositionID:MatchID'")
     h.add_argument("dice", nargs="*", help=DICE_HELP)
     h.add_argument("--level", default=None, help="rank with this level's noise-free search (default: expert; see bgrl levels)")
     h.add_argument("--ply", type=int, default=None, help="search depth 0..3 in gnubg's convention (default: the level's)")
