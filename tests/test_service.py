@@ -105,10 +105,31 @@ def test_wildbg_eval_exact_json_and_cube(client):
     # Side on roll: the fake scores the opponent's view (made 0, our bar 0) -> win 0.25 for it;
     # our equity 0.5 + 0.125 + 0.03125 = 0.65625: double, and the opponent should pass.
     assert r.text == '{"cube":{"double":true,"accept":false},"probabilities":{"win":0.75,"winG":0.1875,"winBg":0.046875,"loseG":0.0625,"loseBg":0.015625}}'
-    assert cube_decision(0.45) == (True, True)
-    assert cube_decision(0.7) == (True, False)
-    assert cube_decision(1.2) == (False, False)
-    assert cube_decision(0.1) == (False, True)
+    # the real cube engine (Janowski, bgrl.evaluation.cube): a last roll, cube life 0
+    start = Position.start()
+    assert cube_decision(start, [0.80, 0.0, 0.0, 0.0, 0.0]).decision == "double, pass"  # contact: x = 0.68, take point 21.4%
+    assert cube_decision(start, [0.70, 0.0, 0.0, 0.0, 0.0]).decision == "double, take"
+    assert cube_decision(start, [0.55, 0.0, 0.0, 0.0, 0.0]).decision == "no double"
+    assert cube_decision(start, [0.9, 0.7, 0.0, 0.0, 0.0]).decision == "too good to double"
+
+
+def test_v1_cube(client):
+    body = {"position": {"gnubg_id": START_POSITION_ID}}
+    r = client.post("/v1/cube", json=body)
+    assert r.status_code == 200, r.text
+    obj = r.json()
+    assert obj["position_id"] == START_POSITION_ID and obj["level"] == "expert"
+    assert set(obj["cube"]) == {"decision", "take", "equities"}
+    assert set(obj["cube"]["equities"]) == {"no_double", "double_take", "double_pass"}
+    assert obj["cube"]["equities"]["double_pass"] == 1.0
+    m = client.post("/v1/cube", json={**body, "match": {"length": 7, "score": [2, 4]}, "cube": {"value": 1, "owner": 0}})
+    assert m.status_code == 200 and m.json()["cube"]["equities"]["double_pass"] == pytest.approx(1.0)
+    for bad, word in [({"cube": {"value": 3, "owner": 1}}, "power of 2"),
+                      ({"match": {"length": 5, "score": [5, 1]}}, "at or above the match length"),
+                      ({"match": {"length": 5, "score": [4, 1], "crawford": True}}, "Crawford"),
+                      ({"cube": {"value": 2, "owner": -1}}, "opponent owns")]:
+        r = client.post("/v1/cube", json={**body, **bad})
+        assert r.status_code == 400 and word in r.json()["message"], r.text
 
 
 @pytest.mark.parametrize(

@@ -103,7 +103,7 @@ def test_same_seed_same_play(engine):
         ("position gnubgid !!!", "error bad_value "),
         ("position fen x", "error bad_command expected: position gnubgid <ID> | position xgid <XGID>"),
         ("go", "error bad_state missing position"),
-        ("go cube", "error unsupported go cube"),
+        ("go cube", "error bad_state missing position"),
         ("go turn", "error unsupported go turn"),
         ("go sideways", "error bad_command expected: go | go chequer"),
         ("set engine.level god", "error bad_value engine.level must_be "),
@@ -126,6 +126,14 @@ def test_position_xgid(engine):
     assert out[-1] == "bestmove 8/5 6/5"  # the XGID's own dice (31)
     out, _ = run_session(["position xgid XGID=nonsense"], engine)
     assert len(out) == 1 and out[0].startswith("error bad_value")
+
+
+def test_go_cube_answers_bestcube(engine):
+    out, _ = run_session([f"position gnubgid {START_POSITION_ID}", "go cube"], engine)
+    assert out[0].startswith("info depth ") and " decision " in out[0]
+    assert out[-1] in ("bestcube double", "bestcube nodouble")
+    out, _ = run_session(["position gnubgid AAAAIAAAAAAAAA", "go cube"], engine)
+    assert out[0].startswith("error bad_state the game is over")
 
 
 def test_missing_dice_is_bad_state(engine):
@@ -159,7 +167,7 @@ def test_scripted_session_subprocess():
     assert best[0] == "bestmove 8/5 6/5"
     assert len(best) == 2
     assert "value engine.level beginner" in lines
-    assert lines[-2:] == ["error unsupported go cube (bgrl has no cube engine)", "error bad_command unknown command bogus"]
+    assert lines[-2:] == ["bestcube nodouble", "error bad_command unknown command bogus"]  # nobody doubles at the start
     assert lines.count("readyok") == 1  # nothing is answered after quit
 
 

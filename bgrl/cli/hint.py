@@ -1,13 +1,23 @@
-"""``bgrl hint POSITION [DICE]``: the legal plays ranked by a level's noise-free search."""
+"""``bgrl hint POSITION [DICE]``: the legal plays ranked by a level's noise-free search, or,
+before the roll (an XGID with dice ``00``, or a Position ID with ``--cube`` and no DICE), the
+cube decision (:mod:`bgrl.agents.cube`; docs/cube.md)."""
 
 from __future__ import annotations
 
 import json
 
-from bgrl.cli._common import (DICE_HELP, NOTATION_HELP, POS_HELP, CLIError, HelpFormatter, batch_lines,
-                              check_position_or_batch, position_and_dice)
+import sys
 
 __all__ = ["add_parser", "cmd_hint", "evaluator_for", "explain_text"]
+from bgrl.cli._common import (DICE_HELP, NOTATION_HELP, POS_HELP, CLIError, HelpFormatter, batch_lines,
+                              check_position_or_batch, dice_arg)
+from bgrl.rules.cube import CubeState
+from bgrl.rules.xgid import looks_like_xgid
+
+__all__ = ["add_parser", "cmd_hint", "evaluator_for", "cube_json", "cube_text"]
+
+_PHRASE = {"no double": "No double", "double, take": "Double, take", "double, pass": "Double, pass",
+           "too good to double": "Too good to double"}
 
 
 def evaluator_for(checkpoint):
@@ -43,8 +53,15 @@ def cmd_hint(args) -> int:
 
     check_position_or_batch(args)
     if args.batch is not None:
+        if args.cube:
+            raise CLIError("--cube works on one POSITION, not with --batch")
         return batch_lines(args.batch, obj)
-    pos, dice = position_and_dice(args.position, args.dice)
+    pos, dice, cube = _read(args)
+    if dice is None:
+        return _cube_hint(args, agent, ply, label, pos, cube)
+    if cube != CubeState():
+        print("bgrl: note: the cube and score are read, but checker play is ranked by cubeless money equity "
+              "(cubeful and match checker play are not built yet; docs/cube.md)", file=sys.stderr)
     if args.json:
         print(json.dumps(obj(pos, dice)))
         return 0
@@ -69,11 +86,92 @@ def explain_text(pos, ranked, n: int = 3, compact: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _read(args):
+    """(Position, dice or None, CubeState) of POSITION [DICE] with the cube fields read."""
+    from bgrl.rules.xgid import read_position_cube
+
+    pos, xdice, cube = read_position_cube(args.position)
+    if args.dice:
+        if args.cube:
+            raise CLIError("--cube asks for the cube decision before the roll: give no DICE")
+        return pos, dice_arg(args.dice), cube
+    if args.cube:
+        return pos, None, cube
+    if xdice is None and not looks_like_xgid(args.position):
+        raise CLIError("missing DICE: write the roll like 53, 5-3 or '5 3' (or --cube for the cube decision "
+                       "before the roll, or an XGID with its dice)")
+    return pos, xdice, cube
+
+
+def cube_json(pos, decision, level: str, ply: int) -> dict:
+    """``{"position_id", "level", "ply", "cube": {"decision", "take", "equities": {...}}}``."""
+    return {"position_id": pos.position_id, "level": level, "ply": ply, "cube": decision.as_dict()}
+
+
+def cube_text(pos, decision, probs, cube, label: str, ply: int) -> str:
+    """The cube decision as gnubg prints its cube analysis: cubeless equity and
+    probabilities, then the three cubeful equities, the proper action first, each with its
+    difference to the proper action, and the proper cube action."""
+    from bgrl.evaluation.probabilities import equity
+
+    d = decision
+    where = "money game" if not cube.is_match else f"{cube.score[0]}-{cube.score[1]} to {cube.match_length}"
+    if cube.crawford:
+        where += ", Crawford game"
+    elif cube.post_crawford:
+        where += ", post-Crawford"
+    from bgrl.rules.matchid import match_id
+
+    lines = [f"Position {pos.position_id}, Match ID {match_id(cube)}, before the roll: cube analysis; {label}, {ply}-ply; {where}, "
+             f"cube {cube.value}{' owned by the side on roll' if cube.owner == 1 else ' centred' if cube.owner == 0 else ''}"]
+    eq = float(equity(probs))
+    lines.append(f"{ply}-ply cubeless equity {eq:+.3f} (money points per game)")
+    p = probs
+    lines.append(f"  {p[0]:.3f} {p[1]:.3f} {p[2]:.3f} - {1 - p[0]:.3f} {p[3]:.3f} {p[4]:.3f}")
+    lines.append("Cubeful equities:")
+    proper = max(d.no_double, min(d.double_take, d.double_pass))
+    rows = [("No double", d.no_double), ("Double, take", d.double_take), ("Double, pass", d.double_pass)]
+    first = {"no double": 0, "too good to double": 0, "double, take": 1, "double, pass": 2}[d.decision]
+    order = [first] + [i for i in range(3) if i != first]
+    for n, i in enumerate(order, start=1):
+        name, v = rows[i]
+        diff = "" if n == 1 else f"  {v - proper:+.3f}"
+        mwc = ""
+        if d.mwc is not None:
+            mwc = f"  ({100 * d.mwc[['no_double', 'double_take', 'double_pass'][i]]:.2f}% MWC)"
+        lines.append(f"{n}. {name:<22}{v:+.3f}{diff}{mwc}")
+    answer = ("beaver" if d.beaver else "take") if d.take else "pass"
+    action = _PHRASE[d.decision]
+    if d.decision in ("no double", "too good to double"):
+        action += f", {answer}"
+    lines.append(f"Proper cube action: {action}")
+    lines.append(f"  cubeful equities of the side on roll per unit of the current stake (Janowski, cube life x = "
+                 f"{d.cube_life:.2f}){'; MWC on the equity scale as gnubg shows it' if d.mwc is not None else ''}")
+    return "\n".join(lines)
+
+
+def _cube_hint(args, agent, ply, label, pos, cube) -> int:
+    from bgrl.agents.cube import cube_hint
+
+    try:
+        decision, probs = cube_hint(agent.evaluator, pos, cube, ply)
+    except ValueError as exc:
+        raise CLIError(f"no cube decision: {exc}") from None
+    if args.json:
+        print(json.dumps(cube_json(pos, decision, agent.level.name, ply)))
+    else:
+        print(cube_text(pos, decision, probs, cube, label, ply))
+    return 0
+
+
 def add_parser(sub) -> None:
     h = sub.add_parser("hint", help="rank all legal plays by equity", formatter_class=HelpFormatter,
                        description="Rank the legal plays of a position and roll by a level's noise-free n-ply search "
-                       "(default level expert), best first; plays cut by the move filter keep a shallower ply.")
-    h.add_argument("position", nargs="?", help=POS_HELP)
+                       "(default level expert), best first; plays cut by the move filter keep a shallower ply. "
+                       "Before the roll (an XGID with dice 00, or --cube and no DICE) it gives the cube decision; "
+                       "POSITION may then be an XGID with a cube and score, or a gnubg 'PositionID:MatchID'.")
+    h.add_argument("position", nargs="?", help=POS_HELP.replace("money game, no cube; ", "")
+                   + "; for the cube decision also an XGID with a cube and score, or gnubg's 'PositionID:MatchID'")
     h.add_argument("dice", nargs="*", help=DICE_HELP)
     h.add_argument("--level", default=None, help="rank with this level's noise-free search (default: expert; see bgrl levels)")
     h.add_argument("--ply", type=int, default=None, help="search depth 0..3 in gnubg's convention (default: the level's)")
@@ -86,6 +184,9 @@ def add_parser(sub) -> None:
     h.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
     h.add_argument("--explain", action="store_true", help="say why the best play is best: blots and the opponent's shots "
                    "at them, points made or broken, primes, anchors, pips; with --json each play gets a \"facts\" list "
+                   "(default: off)")
+    h.add_argument("--cube", action="store_true", help="the cube decision before the roll (no DICE): no double, "
+                   "double/take, double/pass with their cubeful equities; an XGID with dice 00 asks for it too "
                    "(default: off)")
     h.add_argument("--notation", choices=["dice", "compact"], default="dice", help=NOTATION_HELP)
     h.set_defaults(func=cmd_hint)

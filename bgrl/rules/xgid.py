@@ -24,8 +24,14 @@ That layout is exactly bgrl's board encoding (:mod:`bgrl.rules.board`) with the 
 the mover, so the bottom player on roll reads straight into a board, and the top player on
 roll is the same board flipped.
 
-bgrl plays money games without a doubling cube: an XGID with a turned or owned cube, a
-pending cube action, or a match length is refused with a clear error.
+By default bgrl plays money games without a doubling cube: :func:`parse_xgid` and
+:func:`read_position` refuse an XGID with a turned or owned cube, a pending cube action, or a
+match length with a clear error. The cube is an optional rule: :func:`parse_xgid_cube` and
+:func:`read_position_cube` read the cube value, owner, match length, score, Crawford and the
+money-game Jacoby/beaver flags into a :class:`bgrl.rules.cube.CubeState` as well, and
+:func:`read_position_cube` also reads GNU Backgammon's ``PositionID:MatchID`` pair
+(:mod:`bgrl.rules.matchid`). Field 8 holds, in a match, 1 for the Crawford game; in a money
+game, bit 1 the Jacoby rule and bit 2 beavers. Field 10 is log2 of the cube's cap.
 """
 
 from __future__ import annotations
@@ -33,9 +39,11 @@ from __future__ import annotations
 import numpy as np
 
 from bgrl.rules.board import NUM_CHECKERS, Position, board_from_position_id, flip, validate_board
+from bgrl.rules.cube import CubeState
 from bgrl.rules.dice import validate_dice
 
-__all__ = ["XGIDError", "parse_xgid", "to_xgid", "read_position", "looks_like_xgid"]
+__all__ = ["XGIDError", "parse_xgid", "parse_xgid_cube", "to_xgid", "read_position", "read_position_cube",
+           "looks_like_xgid"]
 
 _PREFIX = "XGID="
 _EXAMPLE = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
@@ -165,8 +173,8 @@ def _position_field(board: np.ndarray) -> str:
     return "".join(chars)
 
 
-def to_xgid(position, dice=None, bottom_on_roll: bool = True) -> str:
-    """Write the XGID of a money-game position without a cube.
+def to_xgid(position, dice=None, bottom_on_roll: bool = True, cube: CubeState | None = None) -> str:
+    """Write the XGID of a position (money game without a cube unless ``cube`` is given).
 
     Parameters
     ----------
@@ -175,6 +183,7 @@ def to_xgid(position, dice=None, bottom_on_roll: bool = True) -> str:
     bottom_on_roll : True (default): the side on roll is the XGID's bottom player (turn 1);
         False: it is the top player (turn -1), the position field then numbered from the
         other side.
+    cube : CubeState from the side on roll, optional: writes the cube, score, flags and cap.
 
     Returns
     -------
@@ -192,7 +201,80 @@ def to_xgid(position, dice=None, bottom_on_roll: bool = True) -> str:
         a, b = validate_dice(dice)
         d = f"{max(a, b)}{min(a, b)}"
     field = _position_field(board if bottom_on_roll else flip(board))
-    return f"{_PREFIX}{field}:0:0:{1 if bottom_on_roll else -1}:{d}:0:0:0:0:10"
+    turn = 1 if bottom_on_roll else -1
+    if cube is None:
+        return f"{_PREFIX}{field}:0:0:{turn}:{d}:0:0:0:0:10"
+    owner = cube.owner * turn  # XGID: 1 = bottom player, -1 = top player
+    mine, theirs = cube.score
+    bottom, top = (mine, theirs) if bottom_on_roll else (theirs, mine)
+    flags = int(cube.crawford) if cube.is_match else int(cube.jacoby) + 2 * int(cube.beavers)
+    cap = cube.max_value.bit_length() - 1
+    return (f"{_PREFIX}{field}:{cube.value.bit_length() - 1}:{owner}:{turn}:{d}:{bottom}:{top}:{flags}:"
+            f"{cube.match_length}:{cap}")
+
+
+def parse_xgid_cube(text: str) -> tuple[Position, tuple[int, int] | None, CubeState]:
+    """Read an XGID with its cube and match fields (the optional rules).
+
+    Parameters
+    ----------
+    text : str, an XGID (module docstring), e.g. ``"XGID=-b----E-C---eE---c-e----B-:1:1:-1:00:3:2:0:7:10"``.
+
+    Returns
+    -------
+    (Position, dice, CubeState) : the position and the CubeState from the side on roll (its
+        owner 1 when the side on roll owns the cube; its score first); dice ``(high, low)``
+        or None before the roll (``00``). Without field 10 the cap is the default
+        (:data:`bgrl.rules.cube.DEFAULT_MAX_CUBE`).
+
+    Raises
+    ------
+    XGIDError (a ValueError)
+        what :func:`parse_xgid` refuses except the cube and match fields, and: a pending cube
+        action (field 5 ``D``/``B``/``R``), a cube value field outside 0..15 (the cube is
+        always a power of 2), an owner not in -1, 0, 1, a centred cube above 1, a score at or
+        above the match length, Crawford without a side 1 away, Jacoby/beaver flags in a match.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"an XGID must be a str, got {type(text).__name__}")
+    t = text.strip()
+    shown = repr(_short(t))
+    body = t[len(_PREFIX):] if t.upper().startswith(_PREFIX) else t
+    fields = body.split(":")
+    if len(fields) not in (9, 10):
+        raise XGIDError(f"XGID {shown} has {len(fields)} fields; expected 10 separated by ':', e.g. {_EXAMPLE}")
+    if fields[4].upper() in ("D", "B", "R"):
+        raise XGIDError(f"XGID {shown}: field 5 is a pending cube action ({fields[4]!r}); give the position before "
+                        "the double (dice 00) for the cube decision")
+    cube_log = _int_field(fields, 1, "cube value", shown)
+    owner = _int_field(fields, 2, "cube owner", shown)
+    bottom = _int_field(fields, 5, "bottom player's score", shown)
+    top = _int_field(fields, 6, "top player's score", shown)
+    flags = _int_field(fields, 7, "Crawford/Jacoby flags", shown)
+    length = _int_field(fields, 8, "match length", shown)
+    cap_log = _int_field(fields, 9, "max cube", shown) if len(fields) == 10 else None
+    plain = ":".join([fields[0], "0", "0", fields[3], fields[4], "0", "0", "0", "0"])
+    pos, dice = parse_xgid(plain)
+    turn = int(fields[3])
+    if not 0 <= cube_log <= 15:
+        raise XGIDError(f"XGID {shown}: field 2 (cube value as a power of 2) must be 0..15, got {cube_log}")
+    if owner not in (-1, 0, 1):
+        raise XGIDError(f"XGID {shown}: field 3 (cube owner) must be 0 (centred), 1 (bottom) or -1 (top), got {owner}")
+    if not 0 <= flags <= 3:
+        raise XGIDError(f"XGID {shown}: field 8 (Crawford/Jacoby flags) must be 0..3, got {flags}")
+    if cap_log is not None and not 0 <= cap_log <= 15:
+        raise XGIDError(f"XGID {shown}: field 10 (max cube as a power of 2) must be 0..15, got {cap_log}")
+    score = (bottom, top) if turn == 1 else (top, bottom)
+    try:
+        cube = CubeState(value=2 ** cube_log, owner=owner * turn, match_length=length,
+                         score=score,
+                         crawford=bool(flags & 1) if length else False,
+                         jacoby=bool(flags & 1) if not length else False,
+                         beavers=bool(flags & 2) if not length else False,
+                         max_value=max(2 ** cap_log, 2 ** cube_log) if cap_log is not None else 2 ** 15)
+    except ValueError as exc:
+        raise XGIDError(f"XGID {shown}: {exc}") from None
+    return pos, dice, cube
 
 
 def read_position(text: str) -> tuple[Position, tuple[int, int] | None]:
@@ -220,6 +302,31 @@ def read_position(text: str) -> tuple[Position, tuple[int, int] | None]:
     if looks_like_xgid(text):
         return parse_xgid(text)
     return Position.from_id(text), None
+
+
+def read_position_cube(text: str) -> tuple[Position, tuple[int, int] | None, CubeState]:
+    """The reader of a position with its cube and match state (the optional rules).
+
+    ``text`` is a gnubg Position ID (the money game's centred cube), GNU Backgammon's
+    ``PositionID:MatchID`` pair (:mod:`bgrl.rules.matchid`), or an XGID
+    (:func:`parse_xgid_cube`).
+
+    Returns (Position, dice or None, CubeState), all from the side on roll.
+    Raises TypeError for a non-str; ValueError naming what was expected.
+    """
+    from bgrl.rules.matchid import cube_state, decode_match_id
+
+    if not isinstance(text, str):
+        raise TypeError(f"a position must be a str (Position ID, Position ID:Match ID or XGID), got {type(text).__name__}")
+    t = text.strip()
+    if not t.upper().startswith(_PREFIX) and t.count(":") == 1:
+        pid, mid = t.split(":")
+        pos = Position.from_id(pid)
+        cube, dice = cube_state(decode_match_id(mid))
+        return pos, dice, cube
+    if looks_like_xgid(t):
+        return parse_xgid_cube(t)
+    return Position.from_id(t), None, CubeState()
 
 
 def position_and_dice(position, dice=None) -> tuple[Position, tuple[int, int]]:

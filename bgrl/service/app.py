@@ -291,13 +291,27 @@ def _steps(play) -> list[S.Step]:
     return [S.Step(**{"from": a, "to": b}) for a, b in plain_steps(play)]
 
 
-def cube_decision(equity: float) -> tuple[bool, bool]:
-    """A crude money-game cube hint from cubeless equity E of the side on roll (bgrl has no
-    cube engine): double when 0.4 <= E < 1.0 (past 1.0 playing on for the gammon is worth
-    more than the opponent's pass); the opponent accepts while E <= 0.5 (the dead-cube take
-    point: after a take the taker's cubeless equity is -E per point, and a pass costs 1 of
-    the doubled 2, i.e. 0.5 per point). Returns ``(double, accept)``."""
-    return (0.4 <= equity < 1.0), (equity <= 0.5)
+def cube_decision(pos: Position, probs, cube=None):
+    """The cube decision of the side on roll before the roll (:mod:`bgrl.evaluation.cube`):
+    Janowski's model with the cube life of the position's phase, from its cubeless
+    probabilities (5,). ``cube``: a :class:`bgrl.rules.cube.CubeState` (default: centred,
+    money). Raises ServiceError ``bad_cube`` when the side may not double."""
+    from bgrl.evaluation.cube import cube_decision as decide, cube_life
+
+    try:
+        return decide(np.asarray(probs, dtype=np.float64), cube, cube_life(pos.board))
+    except ValueError as exc:
+        raise ServiceError("bad_cube", str(exc)) from None
+
+
+def _cube_state(c, m):
+    from bgrl.rules.cube import CubeState
+
+    try:
+        return CubeState(value=c.value if c else 1, owner=c.owner if c else 0, match_length=m.length if m else 0,
+                         score=tuple(m.score) if m else (0, 0), crawford=m.crawford if m else False)
+    except ValueError as exc:
+        raise ServiceError("bad_cube", str(exc)) from None
 
 
 def _position(p: S.PositionIn) -> tuple[Position, tuple[int, int] | None]:
@@ -425,6 +439,20 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
         return S.EvalResponse(position_id=pos.position_id, level=req.level, ply=ply, equity=round(float(equity(p)), 6), probabilities=_probs(p), **served(eng, t0, req.level))
 
+    @app.post("/v1/cube", response_model=S.CubeResponse, tags=["v1"])
+    async def cube(req: S.CubeRequest, request: Request):
+        """The cube decision of the side on roll before it rolls (optional rules; docs/cube.md)."""
+        t0 = time.perf_counter()
+        eng: Engine = request.app.state.engine
+
+        pos, _ = _position(req.position)
+        state = _cube_state(req.cube, req.match)
+        if not state.may_double():
+            raise ServiceError("bad_cube", f"cannot double: {state.why_no_double()}")
+        p, ply = await run(request, "evaluate", pos, req.level)
+        d = cube_decision(pos, p, state)
+        return S.CubeResponse(position_id=pos.position_id, level=req.level, ply=ply, cube=d.as_dict(), **served(eng, t0, req.level))
+
     @app.get("/v1/health", response_model=S.Health, tags=["v1"])
     async def health(request: Request):
         """Liveness and readiness (every level loaded)."""
@@ -465,14 +493,14 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
     @app.get("/eval", response_model=S.WildbgEvalResponse, tags=["wildbg"], dependencies=[_known_query_only(S.WildbgEvalQuery)])
     async def wildbg_eval(q: Annotated[S.WildbgEvalQuery, Query()], request: Request):
-        """wildbg's ``GET /eval``: the probabilities of the side on roll (before rolling) and a
-        crude cube hint (:func:`cube_decision`; bgrl has no cube engine)."""
+        """wildbg's ``GET /eval``: the probabilities of the side on roll (before rolling) and its
+        money cube decision with a centred cube (:func:`cube_decision`): ``double`` for double/take
+        and double/pass, ``accept`` the opponent's take."""
         pos, _ = parse_position(board=pips_board(q))
         p, _ply = await run(request, "evaluate", pos, q.level)
-        from bgrl.evaluation.probabilities import equity
-
-        dbl, acc = cube_decision(float(equity(p)))
-        return S.WildbgEvalResponse(cube=S.WildbgCube(double=dbl, accept=acc), probabilities=_wildbg_probs(p))
+        d = cube_decision(pos, p)
+        dbl = d.decision in ("double, take", "double, pass")
+        return S.WildbgEvalResponse(cube=S.WildbgCube(double=dbl, accept=d.take), probabilities=_wildbg_probs(p))
 
     return app
 

@@ -69,6 +69,40 @@ class EvalRequest(_Strict):
     level: Level = DEFAULT_HINT_LEVEL
 
 
+class CubeIn(_Strict):
+    """The cube before the roll, from the side on roll (optional rules; docs/cube.md)."""
+
+    value: StrictInt = Field(1, ge=1, le=2 ** 15, description="the cube value, a power of 2")
+    owner: Literal[-1, 0, 1] = Field(0, description="0 centred, 1 the side on roll owns it, -1 the opponent")
+
+
+class MatchIn(_Strict):
+    """The match score, from the side on roll."""
+
+    length: StrictInt = Field(ge=1, le=25, description="points to win the match (the Kazaross-XG2 table goes to 25)")
+    score: list[StrictInt] = Field(default_factory=lambda: [0, 0], min_length=2, max_length=2, description="[side on roll, opponent]")
+    crawford: bool = Field(False, description="this game is the Crawford game (no doubling)")
+
+
+class CubeRequest(_Strict):
+    position: PositionIn
+    level: Level = DEFAULT_HINT_LEVEL
+    cube: CubeIn | None = None
+    match: MatchIn | None = None
+
+
+class CubeEquities(BaseModel):
+    no_double: float
+    double_take: float
+    double_pass: float
+
+
+class CubeAnswer(BaseModel):
+    decision: Literal["no double", "double, take", "double, pass", "too good to double"]
+    take: bool
+    equities: CubeEquities
+
+
 class Step(BaseModel):
     """One checker move, mover's numbering: bar = 25, off = 0."""
 
@@ -129,6 +163,13 @@ class EvalResponse(_Served):
     ply: int
     equity: float = Field(description="cubeless equity of the side on roll, before rolling, points per game")
     probabilities: Probabilities
+
+
+class CubeResponse(_Served):
+    position_id: str
+    level: Level
+    ply: int
+    cube: CubeAnswer = Field(description="cubeful equities of the side on roll per unit of the current stake (at a score: MWC on gnubg's equity scale)")
 
 
 class Health(BaseModel):

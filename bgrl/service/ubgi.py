@@ -14,7 +14,9 @@ controller -> engine                   engine -> controller
 ``position xgid <XGID>``               (nothing); the XGID's dice, if any, are set too
 ``dice <d1> <d2>``                     (nothing)
 ``go`` / ``go chequer``                ``info depth <ply> time_ms <t>``, then ``bestmove <play>``
-``go cube`` / ``go turn``              ``error unsupported ...`` (no cube engine)
+``go cube``                            ``info ...``, then ``bestcube double|nodouble``: the money
+                                       cube decision before the roll, centred cube (docs/cube.md)
+``go turn``                            ``error unsupported ...``
 ``set <key> <value>`` / ``get <key>``  (nothing) / ``value <key> <value>``
 ``keys``                               ``key`` lines
 ``quit``                               (the engine exits)
@@ -179,8 +181,10 @@ class UbgiSession:
         from bgrl.service.engine import ServiceError, plain_notation
 
         kind = args[0] if args else "chequer"
-        if kind in ("cube", "turn"):
-            raise _Err("unsupported", f"go {kind} (bgrl has no cube engine)")
+        if kind == "cube" and len(args) == 1:
+            return self._go_cube()
+        if kind == "turn":
+            raise _Err("unsupported", "go turn (cube and chequer in one answer is not built)")
         if kind != "chequer" or len(args) > 1:
             raise _Err("bad_command", "expected: go | go chequer")
         if self.position is None:
@@ -196,6 +200,26 @@ class UbgiSession:
         ms = (time.perf_counter() - t0) * 1000.0
         self.write(f"info depth {r.ply + 1} time_ms {ms:.1f} level {self.level}")
         self.write(f"bestmove {plain_notation(r.play)}")
+
+    def _go_cube(self):
+        """``go cube``: the level's money cube decision for the side on roll before it rolls,
+        the cube centred (bgrl.evaluation.cube; the level's own ply)."""
+        from bgrl.evaluation.cube import cube_decision, cube_life
+        from bgrl.service.engine import ServiceError
+
+        if self.position is None:
+            raise _Err("bad_state", "missing position")
+        eng = self._engine()
+        t0 = time.perf_counter()
+        try:
+            probs, ply = eng.evaluate(self.position, self.level)
+        except ServiceError as e:
+            raise _Err("bad_state", e.message) from None
+        d = cube_decision(probs, None, cube_life(self.position.board))
+        ms = (time.perf_counter() - t0) * 1000.0
+        self.write(f"info depth {ply + 1} time_ms {ms:.1f} level {self.level} score {d.no_double:.4f} "
+                   f"decision {d.decision.replace(', ', '/').replace(' ', '-')}")
+        self.write(f"bestcube {'double' if d.decision in ('double, take', 'double, pass') else 'nodouble'}")
 
     def _cmd_set(self, args):
         from bgrl.agents.levels import LEVEL_NAMES
