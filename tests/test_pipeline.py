@@ -118,3 +118,31 @@ def test_distilled_recipe_mirrors_the_manifest():
     for stage, rnd in zip(r.stages[1:4], cfg["rounds"]):
         assert stage.settings["epochs"] == rnd["epochs"] and stage.settings["lr"] == rnd["lr"]
     assert r.stages[4].settings["epochs"] == [8, 16]
+
+
+def test_fit_device_path_on_cpu_matches_the_default(tmp_path):
+    """device='auto' runs the same code as the default (on a machine without CUDA it is the CPU),
+    and gives the same weights; a bad device name is refused."""
+    import numpy as np
+
+    from bgrl.evaluation.model import TDNet
+    from bgrl.evaluation.table import network_evaluator
+    from bgrl.training.distill import collect_positions, fit, resolve_device
+
+    torch.manual_seed(0)
+    base = TDNet(202, 8)
+    ev = network_evaluator(base, "td198r")
+    boards = collect_positions(ev, 4, seed=1)
+    targets = np.asarray(ev(boards), dtype=np.float32)
+    nets = []
+    for dev in ("cpu", "auto"):
+        n = TDNet(202, 8)
+        n.load_state_dict(base.state_dict())
+        fit(n, "td198r", boards, targets, epochs=2, lr=1e-2, batch=32, device=dev, log=lambda *_: None)
+        nets.append(n)
+    if not torch.cuda.is_available():
+        assert all(torch.equal(a, b) for a, b in zip(nets[0].state_dict().values(), nets[1].state_dict().values()))
+    assert not torch.equal(nets[0].fc1.weight, base.fc1.weight)
+    assert next(nets[1].parameters()).device.type == "cpu"  # back on the CPU after the fit
+    with pytest.raises(ValueError, match="device must be cpu, cuda or auto"):
+        resolve_device("tpu")
