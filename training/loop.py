@@ -133,9 +133,7 @@ def load_config_file(path) -> dict:
     """
     import tomllib
 
-    from bgrl.training.pipeline import recipe_path
-
-    p = recipe_path(path)
+    p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:

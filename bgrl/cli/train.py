@@ -128,7 +128,9 @@ def cmd_train(args) -> int:
     if _pipeline(args):
         return 0
 
-    file_cfg = load_config_file(args.config) if args.config else {}
+    from bgrl.training.pipeline import recipe_path
+
+    file_cfg = load_config_file(recipe_path(args.config)) if args.config else {}
     flags = {dest: getattr(args, dest) for dest in _TUNABLE}
     for name in ("games", "hidden", "seed", "init_from", "bearoff"):
         flags[name] = getattr(args, name)
