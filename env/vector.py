@@ -44,6 +44,7 @@ def take_positions(after: AfterStates, keep: np.ndarray) -> AfterStates:
         dice_used=after.dice_used[keep],
         offsets=offsets,
         positions=after.positions[keep],
+        dice=None if after.dice is None else after.dice[keep],
     )
 
 
@@ -504,6 +505,7 @@ class BackgammonVectorEnv(VectorEnv):
             dice_used=self._dice_used.copy(),
             offsets=self._offsets.copy(),
             positions=self._boards.copy(),
+            dice=self._dice.copy(),
         )
 
     def action_masks(self) -> np.ndarray:

@@ -1,5 +1,8 @@
 """Average the weights of several checkpoints of one training run (stochastic weight averaging).
 
+The maths is :func:`bgrl.training.average.average_networks` (also the ``average`` stage of
+``bgrl train --config``).
+
 TD(lambda) with a constant step size keeps the weights wandering around a good region; the
 mean of snapshots taken along the way is often a better network than any one of them
 (Polyak and Juditsky 1992, "Acceleration of stochastic approximation by averaging";
@@ -20,8 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-import torch
-
+from bgrl.training.average import average_networks
 from bgrl._fileio import output_file_problem
 from bgrl.evaluation.networks import CheckpointError, load_network, save_checkpoint
 from bgrl._resources import resolve_checkpoint
@@ -53,8 +55,7 @@ def main(argv=None) -> int:
         if (net.n_inputs, net.hidden, meta.get("encoder")) != (net0.n_inputs, net0.hidden, meta0.get("encoder")):
             _fail(f"{src} is a {meta.get('encoder')} {net.n_inputs}-{net.hidden}-5 network; "
                   f"expected {meta0.get('encoder')} {net0.n_inputs}-{net0.hidden}-5 like {args.checkpoints[0]}")
-    state = {k: torch.stack([n.state_dict()[k].double() for n, _ in nets]).mean(0).float() for k in net0.state_dict()}
-    net0.load_state_dict(state)
+    net0 = average_networks([n for n, _ in nets], args.checkpoints)
     meta = {k: v for k, v in meta0.items() if k not in ("hidden", "n_inputs", "package_version")}
     meta.update(averaged_from=[str(c) for c in args.checkpoints], games=max(int(m.get("games", 0)) for _, m in nets))
     try:

@@ -1,5 +1,8 @@
 """Carry a trained network over to a wider input encoding and/or a wider hidden layer.
 
+The maths is :func:`bgrl.training.widen.widen_network` (also the ``widen`` stage of
+``bgrl train --config``).
+
 Inputs: ``td198g`` is ``td198r`` plus 18 hand-made features (bgrl.evaluation.encoding), so a td198r
 network becomes a td198g network that computes exactly the same function by giving the new
 inputs zero weights.
@@ -29,11 +32,8 @@ import numpy as np
 import torch
 
 from bgrl.evaluation.networks import load_network, save_checkpoint
-from bgrl.evaluation.encoding import num_features
-from bgrl.evaluation.model import TDNet
 from bgrl._resources import resolve_checkpoint
-
-PREFIX_OF = {("td198r", "td198g")}
+from bgrl.training.widen import PREFIX_OF, widen_network
 
 
 def main(argv=None) -> int:
@@ -54,33 +54,18 @@ def main(argv=None) -> int:
     h_new = args.hidden or h_old
     if h_new < h_old:
         sys.exit(f"widen_encoder: --hidden {h_new} is smaller than the source's {h_old} hidden units")
-    n_old, n_new = net.n_inputs, num_features(enc_new)
-    rng = np.random.default_rng(args.seed)
-    # mapping of new hidden units to old ones: the first h_old are themselves
-    mapping = np.concatenate([np.arange(h_old), rng.integers(0, h_old, h_new - h_old)])
-    counts = np.bincount(mapping, minlength=h_old).astype(np.float32)
-    wide = TDNet(n_new, h_new)
-    with torch.no_grad():
-        w1 = torch.zeros(h_new, n_new)
-        w1[:, :n_old] = net.fc1.weight[torch.from_numpy(mapping)]
-        b1 = net.fc1.bias[torch.from_numpy(mapping)].clone()
-        if h_new > h_old:
-            g = torch.Generator().manual_seed(args.seed)
-            w1[h_old:, :n_old] += args.noise * torch.randn(h_new - h_old, n_old, generator=g)
-        w2 = net.fc2.weight[:, torch.from_numpy(mapping)] / torch.from_numpy(counts[mapping])[None, :]
-        wide.fc1.weight.copy_(w1)
-        wide.fc1.bias.copy_(b1)
-        wide.fc2.weight.copy_(w2)
-        wide.fc2.bias.copy_(net.fc2.bias)
-    # the widened network must compute (nearly) the same function on real positions
+    try:
+        wide = widen_network(net, enc_old, enc_new, h_new, noise=args.noise, seed=args.seed)
+    except ValueError as exc:
+        sys.exit(f"widen_encoder: {exc}")
     from bgrl.rules.board import Position
     from bgrl.evaluation.encoding import encode
 
     b = Position.start().board[None]
-    a = net(torch.from_numpy(encode(b, enc_old))).detach().numpy()
-    w = wide(torch.from_numpy(encode(b, enc_new))).detach().numpy()
-    tol = 1e-6 if h_new == h_old else max(1e-6, 50 * args.noise)
-    assert np.allclose(a, w, atol=tol), (a, w)
+    with torch.no_grad():
+        a = net(torch.from_numpy(encode(b, enc_old))).numpy()
+        w = wide(torch.from_numpy(encode(b, enc_new))).numpy()
+    n_old, n_new = net.n_inputs, wide.n_inputs
     new_meta = {k: v for k, v in meta.items() if k not in ("hidden", "n_inputs", "package_version")}
     new_meta.update(encoder=enc_new, widened_from=str(args.src))
     save_checkpoint(args.dst, wide, new_meta)

@@ -41,7 +41,7 @@ from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 from bgrl.agents.search import after_state_probs, group_argmax
 
-__all__ = ["collect_positions", "search_targets", "fit"]
+__all__ = ["collect_positions", "search_targets", "fit", "resolve_device"]
 
 
 def collect_positions(evaluator, games: int, seed: int = 0, noise: float = 0.0, parallel: int = 256) -> np.ndarray:
@@ -114,6 +114,9 @@ def fit(
     seed: int = 0,
     log=print,
     on_epoch=None,
+    start_epoch: int = 0,
+    state: dict | None = None,
+    device: str = "cpu",
 ) -> dict:
     """Train ``net`` (in place) to give ``targets`` on ``after_states``.
 
@@ -121,7 +124,18 @@ def fit(
     ``flip_probs(target)`` (the opponent on roll). Loss: binary cross-entropy of each output
     against the soft target, averaged. A ``holdout`` share (random, by ``seed``) is kept out
     of training; its loss and its mean absolute equity error are logged before training and
-    after every epoch, and ``on_epoch(epoch, net)`` is called after each epoch.
+    after every epoch, and ``on_epoch(epoch, net)`` is called after each epoch; an
+    ``on_epoch`` that takes three arguments gets ``(epoch, net, state)``, where ``state`` is
+    the fit's own state after that epoch (``{"optimizer": Adam's state dict, "rng": the
+    shuffling generator's state as JSON}``).
+
+    Resuming: ``start_epoch=k`` with the ``state`` saved after epoch k and ``net`` holding
+    that epoch's weights continues with epoch k + 1 exactly as an uninterrupted fit would
+    (bit for bit on one device: the same shuffles and Adam moments).
+
+    ``device``: ``"cpu"`` (default), ``"cuda"`` or ``"auto"`` (cuda when available): where
+    the network and the batches live during the fit; ``net`` is back on the CPU afterwards.
+    The same code runs on every device.
 
     Returns {"holdout_loss": [...], "holdout_equity_mae": [...]} (index 0: before training).
     Raises ValueError when shapes disagree or there are fewer than 100 pairs.
@@ -132,15 +146,29 @@ def fit(
         raise ValueError(f"expected after_states (M, 26) and targets (M, 5), got {a.shape} and {t.shape}")
     if a.shape[0] < 100:
         raise ValueError(f"need at least 100 positions to fit, got {a.shape[0]}")
+    import inspect
+    import json
+
+    dev = resolve_device(device)
     rng = np.random.default_rng(seed)
-    x = torch.from_numpy(np.concatenate([encode(flip(a[i : i + 65536]), encoder) for i in range(0, a.shape[0], 65536)]))
-    y = torch.from_numpy(flip_probs(t.astype(np.float64)).astype(np.float32))
+    x = torch.from_numpy(np.concatenate([encode(flip(a[i : i + 65536]), encoder) for i in range(0, a.shape[0], 65536)])).to(dev)
+    y = torch.from_numpy(flip_probs(t.astype(np.float64)).astype(np.float32)).to(dev)
     perm = rng.permutation(a.shape[0])
     n_hold = max(1, int(round(holdout * a.shape[0])))
     hold, train_idx = perm[:n_hold], perm[n_hold:]
+    net.to(dev)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
+    if state is not None:
+        opt.load_state_dict(state["optimizer"])
+        rng.bit_generator.state = json.loads(state["rng"])
     bce = torch.nn.BCELoss()
-    eq_w = torch.tensor([2.0, 1.0, 1.0, -1.0, -1.0])
+    eq_w = torch.tensor([2.0, 1.0, 1.0, -1.0, -1.0], device=dev)
+    with_state = on_epoch is not None and len(inspect.signature(on_epoch).parameters) >= 3
+
+    def cpu_state() -> dict:
+        sd = opt.state_dict()
+        moved = {k: {n: (v.cpu() if torch.is_tensor(v) else v) for n, v in st.items()} for k, st in sd["state"].items()}
+        return {"optimizer": {"state": moved, "param_groups": sd["param_groups"]}, "rng": json.dumps(rng.bit_generator.state)}
 
     def check() -> tuple[float, float]:
         with torch.no_grad():
@@ -154,9 +182,9 @@ def fit(
     hist["holdout_loss"].append(loss)
     hist["holdout_equity_mae"].append(mae)
     log(f"before: holdout loss {loss:.5f}, equity error {mae:.4f} ({n_hold} positions held out, {train_idx.size} to train)")
-    for ep in range(1, epochs + 1):
+    for ep in range(start_epoch + 1, epochs + 1):
         t0 = time.perf_counter()
-        order = torch.from_numpy(rng.permutation(train_idx))
+        order = torch.from_numpy(rng.permutation(train_idx)).to(dev)
         net.train()
         for i in range(0, order.numel(), batch):
             idx = order[i : i + batch]
@@ -170,5 +198,23 @@ def fit(
         hist["holdout_equity_mae"].append(mae)
         log(f"epoch {ep}: holdout loss {loss:.5f}, equity error {mae:.4f} ({time.perf_counter() - t0:.0f} s)")
         if on_epoch is not None:
-            on_epoch(ep, net)
+            if dev.type != "cpu":
+                net.to("cpu")
+            on_epoch(ep, net, cpu_state()) if with_state else on_epoch(ep, net)
+            net.to(dev)
+    net.to("cpu")
     return hist
+
+
+def resolve_device(device: str = "cpu") -> "torch.device":
+    """``"cpu"``, ``"cuda"`` or ``"auto"`` (cuda when available, else cpu) as a torch device.
+
+    Raises ValueError for another name, or ``"cuda"`` on a machine without CUDA.
+    """
+    if device not in ("cpu", "cuda", "auto"):
+        raise ValueError(f"device must be cpu, cuda or auto, got {device!r}")
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device cuda: this torch has no CUDA device (use cpu or auto)")
+    return torch.device(device)

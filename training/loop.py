@@ -199,6 +199,7 @@ def train(
     benchmark: Callable | None = None,
     stop_after_checkpoints: int | None = None,
     make_learner: Callable | None = None,
+    stop_at: int | None = None,
 ) -> Path:
     """Run (or resume) self-play training in ``run_dir``; returns the final checkpoint.
 
@@ -222,6 +223,10 @@ def train(
     ``make_learner``: optional ``f(net, config, exact) -> learner`` replacing the online
     :class:`TDLambda` (the synchronous-rounds backends, :mod:`bgrl.training.rounds`); a run
     keeps its trainer kind across resumes.
+
+    ``stop_at``: end this call after the step that reaches this many games, with
+    ``config.games`` still the target of the alpha schedule (as if the run were stopped there;
+    ``--resume`` continues it). A recipe's segment uses it (:mod:`bgrl.training.pipeline`).
 
     Raises ValueError (bad settings or run folder; the message names the flag) and
     CheckpointError (a missing or corrupt checkpoint).
@@ -441,7 +446,7 @@ def train(
     seconds_at_start = st["train_seconds"]
     t_last = time.perf_counter()
     try:
-        while st["games"] < config.games:
+        while st["games"] < config.games and (stop_at is None or st["games"] < stop_at):
             if config.alpha_final is not None:
                 span = max(config.games - config.schedule_from, 1)
                 frac = min(max(st["games"] - config.schedule_from, 0) / span, 1.0)

@@ -21,7 +21,7 @@ from bgrl.rules.dice import validate_dice
 from bgrl.rules.notation import Play, legal_plays
 from bgrl._resources import shipped_checkpoint
 
-__all__ = ["group_argmax", "check_decision", "Agent", "RandomAgent", "PubevalAgent", "NetAgent", "DEFAULT_CHECKPOINT"]
+__all__ = ["group_argmax", "check_decision", "Agent", "RandomAgent", "PubevalAgent", "NetAgent", "PlayChooserAgent", "DEFAULT_CHECKPOINT"]
 
 DEFAULT_CHECKPOINT = shipped_checkpoint("default")
 
@@ -162,3 +162,76 @@ class NetAgent(Agent):
         if self.noise > 0:
             eq = eq + rng.normal(0.0, self.noise, size=eq.shape)
         return group_argmax(eq, after.offsets)
+
+
+class PlayChooserAgent(Agent):
+    """A user's agent that picks one play at a time, as an :class:`Agent` (batched ``select``).
+
+    Parameters
+    ----------
+    chooser : object with ``choose_play(position, dice, rng)``, or a callable
+        ``f(position, dice, rng)``: ``position`` a :class:`bgrl.rules.board.Position` (the side on
+        roll), ``dice`` a pair of ints 1..6 (high die first), ``rng`` a numpy Generator. It
+        returns the play: a :class:`bgrl.rules.notation.Play` (one of
+        :func:`bgrl.rules.notation.legal_plays`), a play's notation (``"8/5 6/5"``) or the
+        after-state board (int (26,), the mover's view).
+    name : str, shown in reports and errors (e.g. the ``module:object`` spec).
+
+    ``select`` calls the chooser once for each position of the batch that has at least two
+    distinct legal after-states (a forced play or a pass needs no choice).
+
+    Raises
+    ------
+    ValueError
+        (from ``select``) when the chooser returns a play that is not legal, naming the agent,
+        the position (gnubg Position ID), the dice and the play; or when the batch carries no
+        dice (after-states not made by :func:`bgrl.rules.movegen.generate`).
+    """
+
+    def __init__(self, chooser, name: str = "agent"):
+        fn = getattr(chooser, "choose_play", None)
+        if fn is None:
+            if not callable(chooser):
+                raise TypeError(f"agent {name}: expected an object with choose_play(position, dice, rng) or a callable, "
+                                f"got {type(chooser).__name__}")
+            fn = chooser
+        self._choose = fn
+        self.name = name
+
+    def _index(self, board, dice, group: np.ndarray, play) -> int:
+        from bgrl.rules.notation import play_from_notation
+
+        pos = Position(board)
+        where = f"in position {pos.position_id} with dice {dice[0]}{dice[1]}"
+        if play is None:
+            raise ValueError(f"agent {self.name} returned no play (None) {where}, where a legal play exists")
+        if isinstance(play, str):
+            try:
+                play = play_from_notation(pos, dice, play)
+            except ValueError as exc:
+                raise ValueError(f"agent {self.name} returned an illegal play {play!r:.40} {where}: "
+                                 f"{getattr(exc, 'reason', None) or exc}") from None
+        after = getattr(play, "after_state", play)
+        try:
+            row = np.asarray(after, dtype=np.int8).reshape(26)
+        except (TypeError, ValueError):
+            raise ValueError(f"agent {self.name} returned {type(play).__name__} {play!r:.40} {where}: expected a Play, "
+                             "a play's notation or an after-state board (26,)") from None
+        hits = np.flatnonzero((group == row).all(axis=1))
+        if hits.size == 0:
+            shown = getattr(play, "notation", None) or f"(after-state board {row.tolist()})"
+            raise ValueError(f"agent {self.name} returned an illegal play {shown} {where}: it is not one of the "
+                             f"{group.shape[0]} legal plays")
+        return int(hits[0])
+
+    def select(self, after: AfterStates, rng: np.random.Generator) -> np.ndarray:
+        if after.dice is None:
+            raise ValueError(f"agent {self.name} chooses one play at a time and needs each position's roll: "
+                             "expected after-states from bgrl.rules.movegen.generate (with their dice)")
+        out = after.offsets[:-1].copy()
+        for i in np.flatnonzero(after.counts > 1):
+            d = (int(max(after.dice[i])), int(min(after.dice[i])))
+            group = after.group(int(i))
+            play = self._choose(Position(after.positions[i]), d, rng)
+            out[i] += self._index(after.positions[i], d, group, play)
+        return out

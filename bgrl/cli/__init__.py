@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | rollout | play | match | review | levels | benchmark | train | serve | ubgi``.
+"""Command-line interface: ``bgrl moves | hint | rollout | play | match | rate | review | levels | benchmark | train | serve | ubgi``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bgrl.cli import benchmark, hint, levels, match, moves, play, review, rollout, serve, train
+from bgrl.cli import benchmark, hint, levels, match, moves, play, rate, review, rollout, serve, train
 from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter, clip
 
 __all__ = ["main", "build_parser", "CLIError"]
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     levels.add_parser(sub)
     review.add_review_parser(sub)
     benchmark.add_parser(sub)
+    rate.add_parser(sub)
     train.add_train_parser(sub)
     serve.add_serve_parser(sub)
     serve.add_ubgi_parser(sub)

@@ -6,7 +6,10 @@ import argparse
 from datetime import datetime
 from pathlib import Path
 
-__all__ = ["add_train_parser", "cmd_train"]
+__all__ = ["add_train_parser", "cmd_train", "rate_after_training", "RATE_GAMES"]
+
+#: Games of the short rating that ends a plain ``bgrl train`` (bgrl.arena.rating).
+RATE_GAMES = 600
 
 # flag dest -> TrainConfig field
 _TUNABLE = {
@@ -28,7 +31,9 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
         "bit for bit.",
     )
     t.add_argument("--config", metavar="FILE", default=None,
-                   help="TOML or JSON file of settings (keys: the flag names, e.g. alpha-final = 0.02, or run_dir); flags override it (default: none)")
+                   help="TOML or JSON file of settings (keys: the flag names, e.g. alpha-final = 0.02, or run_dir; flags override it), "
+                   "or a recipe: a file of [[stage]] tables (td, widen, distill, average) or a shipped recipe's name "
+                   "(early, default, td198g, distilled-r1, distilled; see docs/training.md) (default: none)")
     t.add_argument("--games", type=int, default=None,
                    help=f"total games to reach (default {c.games}; with --resume: the new total). Training stops after the step "
                    "that reaches it, so the total can end slightly above: games played in lockstep that end on the same ply "
@@ -56,6 +61,9 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
     t.add_argument("--no-bearoff", dest="bearoff", action="store_const", const=False, default=None,
                    help="value bear-offs and one-checker positions with the network instead of exactly (bgrl.evaluation.exact) (default: exact)")
     t.add_argument("--no-progress", action="store_true", help="no tqdm bar (default: a bar)")
+    t.add_argument("--rate-games", type=int, default=RATE_GAMES,
+                   help="after training, rate the network on the ladder of levels (bgrl rate) with at most this many "
+                   "games; 0 = skip; runs only when evaluations are on (--eval-every > 0) (default: %(default)s)")
     t.add_argument("--backend", choices=("local", "local-rounds", "ray"), default="local",
                    help="local: online TD(lambda) in this process (default); local-rounds / ray: synchronous rounds of "
                    "--parallel games with frozen weights, deterministic, played here or on Ray actors (bgrl[ray])")
@@ -87,10 +95,42 @@ def _benchmark_hook():
     return hook
 
 
+def _pipeline(args) -> bool:
+    """Run a recipe (``--config`` naming a file with [[stage]] tables, or a shipped recipe) or
+    resume a recipe's run folder; False when the command is a plain TD run."""
+    from bgrl.training.pipeline import is_pipeline_run, is_recipe, load_recipe, run_pipeline
+
+    resume = args.resume is not None and is_pipeline_run(args.resume)
+    if not resume and not (args.config and is_recipe(args.config)):
+        return False
+    extra = [f"--{k.replace('_', '-')}" for k in ("games", "hidden", "alpha", "alpha_final", "lam", "parallel", "seed",
+             "eval_every", "eval_games", "checkpoint_every", "benchmark_every", "init_from", "bearoff", "address", "actors",
+             "task_games", "lockstep") if getattr(args, k, None) is not None]
+    if extra or getattr(args, "backend", "local") != "local":
+        raise ValueError(f"{', '.join(extra) or '--backend'}: a recipe's settings live in its stages; edit a copy of the "
+                         "recipe instead (bgrl train --config FILE takes --run-dir, --resume and --no-progress only)")
+    if resume:
+        if args.config:
+            raise ValueError("--config and --resume of a recipe's run exclude each other: the run folder holds its recipe")
+        run_pipeline(None, Path(args.resume), resume=True, progress=not args.no_progress)
+        return True
+    recipe = load_recipe(args.config)
+    run_dir = Path(args.run_dir or Path("runs") / f"{recipe.name}-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    final = run_pipeline(recipe, run_dir, progress=not args.no_progress)
+    print(f"next:\n  bgrl rate {final}                 # place it on the ladder of levels\n"
+          f"  bgrl match {final} pubeval --games 2000")
+    return True
+
+
 def cmd_train(args) -> int:
     from bgrl.training.loop import load_config_file
 
-    file_cfg = load_config_file(args.config) if args.config else {}
+    if _pipeline(args):
+        return 0
+
+    from bgrl.training.pipeline import recipe_path
+
+    file_cfg = load_config_file(recipe_path(args.config)) if args.config else {}
     flags = {dest: getattr(args, dest) for dest in _TUNABLE}
     for name in ("games", "hidden", "seed", "init_from", "bearoff"):
         flags[name] = getattr(args, name)
@@ -148,4 +188,61 @@ def _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner):
         raise ValueError("--hidden and --init-from exclude each other: the network's size comes from the checkpoint")
     run_dir = Path(args.run_dir or run_dir_cfg or Path("runs") / datetime.now().strftime("td-%Y%m%d-%H%M%S"))
     cfg = TrainConfig(**given)
-    train(cfg, run_dir, progress=progress, benchmark=benchmark, make_learner=make_learner)
+    rating = bool(cfg.eval_every) and getattr(args, "rate_games", 0) > 0
+    log = (lambda m: print(str(m).split("\nnext:")[0])) if rating else print  # the rating prints the next steps
+    final = train(cfg, run_dir, progress=progress, benchmark=benchmark, make_learner=make_learner, log=log)
+    if final is not None and rating:
+        rate_after_training(final, run_dir, cfg.games, args.rate_games, progress)
+
+
+def rate_after_training(final: Path, run_dir: Path, games: int, rate_games: int, progress: bool, log=print):
+    """The short rating that ends ``bgrl train``: where the network sits on the ladder and what to run next.
+
+    Plays at most ``rate_games`` paired-dice games against the nearest levels
+    (:func:`bgrl.arena.rating.rate`, first opponent by benchmark error rate) and prints the
+    result ("between beginner and casual"), then the next commands: a longer budget, and the
+    shipped recipe of the level above it (:mod:`bgrl.training.pipeline`).
+    """
+    import json as _json
+
+    from tqdm import tqdm
+
+    from bgrl.agents.levels import LEVELS
+    from bgrl.agents.registry import load_agent
+    from bgrl.arena.rating import rate
+    from bgrl._resources import shipped_path
+
+    bar = tqdm(total=rate_games, unit="game", desc="rating", disable=not progress, leave=False)
+    try:
+        r = rate(load_agent(str(final)), name=str(final), max_games=rate_games, first_batch=min(200, rate_games),
+                 progress=bar.update)
+    finally:
+        bar.close()
+    manifest = _json.loads(shipped_path("manifest.json").read_text(encoding="utf-8"))
+    above = r.between[1]
+    lines = ["", f"rating ({sum(m.games for m in r.matches)} games, bgrl rate; short, so the intervals are wide):",
+             *["  " + line for line in r.summary().splitlines()],
+             f"where it sits: {r.where()} on the ladder beginner < casual < intermediate < advanced < expert < world-class",
+             "next:",
+             f"  bgrl train --resume {run_dir} --games {max(5 * games, 100_000)}   # a longer budget",
+             f"  bgrl play --opponent {final}   # play against it"]
+    if above is not None:
+        net = LEVELS[above].network
+        entry = manifest.get(net, {})
+        secs = entry.get("train_seconds")
+        how_long = (f"; estimate from the manifest's recorded training time: about {_duration(secs)} on one core"
+                    if isinstance(secs, (int, float)) else
+                    (f"; manifest estimate: {entry['wall_seconds_approx']}" if entry.get("wall_seconds_approx") else ""))
+        lines.append(f"  bgrl train --config {entry.get('recipe', net)}   # the recipe of {above}'s network ({net}){how_long}")
+    lines.append(f"  bgrl rate {final} --max-games 4000   # a longer rating, tighter intervals")
+    log("\n".join(lines))
+    return r
+
+
+def _duration(seconds: float) -> str:
+    """``45 s``, ``12 min`` or ``1.5 h``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -78,6 +78,10 @@ class AfterStates:
         for a non-double the higher die played first before the lower die first, then by the
         sources of the moves, the first move's lowest first; a double's moves go from the
         highest source down.
+    dice : ndarray, int8, shape (B, 2), or None
+        The roll of each position, as given to :func:`generate` (None where a batch was built
+        without it): what an agent that chooses one play at a time
+        (``choose_play(position, dice, rng)``) needs besides the position.
     """
 
     boards: np.ndarray
@@ -86,6 +90,7 @@ class AfterStates:
     offsets: np.ndarray
     positions: np.ndarray
     paths: np.ndarray | None = None
+    dice: np.ndarray | None = None
 
     def group(self, i: int) -> np.ndarray:
         """After-states of batch item ``i``: int8 array of shape (k_i, 26)."""
@@ -291,6 +296,7 @@ def generate(boards, dice, *, validate: bool = True, paths: bool = False) -> Aft
         offsets=offsets,
         positions=b,
         paths=np.concatenate([p.paths for p in parts]) if paths else None,
+        dice=d,
     )
 
 
@@ -335,7 +341,7 @@ def _generate(b: np.ndarray, d: np.ndarray, paths: bool = False) -> AfterStates:
     offsets = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(np.bincount(parent, minlength=n_pos), out=offsets[1:])
     return AfterStates(boards=states, parent=parent, dice_used=dice_used, offsets=offsets, positions=b,
-                       paths=moves[order] if paths else None)
+                       paths=moves[order] if paths else None, dice=d)
 
 
 def _moves_of(before: np.ndarray, origin: np.ndarray, src: np.ndarray, die: np.ndarray) -> np.ndarray:

@@ -1,0 +1,148 @@
+"""Training recipes: `bgrl train --config RECIPE` (bgrl.training.pipeline) and its resume."""
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from bgrl.cli import main
+from bgrl.training.pipeline import load_recipe, run_pipeline, shipped_recipes
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = """
+name = "tiny"
+
+[[stage]]
+kind = "td"
+name = "td"
+games = 200
+hidden = 8
+parallel = 32
+seed = 3
+eval_every = 0
+checkpoint_every = 64
+
+[[stage]]
+kind = "widen"
+hidden = 12
+
+[[stage]]
+kind = "distill"
+games = 8
+ply = 0
+epochs = 3
+lr = 0.003
+batch = 64
+seed = 5
+
+[[stage]]
+kind = "average"
+stage = "distill"
+epochs = [2, 3]
+"""
+
+
+def _weights(path):
+    return torch.load(path, map_location="cpu", weights_only=True)["model"]
+
+
+def _same(a, b):
+    wa, wb = _weights(a), _weights(b)
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_tiny_pipeline_resumes_mid_stage_to_the_same_weights(tmp_path):
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY)
+    recipe = load_recipe(cfg)
+    quiet = dict(progress=False, log=lambda *_: None)
+    a = run_pipeline(recipe, tmp_path / "a", **quiet)
+    b_dir = tmp_path / "b"
+    assert run_pipeline(recipe, b_dir, stop_after=("td", 1), **quiet) is None  # killed mid-TD
+    assert not (b_dir / "01-td" / "done.json").exists() and (b_dir / "01-td" / "latest.pt").exists()
+    assert run_pipeline(None, b_dir, resume=True, stop_after=("distill", 1), **quiet) is None  # killed mid-fit
+    assert (b_dir / "03-distill" / "epoch_1.pt").exists() and not (b_dir / "03-distill" / "epoch_2.pt").exists()
+    b = run_pipeline(None, b_dir, resume=True, **quiet)
+    for part in ("01-td/final.pt", "02-widen/final.pt", "03-distill/epoch_3.pt", "04-average/final.pt"):
+        assert _same(tmp_path / "a" / part, b_dir / part), part
+    assert _same(a, b)
+    assert _weights(a)["fc1.weight"].shape == (12, 202)  # the widened network went through every stage
+    assert not _same(tmp_path / "a" / "02-widen/final.pt", a)  # distillation changed it
+    assert json.loads((b_dir / "pipeline.json").read_text())["name"] == "tiny"
+
+
+def _err(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, err
+
+
+@pytest.mark.parametrize("body,needle", [
+    ('[[stage]]\nkind = "tdd"\n', "stage 1: unknown kind 'tdd'; expected one of td, widen, distill, average"),
+    ('[[stage]]\nkind = "td"\ngames = "many"\n', "stage 1 (td): games must be an int, got str"),
+    ('[[stage]]\nkind = "td"\nalpha = true\n', "alpha must be a float"),
+    ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\nepochs = 1.5\n', "stage 2 (distill): epochs must be an int"),
+    ('[[stage]]\nkind = "td"\nbogus = 1\n', "unknown setting 'bogus'"),
+    ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "average"\nstage = "nope"\nepochs = [1, 2]\n', "'nope' is not an earlier stage"),
+])
+def test_bad_recipes_are_one_line_errors(tmp_path, capsys, body, needle):
+    cfg = tmp_path / "r.toml"
+    cfg.write_text(body)
+    code, err = _err(["train", "--config", str(cfg), "--run-dir", str(tmp_path / "run")], capsys)
+    assert code == 2 and err.count("\n") == 1 and needle in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_recipe_refuses_td_flags(tmp_path, capsys):
+    code, err = _err(["train", "--config", "early", "--games", "10", "--run-dir", str(tmp_path / "r")], capsys)
+    assert code == 2 and "--games" in err and "recipe" in err
+
+
+def test_every_shipped_network_names_its_shipped_recipe():
+    manifest = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())
+    names = shipped_recipes()
+    assert set(names) == set(manifest)
+    for net, entry in manifest.items():
+        assert entry["recipe"] == net
+        r = load_recipe(entry["recipe"])  # a bare name finds the packaged file
+        assert r.name == net and r.stages
+
+
+def test_distilled_recipe_mirrors_the_manifest():
+    r = load_recipe("distilled")
+    kinds = [s.kind for s in r.stages]
+    assert kinds == ["widen", "distill", "distill", "distill", "average"]
+    cfg = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())["distilled"]["config"]
+    for stage, rnd in zip(r.stages[1:4], cfg["rounds"]):
+        assert stage.settings["epochs"] == rnd["epochs"] and stage.settings["lr"] == rnd["lr"]
+    assert r.stages[4].settings["epochs"] == [8, 16]
+
+
+def test_fit_device_path_on_cpu_matches_the_default(tmp_path):
+    """device='auto' runs the same code as the default (on a machine without CUDA it is the CPU),
+    and gives the same weights; a bad device name is refused."""
+    import numpy as np
+
+    from bgrl.evaluation.model import TDNet
+    from bgrl.evaluation.table import network_evaluator
+    from bgrl.training.distill import collect_positions, fit, resolve_device
+
+    torch.manual_seed(0)
+    base = TDNet(202, 8)
+    ev = network_evaluator(base, "td198r")
+    boards = collect_positions(ev, 4, seed=1)
+    targets = np.asarray(ev(boards), dtype=np.float32)
+    nets = []
+    for dev in ("cpu", "auto"):
+        n = TDNet(202, 8)
+        n.load_state_dict(base.state_dict())
+        fit(n, "td198r", boards, targets, epochs=2, lr=1e-2, batch=32, device=dev, log=lambda *_: None)
+        nets.append(n)
+    if not torch.cuda.is_available():
+        assert all(torch.equal(a, b) for a, b in zip(nets[0].state_dict().values(), nets[1].state_dict().values()))
+    assert not torch.equal(nets[0].fc1.weight, base.fc1.weight)
+    assert next(nets[1].parameters()).device.type == "cpu"  # back on the CPU after the fit
+    with pytest.raises(ValueError, match="device must be cpu, cuda or auto"):
+        resolve_device("tpu")
