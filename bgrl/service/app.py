@@ -673,7 +673,11 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
 
 def app_from_env() -> FastAPI:
-    """uvicorn factory for worker processes: ``Settings.from_env()``."""
+    """uvicorn factory for worker processes: ``Settings.from_env()``, logging at
+    ``BGRL_SERVE_LOG_LEVEL`` (default warning)."""
+    from bgrl.service.metrics import configure_logging
+
+    configure_logging(os.environ.get("BGRL_SERVE_LOG_LEVEL", "warning"))
     return create_app(settings=Settings.from_env())
 
 

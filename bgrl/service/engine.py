@@ -308,8 +308,11 @@ class Engine:
             note = f" [network {lv.network!r} not shipped: default network used]" if net != lv.network else ""
             self.levels[name] = LevelInfo(name, int(lv.ply), float(lv.noise), lv.definition() + note,
                                           net, self.network_file[net], self.network_sha256[net])
-        # Warm up once so the first request does not pay for lazy initialisation.
-        self.hint(Position.from_id(START_POSITION_ID), (3, 1), LEVEL_NAMES[0])
+        # Warm up once so the first request does not pay for lazy initialisation (compiled
+        # move generation with paths, notation tables, every network).
+        start = Position.from_id(START_POSITION_ID)
+        self.run_batch([("move", (start, (3, 1), name, 0)) for name in LEVEL_NAMES] + [("move_list", (start, (6, 6), LEVEL_NAMES[0]))]
+                       + [("evaluate", (start, LEVEL_NAMES[0]))])
 
     def _load_network(self, path: Path):
         from bgrl.evaluation.networks import ManifestError, open_network

@@ -34,7 +34,7 @@ import time
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-__all__ = ["ServiceMetrics", "AccessLog", "CONTENT_TYPE_LATEST", "access_logger"]
+__all__ = ["ServiceMetrics", "AccessLog", "CONTENT_TYPE_LATEST", "access_logger", "configure_logging"]
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 _BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -44,6 +44,26 @@ _ID_OK = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 def access_logger() -> logging.Logger:
     """The ``bgrl.access`` logger (one JSON line per request, at INFO)."""
     return logging.getLogger("bgrl.access")
+
+
+def configure_logging(level: str = "warning") -> None:
+    """Send the ``bgrl.access`` (INFO: one JSON line per request) and ``bgrl.service``
+    loggers to stderr at ``level`` (``critical``, ``error``, ``warning``, ``info``,
+    ``debug``; ``bgrl serve --log-level``). Idempotent.
+
+    Raises ValueError for another level name."""
+    lv = getattr(logging, str(level).upper(), None)
+    if not isinstance(lv, int) or str(level).lower() not in ("critical", "error", "warning", "info", "debug"):
+        raise ValueError(f"log level must be critical, error, warning, info or debug, got {level!r}")
+    for name in ("bgrl.access", "bgrl.service"):
+        log = logging.getLogger(name)
+        log.setLevel(lv)
+        if not any(getattr(h, "_bgrl", False) for h in log.handlers):
+            h = logging.StreamHandler()
+            h.setFormatter(logging.Formatter("%(message)s"))
+            h._bgrl = True
+            log.addHandler(h)
+        log.propagate = False
 
 
 class ServiceMetrics:
