@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from bgrl.agents.levels import load_level  # noqa: E402
 from bgrl.agents.registry import load_agent  # noqa: E402
-from bgrl.rules.board import Position, position_id  # noqa: E402
+from bgrl.rules.board import Position  # noqa: E402
 from bgrl.service.app import Settings, create_app  # noqa: E402
 from bgrl.service.engine import Engine, ServiceError  # noqa: E402
 from bgrl.service.ubgi import UbgiSession  # noqa: E402

@@ -293,7 +293,7 @@ class Limiter:
             self._restart()
             self._fail(live, WorkerLost())
             return
-        except RuntimeError as exc:  # the pool is shutting down
+        except RuntimeError:  # the pool is shutting down
             self._fail(live, Overloaded())
             return
         self.busy += 1
