@@ -32,7 +32,32 @@ import re
 import secrets
 import time
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+try:
+    from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+except ImportError:  # the serve extra installs it; without it the service runs and /metrics says so
+    CONTENT_TYPE_LATEST = "text/plain; version=0.0.4; charset=utf-8"
+    CollectorRegistry = None
+
+    class _NoMetric:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def labels(self, *args):
+            return self
+
+        def inc(self, *args):
+            pass
+
+        def set(self, *args):
+            pass
+
+        def observe(self, *args):
+            pass
+
+    Counter = Gauge = Histogram = _NoMetric
+
+    def generate_latest(registry) -> bytes:
+        return b"# prometheus-client is not installed: pip install 'bgrl[serve]'\n"
 
 __all__ = ["ServiceMetrics", "AccessLog", "CONTENT_TYPE_LATEST", "access_logger", "configure_logging"]
 
@@ -70,7 +95,7 @@ class ServiceMetrics:
     """The service's metrics on a private registry (see the module docstring for names)."""
 
     def __init__(self):
-        self.registry = CollectorRegistry()
+        self.registry = CollectorRegistry() if CollectorRegistry is not None else None
         r = self.registry
         self.requests = Counter("bgrl_requests", "Requests answered, by endpoint, level and HTTP status", ["endpoint", "level", "status"], registry=r)
         self.latency = Histogram("bgrl_request_seconds", "Request latency in seconds, by endpoint", ["endpoint"], buckets=_LATENCY_BUCKETS, registry=r)
