@@ -1,12 +1,15 @@
-"""Load test of `bgrl serve`: requests/s and p50/p99 latency at 1, 8 and 32 concurrent
-clients, for `expert` moves and `world-class` hints, then a burst past the admission limit
-showing the server answers 503 (fast) instead of queueing without bound, and stays up.
+"""Load test of `bgrl serve`: one table of endpoint, level, clients, requests/s, p50, p99,
+errors, beside the in-process sequential `choose_play` rate at the same level measured in
+the same run, and the ratio of the two.
 
-Bounded: a fixed number of requests per row, to a server on loopback (started here unless
---url is given). Needs the serve and test extras (FastAPI, uvicorn, httpx):
+Default rows: expert POST /v1/move and wildbg GET /move at 1 and 32 clients, world-class
+POST /v1/hint at 32 clients; each row runs --seconds (closed loop: every client sends its
+next request when it has the answer) against a server on loopback (started here unless
+--url is given). Optionally (--burst N) a burst past the admission limit showing fast 503s.
+Needs the serve and test extras (FastAPI, uvicorn, httpx):
 
     python scripts/load_test.py                       # starts `bgrl serve` on a free port
-    python scripts/load_test.py --url http://127.0.0.1:8080 --moves 200 --hints 40
+    python scripts/load_test.py --url http://127.0.0.1:8080 --seconds 5
 
 Positions: positions of pubeval self-play games (tests/positions.py), seed --seed.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import socket
 import subprocess
 import sys
@@ -63,33 +67,104 @@ def workload(n: int, seed: int) -> list[tuple[str, list[int]]]:
     return [(position_id(b), [int(d[0]), int(d[1])]) for b, d in zip(boards, dice)]
 
 
-async def run_row(base: str, path: str, bodies: list[dict], concurrency: int) -> dict:
-    import httpx
+class RawClient:
+    """A minimal HTTP/1.1 keep-alive client on asyncio streams: the load generator shares
+    the machine with the server, so it must cost as little CPU per request as possible
+    (a general client such as httpx costs several times more)."""
 
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.reader = self.writer = None
+
+    async def request(self, raw: bytes) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.writer.write(raw)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            if line[:15].lower() == b"content-length:":
+                length = int(line[15:])
+        body = await self.reader.readexactly(length)
+        if b"connection: close" in head.lower():
+            self.writer.close()
+            self.writer = None
+        return status, body
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+
+
+def raw_request(method: str, host: str, path: str, body: dict | None = None) -> bytes:
+    import json
+
+    if body is None:
+        return f"{method} {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+    data = json.dumps(body, separators=(",", ":")).encode()
+    return f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode() + data
+
+
+async def run_row(base: str, requests: list[bytes], clients: int, seconds: float) -> dict:
+    """``clients`` closed-loop clients, each sending the next request as soon as it has its
+    answer, for ``seconds``; latency of every 200, count of every status."""
+    from urllib.parse import urlsplit
+
+    u = urlsplit(base)
     lat: list[float] = []
     codes: dict[int, int] = {}
-    it = iter(bodies)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
+    t_end = time.perf_counter() + seconds
 
-        async def worker():
-            for body in it:
+    async def client(k: int):
+        cl = RawClient(u.hostname, u.port)
+        i = k
+        try:
+            while time.perf_counter() < t_end:
                 t0 = time.perf_counter()
-                r = await client.post(path, json=body)
+                try:
+                    status, _ = await cl.request(requests[i % len(requests)])
+                except (OSError, asyncio.IncompleteReadError):
+                    status = 0  # connection error
+                    cl.close()
+                    cl = RawClient(u.hostname, u.port)
                 dt = time.perf_counter() - t0
-                codes[r.status_code] = codes.get(r.status_code, 0) + 1
-                if r.status_code == 200:
+                codes[status] = codes.get(status, 0) + 1
+                if status == 200:
                     lat.append(dt)
+                i += clients
+        finally:
+            cl.close()
 
-        t0 = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        wall = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client(k) for k in range(clients)))
+    wall = time.perf_counter() - t0
     ok = np.array(lat) * 1000.0
     return {
-        "n": len(bodies), "wall": wall, "rps": codes.get(200, 0) / wall, "codes": codes,
+        "n": sum(codes.values()), "wall": wall, "rps": codes.get(200, 0) / wall, "codes": codes,
+        "errors": sum(v for k, v in codes.items() if k != 200),
         "p50": float(np.percentile(ok, 50)) if ok.size else float("nan"),
         "p99": float(np.percentile(ok, 99)) if ok.size else float("nan"),
     }
+
+
+def in_process_rate(level: str, work: list, seconds: float) -> float:
+    """Sequential ``choose_play`` calls per second of the level's agent, in this process
+    (one torch thread), over the same positions."""
+    import torch
+
+    from bgrl.agents.levels import load_level
+    from bgrl.rules.board import Position
+
+    torch.set_num_threads(1)
+    agent = load_level(level)
+    items = [(Position.from_id(p), tuple(d)) for p, d in work]
+    agent.choose_play(*items[0])  # warm up
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        agent.choose_play(*items[n % len(items)])
+        n += 1
+    return n / (time.perf_counter() - t0)
 
 
 async def burst(base: str, body: dict, n: int) -> dict:
@@ -116,23 +191,48 @@ async def burst(base: str, body: dict, n: int) -> dict:
             "max_200_ms": max(admitted) if admitted else float("nan")}
 
 
+ROWS = "expert:POST /v1/move:1,32;expert:GET /move:1,32;world-class:POST /v1/hint:32"
+
+
+def requests_for(endpoint: str, level: str, work: list, host: str) -> list[bytes]:
+    from bgrl.rules.board import Position
+
+    method, path = endpoint.split(" ", 1)
+    out = []
+    for i, (pid, d) in enumerate(work):
+        if path == "/move":  # wildbg's query: dice and the nonzero pips
+            board = Position.from_id(pid).board
+            pips = "&".join(f"p{k}={int(v)}" for k, v in enumerate(board) if v)
+            out.append(raw_request("GET", host, f"/move?die1={d[0]}&die2={d[1]}&{pips}&level={level}"))
+        elif path == "/v1/move":
+            out.append(raw_request("POST", host, path, {"position": {"gnubg_id": pid}, "dice": d, "level": level, "seed": i}))
+        elif path == "/v1/hint":
+            out.append(raw_request("POST", host, path, {"position": {"gnubg_id": pid}, "dice": d, "level": level, "top": 5}))
+        else:
+            raise SystemExit(f"load_test.py: unknown endpoint {endpoint!r}")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", help="server to test (default: start `bgrl serve` on a free loopback port)")
-    ap.add_argument("--moves", type=int, default=200, help="requests per row for expert moves (default %(default)s)")
-    ap.add_argument("--hints", type=int, default=40, help="requests per row for world-class hints (default %(default)s)")
-    ap.add_argument("--burst", type=int, default=64, help="requests sent at once in the overload burst (default %(default)s)")
-    ap.add_argument("--concurrency", default="1,8,32", help="client counts (default %(default)s)")
+    ap.add_argument("--rows", default=ROWS, help="level:METHOD path:clients,... separated by ';' (default %(default)r)")
+    ap.add_argument("--seconds", type=float, default=10.0, help="seconds per row (default %(default)s)")
+    ap.add_argument("--inproc-seconds", type=float, default=5.0, help="seconds of in-process choose_play per level (default %(default)s)")
+    ap.add_argument("--positions", type=int, default=400, help="distinct positions cycled through (default %(default)s)")
+    ap.add_argument("--burst", type=int, default=0, help="also send this many heavy hints at once past the admission limit (default: no burst)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--server-args", default="", help="extra `bgrl serve` arguments when the script starts it")
     args = ap.parse_args(argv)
-    for name in ("moves", "hints", "burst"):
-        if getattr(args, name) < 1:
-            ap.error(f"--{name} must be >= 1")
+    if not args.seconds > 0 or args.positions < 1 or args.burst < 0:
+        ap.error("--seconds must be > 0, --positions >= 1 and --burst >= 0")
     try:
-        conc = [int(c) for c in args.concurrency.split(",")]
+        rows = []
+        for spec in args.rows.split(";"):
+            level, endpoint, cl = spec.split(":")
+            rows.append((level, endpoint, [int(c) for c in cl.split(",")]))
     except ValueError:
-        ap.error("--concurrency must be comma-separated ints, e.g. 1,8,32")
+        ap.error("--rows must look like 'expert:POST /v1/move:1,32;world-class:POST /v1/hint:32'")
     proc = None
     base = args.url
     if base is None:
@@ -143,22 +243,25 @@ def main(argv=None) -> int:
         version = httpx.get(base + "/v1/version", timeout=10).json()
         lim = version["limits"]
         print(f"server {base}: bgrl {version['version']}, pool_workers {lim['pool_workers']}, max_inflight {lim['max_inflight']}, "
-              f"deadline {lim['deadline_s']} s; levels " + ", ".join(f"{lv['name']}={lv['ply']}-ply" for lv in version["levels"]))
-        work = workload(max(args.moves, args.hints), args.seed)
-        rows = [
-            ("expert move", "/v1/move", [{"position": {"gnubg_id": p}, "dice": d, "level": "expert", "seed": i} for i, (p, d) in enumerate(work[: args.moves])]),
-            ("world-class hint", "/v1/hint", [{"position": {"gnubg_id": p}, "dice": d, "level": "world-class", "top": 5} for p, d in work[: args.hints]]),
-        ]
-        print(f"{'request':<18} {'clients':>7} {'n':>5} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}  statuses")
-        for label, path, bodies in rows:
-            for c in conc:
-                r = asyncio.run(run_row(base, path, bodies, c))
-                print(f"{label:<18} {c:>7} {r['n']:>5} {r['rps']:>8.1f} {r['p50']:>8.1f} {r['p99']:>8.1f}  {dict(sorted(r['codes'].items()))}")
-        heavy = {"position": {"gnubg_id": "BAAQhVJKKSkFAA"}, "dice": [1, 1], "level": "expert", "top": 3}  # 2,226 plays
-        b = asyncio.run(burst(base, heavy, args.burst))
-        print(f"burst: {args.burst} heavy hints at once (limit {lim['max_inflight']} in flight): statuses {dict(sorted(b['codes'].items()))}, "
-              f"503 answered in {b['p50_503_ms']:.1f} ms (median) with Retry-After {b['retry_after']}, slowest 200 {b['max_200_ms']:.0f} ms; "
-              f"/v1/health afterwards: {b['health']}")
+              f"deadline {lim['deadline_s']} s; {os.cpu_count()} cores, load average before {os.getloadavg()[0]:.2f}")
+        work = workload(args.positions, args.seed)
+        host = base.split("//", 1)[1]
+        rates = {lv: in_process_rate(lv, work, args.inproc_seconds) for lv in dict.fromkeys(r[0] for r in rows)}
+        print(f"{'endpoint':<15} {'level':<12} {'clients':>7} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'in-proc/s':>9} {'ratio':>6}  statuses")
+        for level, endpoint, clients in rows:
+            reqs = requests_for(endpoint, level, work, host)
+            for c in clients:
+                r = asyncio.run(run_row(base, reqs, c, args.seconds))
+                print(f"{endpoint:<15} {level:<12} {c:>7} {r['rps']:>8.1f} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['errors']:>6} "
+                      f"{rates[level]:>9.1f} {r['rps'] / rates[level]:>5.2f}x  {dict(sorted(r['codes'].items()))}")
+        print(f"load average after: {os.getloadavg()[0]:.2f} (1 min); in-proc/s = sequential choose_play calls per second "
+              f"at the level in this process, measured in this run; ratio = req/s / in-proc/s")
+        if args.burst:
+            heavy = {"position": {"gnubg_id": "BAAQhVJKKSkFAA"}, "dice": [1, 1], "level": "expert", "top": 3}  # 2,226 plays
+            b = asyncio.run(burst(base, heavy, args.burst))
+            print(f"burst: {args.burst} heavy hints at once (limit {lim['max_inflight']} in flight): statuses {dict(sorted(b['codes'].items()))}, "
+                  f"503 answered in {b['p50_503_ms']:.1f} ms (median) with Retry-After {b['retry_after']}, slowest 200 {b['max_200_ms']:.0f} ms; "
+                  f"/v1/health afterwards: {b['health']}")
         if proc is not None and proc.poll() is not None:
             print("server died", file=sys.stderr)
             return 1

@@ -89,10 +89,20 @@ def test_real_server_sheds_load_with_503_and_stays_up(server):
 
 
 def test_stopped_by_pid(server):
+    """SIGTERM with a request in flight: it is answered, then the server stops with one
+    log line and no traceback."""
     base, proc = server
-    proc.send_signal(signal.SIGTERM)
+    heavy = {"position": {"gnubg_id": "BAAQhVJKKSkFAA"}, "dice": [1, 1], "level": "expert", "top": 3}  # 2,226 plays
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        fut = ex.submit(httpx.post, base + "/v1/hint", json=heavy, timeout=60)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        r = fut.result()
+    assert r.status_code == 200 and r.json()["legal_plays"] == 2226
     # uvicorn shuts down gracefully, then re-raises the signal it caught (exit status -SIGTERM)
-    assert proc.wait(timeout=20) in (0, -signal.SIGTERM)
+    assert proc.wait(timeout=30) in (0, -signal.SIGTERM)
+    err = proc.stderr.read()
+    assert "Traceback" not in err and err.count("bgrl serve: stopped") == 1, err[-2000:]
     with pytest.raises(httpx.TransportError):
         httpx.get(base + "/v1/health", timeout=2)
 

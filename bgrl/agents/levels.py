@@ -135,18 +135,24 @@ def _text_key(text: str, seed: int) -> np.uint64:
     return np.uint64(int.from_bytes(h, "little"))
 
 
-def play_noise(after: AfterStates, level: str, seed: int) -> np.ndarray:
+def play_noise(after: AfterStates, level: str, seed) -> np.ndarray:
     """Standard normal noise for every play of a batch, reproducible.
 
-    after : AfterStates of B decisions; level : str; seed : int.
+    after : AfterStates of B decisions; level : str; seed : int, or int (B,) one seed per
+    decision (the service batches requests that carry different seeds).
     Returns float64 (M,): a deterministic function of (position, its set of legal
-    after-states, the after-state, level, seed), so of (position, dice, play, level, seed).
+    after-states, the after-state, level, seed), so of (position, dice, play, level, seed):
+    a decision's noise does not depend on the other decisions of the batch.
     """
     starts = after.offsets[:-1]
+    if np.ndim(seed) == 0:
+        key = _text_key(level, int(seed))
+    else:
+        key = np.array([_text_key(level, int(s)) for s in np.asarray(seed).reshape(-1)], dtype=np.uint64)
     h_after = _row_hash(after.boards)
     with np.errstate(over="ignore"):
         h_set = np.add.reduceat(h_after, starts, dtype=np.uint64)  # order-free hash of the plays
-        h_dec = _mix(_row_hash(after.positions) + h_set * np.uint64(0x9E3779B97F4A7C15) + _text_key(level, seed))
+        h_dec = _mix(_row_hash(after.positions) + h_set * np.uint64(0x9E3779B97F4A7C15) + key)
         k1 = _mix(h_after ^ h_dec[after.parent])
         k2 = _mix(k1 + np.uint64(0x9E3779B97F4A7C15))
     u1 = ((k1 >> np.uint64(11)).astype(np.float64) + 0.5) / 2.0**53
@@ -177,7 +183,10 @@ class LevelAgent(Agent):
         self.name = level.name
         self.meta = meta or {}
 
-    def select(self, after: AfterStates, rng=None) -> np.ndarray:
+    def select(self, after: AfterStates, rng=None, seeds=None) -> np.ndarray:
+        """Index int64 (B,) into ``after.boards`` of the play chosen for each decision.
+        ``seeds``: optional int (B,), one noise seed per decision instead of ``self.seed``
+        (a decision's choice depends only on it and its seed, not on the rest of the batch)."""
         lv = self.level
         res = search_plays(self.evaluator, after.boards, after.offsets, lv.ply, lv.filters)
         if lv.noise <= 0:
@@ -187,7 +196,7 @@ class LevelAgent(Agent):
         counts = np.diff(after.offsets)
         parent = np.repeat(np.arange(counts.size), counts)
         gdepth = np.maximum.reduceat(res.ply, after.offsets[:-1])
-        noisy = res.equity + lv.noise * play_noise(after, lv.name, self.seed)
+        noisy = res.equity + lv.noise * play_noise(after, lv.name, self.seed if seeds is None else seeds)
         return group_argmax(np.where(res.ply == gdepth[parent], noisy, -np.inf), after.offsets)
 
     def hint(self, position, dice, ply: int | None = None):

@@ -24,10 +24,14 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--pool-workers", type=int, default=0, help="engine workers (processes or threads, see --pool) per server process (default: cores / server processes)")
     s.add_argument("--pool", choices=["process", "thread"], default="process",
                    help="engine workers: processes (each loads every level; true parallelism) or threads (default: %(default)s)")
-    s.add_argument("--max-inflight", type=int, default=0, help="requests admitted at once per process before 503 (default: 8 x pool workers)")
+    s.add_argument("--max-inflight", type=int, default=0, help="requests admitted at once per process before 503 (default: 64 x pool workers)")
+    s.add_argument("--batch-window", type=float, default=2.0, metavar="MS",
+                   help="longest wait in milliseconds for concurrent requests to join a batch (default: %(default)s; 0: none)")
+    s.add_argument("--max-batch", type=int, default=64, help="most engine calls evaluated together in one batch (default: %(default)s)")
+    s.add_argument("--grace", type=float, default=10.0, help="seconds in-flight requests get to finish on SIGTERM or Ctrl-C (default: %(default)s)")
     s.add_argument("--deadline", type=float, default=10.0, help="seconds per request before 504 (default: %(default)s)")
     s.add_argument("--max-body", type=int, default=16_384, help="largest request body in bytes (default: %(default)s)")
-    s.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"], help="uvicorn log level (default: %(default)s)")
+    s.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"], help="log level of uvicorn and bgrl; info adds one JSON access-log line per request on stderr (default: %(default)s)")
     s.set_defaults(func=cmd_serve)
 
 
@@ -88,7 +92,7 @@ def cmd_serve(args) -> int:
         raise CLIError("bgrl serve needs the serve extra: pip install 'bgrl[serve]' (FastAPI and uvicorn)") from None
     if not 0 < args.port < 65536:
         raise CLIError(f"--port must be 1..65535, got {args.port}")
-    for flag, v in (("--workers", args.workers), ("--max-body", args.max_body)):
+    for flag, v in (("--workers", args.workers), ("--max-body", args.max_body), ("--max-batch", args.max_batch)):
         if v < 1:
             raise CLIError(f"{flag} must be >= 1, got {v}")
     for flag, v in (("--pool-workers", args.pool_workers), ("--max-inflight", args.max_inflight)):
@@ -96,19 +100,29 @@ def cmd_serve(args) -> int:
             raise CLIError(f"{flag} must be >= 0, got {v}")
     if not args.deadline > 0:
         raise CLIError(f"--deadline must be > 0, got {args.deadline}")
+    if not 0 <= args.batch_window <= 1000:
+        raise CLIError(f"--batch-window must be 0..1000 milliseconds, got {args.batch_window}")
+    if not args.grace >= 0:
+        raise CLIError(f"--grace must be >= 0 seconds, got {args.grace}")
     check_bind(args.host, args.port)
     from bgrl.service.app import Settings, create_app, settings_env
 
     pool = args.pool_workers or max(1, (os.cpu_count() or 1) // args.workers)
-    settings = Settings(max_body_bytes=args.max_body, max_inflight=args.max_inflight, pool_workers=pool, pool_kind=args.pool, deadline_s=args.deadline)
+    settings = Settings(max_body_bytes=args.max_body, max_inflight=args.max_inflight, pool_workers=pool, pool_kind=args.pool, deadline_s=args.deadline,
+                        batch_window_ms=args.batch_window, max_batch=args.max_batch, grace_s=args.grace)
+    from bgrl.service.metrics import configure_logging
+
+    configure_logging(args.log_level)
+    run_kw = dict(host=args.host, port=args.port, log_level=args.log_level, access_log=False, timeout_graceful_shutdown=max(1, int(round(args.grace))))
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"bgrl serve: binding {args.host}: reachable beyond this machine; put it behind a proxy you control", file=sys.stderr)
     print(f"bgrl serve: http://{args.host}:{args.port} (docs at /docs), {args.workers} server process(es) x {pool} engine {args.pool}(es)", file=sys.stderr)
     if args.workers == 1:
-        uvicorn.run(create_app(settings=settings), host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(create_app(settings=settings), **run_kw)
     else:
         os.environ.update(settings_env(settings))
-        uvicorn.run("bgrl.service.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers, log_level=args.log_level)
+        os.environ["BGRL_SERVE_LOG_LEVEL"] = args.log_level
+        uvicorn.run("bgrl.service.app:app_from_env", factory=True, workers=args.workers, **run_kw)
     return 0
 
 

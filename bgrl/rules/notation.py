@@ -35,6 +35,7 @@ from bgrl.rules.movegen import generate
 from bgrl._text import clip
 
 __all__ = [
+    "plays_at",
     "Play", "IllegalPlayError", "legal_plays", "legal_plays_and_after_states", "notations", "format_moves",
     "compact_notation", "parse_play", "play_from_notation",
 ]
@@ -255,6 +256,40 @@ def legal_plays_and_after_states(board: np.ndarray, dice: tuple[int, int]) -> tu
     named = _moves_and_notation(paths)
     pids = position_ids(flip(after))
     return [Play(text, pid, after[j], moves) for j, ((text, moves), pid) in enumerate(zip(named, pids))], after
+
+
+def plays_at(after, rows) -> list[Play]:
+    """The :class:`Play` of chosen rows of a batched generator result, without naming
+    every legal play (what :func:`legal_plays` does, one position at a time).
+
+    Parameters
+    ----------
+    after : bgrl.rules.movegen.AfterStates
+        From ``generate(boards, dice, paths=True)`` over B positions.
+    rows : sequence of int
+        Indices into ``after.boards``, each a legal play (not a pass row).
+
+    Returns
+    -------
+    list of Play, equal to the matching entries of ``legal_plays(position, dice)``.
+
+    Raises
+    ------
+    ValueError
+        When ``after`` has no paths or a row is a pass.
+    """
+    if after.paths is None:
+        raise ValueError("plays_at needs generate(..., paths=True)")
+    out = []
+    for j in (int(r) for r in rows):
+        n = int(after.dice_used[after.parent[j]])
+        if n == 0:
+            raise ValueError(f"row {j} is a pass, not a play")
+        (text, moves), = _moves_and_notation(after.paths[j:j + 1, :n])
+        board = after.boards[j].copy()
+        board.setflags(write=False)
+        out.append(Play(text, position_ids(flip(board[None]))[0], board, moves))
+    return out
 
 
 def legal_plays(position, dice) -> list[Play]:

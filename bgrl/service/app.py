@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import os
 import sys
 import threading
@@ -31,12 +32,14 @@ import numpy as np
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bgrl._version import __version__
 from bgrl.rules.board import NUM_CHECKERS, Position
+from bgrl.agents.levels import LEVEL_NAMES
 from bgrl.service import schemas as S
+from bgrl.service.metrics import CONTENT_TYPE_LATEST, AccessLog, ServiceMetrics
 from bgrl.service.engine import ENGINE_NAME, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
 
 __all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
@@ -50,28 +53,38 @@ class Settings:
 
     max_body_bytes : largest request body accepted (413 above).
     max_inflight : requests admitted at once per server process (queued + running); one
-        more gets 503 at once.
+        more gets 503 at once (default 0 = 64 x pool_workers).
     pool_workers : engine workers per server process (default: the cores / processes).
     pool_kind : ``"process"`` (worker processes, each loading every level: real parallelism,
         and the event loop never waits for the GIL), ``"thread"``, or ``"auto"`` = process
         for the shipped engine, thread for an injected one (tests).
     deadline_s : seconds a request may take, queueing included (504 after).
     retry_after_s : the ``Retry-After`` header of a 503, seconds.
+    batch_window_ms : longest wait, milliseconds, for more requests to join a batch once a
+        worker is free (0: dispatch at once; there is no wait while no other request is
+        on its way to the engine).
+    max_batch : most engine calls in one batch.
+    grace_s : on shutdown (SIGTERM, Ctrl-C), seconds to let admitted requests finish.
     """
 
     max_body_bytes: int = 16_384
-    max_inflight: int = 0  # 0 = 8 x pool_workers
+    max_inflight: int = 0  # 0 = 64 x pool_workers
     pool_workers: int = 0  # 0 = os.cpu_count()
     pool_kind: str = "auto"
     deadline_s: float = 10.0
     retry_after_s: int = 1
+    batch_window_ms: float = 2.0
+    max_batch: int = 64
+    grace_s: float = 10.0
 
     def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
         kind = self.pool_kind if self.pool_kind != "auto" else ("thread" if injected else "process")
         if kind not in ("thread", "process"):
             raise ValueError(f"pool_kind must be 'process', 'thread' or 'auto', got {self.pool_kind!r}")
-        return replace(self, max_inflight=self.max_inflight or 8 * pool, pool_workers=pool, pool_kind=kind)
+        if self.max_batch < 1 or self.batch_window_ms < 0:
+            raise ValueError(f"max_batch must be >= 1 and batch_window_ms >= 0, got {self.max_batch} and {self.batch_window_ms}")
+        return replace(self, max_inflight=self.max_inflight or 64 * pool, pool_workers=pool, pool_kind=kind)
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -115,21 +128,53 @@ def _worker_ready() -> int:
     return os.getpid()
 
 
-class Limiter:
-    """Admission control and the bounded engine pool. A request is admitted only while
-    fewer than ``max_inflight`` engine jobs are outstanding; a job stays outstanding until
-    it really finishes (a job past its deadline still counts while it runs).
+class WorkerLost(Exception):
+    """The engine worker process running a request's batch died (answered 503)."""
 
-    ``run(method, *args)`` calls ``engine.<method>(*args)`` in the pool: in a worker
-    process (each holding its own Engine, built by ``factory``) or a thread.
+
+@dataclass
+class _Job:
+    method: str
+    args: tuple
+    future: asyncio.Future
+    t_enqueued: float
+    deadline: float
+    abandoned: bool = False
+
+
+def _worker_batch(jobs):
+    return _WORKER_ENGINE.run_batch(jobs)
+
+
+class Limiter:
+    """Admission control, batching across requests and the bounded engine pool.
+
+    A request is admitted only while fewer than ``max_inflight`` engine calls are
+    outstanding (queued or running; a call past its deadline still counts while its batch
+    runs); one more gets 503 at once. Admitted calls wait in one queue; a dispatcher hands
+    them to the engine workers in batches (:meth:`bgrl.service.engine.Engine.run_batch`,
+    in a worker process or a thread): when a worker is free it takes every queued call, up
+    to ``max_batch``, after waiting at most ``batch_window_ms`` from the oldest call's
+    arrival for more to join (no wait when no other admitted request could join). While
+    every worker is busy, calls accumulate, so the batches grow with the load. A call
+    whose deadline passed while queued is dropped unanswered by the engine (504).
+
+    ``run(method, *args)`` is one engine call (``engine.<method>(*args)``).
     """
 
-    def __init__(self, settings: Settings, engine, factory=None):
+    def __init__(self, settings: Settings, engine, factory=None, metrics=None):
         self.settings = settings
         self.engine = engine
         self.factory = factory
+        self.metrics = metrics
         self._lock = threading.Lock()
         self.inflight = 0
+        self.restarts = 0
+        self.queue: list[_Job] = []
+        self.busy = 0
+        self._wake: asyncio.Event | None = None
+        self._free: asyncio.Event | None = None
+        self._task: asyncio.Task | None = None
         self.pool = self._new_pool()
 
     def _new_pool(self):
@@ -141,7 +186,9 @@ class Limiter:
         return concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="bgrl-engine", initializer=_one_torch_thread)
 
     async def start(self) -> None:
-        """Start every worker process and wait until each has loaded the levels."""
+        """Start the dispatcher, and every worker process (waiting until each has loaded the levels)."""
+        self._wake, self._free = asyncio.Event(), asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._dispatch_loop())
         if self.settings.pool_kind != "process":
             return
         n, seen = self.settings.pool_workers, set()
@@ -154,45 +201,167 @@ class Limiter:
             except concurrent.futures.BrokenExecutor:
                 raise RuntimeError("the engine worker processes failed to start (their error is printed above)") from None
 
-    def _done(self, _fut) -> None:
+    def _release(self, n: int = 1) -> None:
         with self._lock:
-            self.inflight -= 1
+            self.inflight -= n
+        if self.metrics is not None:
+            self.metrics.inflight.set(self.inflight)
+
+    def _gauge(self) -> None:
+        if self.metrics is not None:
+            self.metrics.queue_depth.set(len(self.queue))
+            self.metrics.inflight.set(self.inflight)
+
+    def _reject(self, reason: str) -> None:
+        if self.metrics is not None:
+            self.metrics.rejected.labels(reason).inc()
 
     async def run(self, method: str, *args):
         with self._lock:
             if self.inflight >= self.settings.max_inflight:
-                raise Overloaded()
-            self.inflight += 1
+                over = True
+            else:
+                over = False
+                self.inflight += 1
+        if over:
+            self._reject("overloaded")
+            raise Overloaded()
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        job = _Job(method, args, loop.create_future(), now, now + self.settings.deadline_s)
+        self.queue.append(job)
+        self._gauge()
+        self._wake.set()
+        try:
+            return await asyncio.wait_for(asyncio.shield(job.future), timeout=self.settings.deadline_s)
+        except asyncio.TimeoutError:
+            job.abandoned = True
+            self._reject("deadline")
+            raise DeadlineExceeded() from None
+
+    async def _dispatch_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        window = self.settings.batch_window_ms / 1000.0
+        cap = self.settings.max_batch
+        while True:
+            while not self.queue:
+                self._wake.clear()
+                await self._wake.wait()
+            while self.busy >= self.settings.pool_workers:
+                self._free.clear()
+                await self._free.wait()
+            t_end = self.queue[0].t_enqueued + window
+            while len(self.queue) < cap and self._arriving() > 0:
+                rem = t_end - loop.time()
+                if rem <= 0:
+                    break
+                self._wake.clear()
+                try:
+                    await asyncio.wait_for(self._wake.wait(), rem)
+                except asyncio.TimeoutError:
+                    break
+            batch, self.queue = self.queue[:cap], self.queue[cap:]
+            now = loop.time()
+            live = []
+            for job in batch:
+                if job.abandoned or job.future.done() or now >= job.deadline:
+                    self._release()
+                    if not job.future.done():
+                        job.future.set_exception(DeadlineExceeded())
+                    continue
+                live.append(job)
+            self._gauge()
+            if live:
+                self._submit(live)
+
+    _running_calls = 0
+
+    def _arriving(self) -> int:
+        """HTTP requests inside the server that have not reached the engine queue yet
+        (being read or parsed): the ones worth waiting for."""
+        active = self.metrics.active if self.metrics is not None else 0
+        return active - len(self.queue) - self._running_calls
+
+    def _submit(self, live: list[_Job]) -> None:
+        calls = [(j.method, j.args) for j in live]
         try:
             if self.settings.pool_kind == "process":
-                cf = self.pool.submit(_worker_call, method, *args)
+                cf = self.pool.submit(_worker_batch, calls)
             else:
-                cf = self.pool.submit(getattr(self.engine, method), *args)
-        except BaseException as exc:
-            self._done(None)
-            if isinstance(exc, concurrent.futures.BrokenExecutor):
-                self._restart()
-                raise Overloaded() from None
-            raise
-        cf.add_done_callback(self._done)
-        try:
-            return await asyncio.wait_for(asyncio.wrap_future(cf), timeout=self.settings.deadline_s)
-        except asyncio.TimeoutError:
-            cf.cancel()  # only stops it if still queued
-            raise DeadlineExceeded() from None
-        except concurrent.futures.BrokenExecutor:  # a worker process died (e.g. killed): replace the pool
+                cf = self.pool.submit(self.engine.run_batch, calls)
+        except concurrent.futures.BrokenExecutor:
             self._restart()
-            raise Overloaded() from None
+            self._fail(live, WorkerLost())
+            return
+        except RuntimeError:  # the pool is shutting down
+            self._fail(live, Overloaded())
+            return
+        self.busy += 1
+        self._running_calls += len(live)
+        if self.metrics is not None:
+            self.metrics.batch_size.observe(len(live))
+        t0 = time.perf_counter()
+        fut = asyncio.wrap_future(cf)
+        fut.add_done_callback(lambda f: self._finished(f, live, t0))
+
+    def _fail(self, live: list[_Job], exc: Exception) -> None:
+        for job in live:
+            if not job.future.done():
+                job.future.set_exception(exc)
+        self._release(len(live))
+
+    def _finished(self, fut: asyncio.Future, live: list[_Job], t0: float) -> None:
+        self.busy -= 1
+        self._running_calls -= len(live)
+        self._free.set()
+        if self.metrics is not None:
+            self.metrics.batch_seconds.observe(time.perf_counter() - t0)
+        if fut.cancelled():
+            self._fail(live, Overloaded())
+            return
+        exc = fut.exception()
+        if exc is not None:
+            if isinstance(exc, concurrent.futures.BrokenExecutor):  # a worker process died (e.g. killed): replace the pool
+                self._restart()
+                self._reject("worker_lost")
+                self._fail(live, WorkerLost())
+            else:
+                self._fail(live, exc)
+            return
+        for job, r in zip(live, fut.result()):
+            if job.future.done():
+                continue
+            if isinstance(r, BaseException):
+                job.future.set_exception(r)
+            else:
+                job.future.set_result(r)
+        self._release(len(live))
 
     def _restart(self) -> None:
         with self._lock:
             if getattr(self.pool, "_broken", False):
                 self.pool.shutdown(wait=False, cancel_futures=True)
                 self.pool = self._new_pool()
+                self.restarts += 1
+                if self.metrics is not None:
+                    self.metrics.worker_restarts.inc()
+
+    async def drain(self, grace_s: float) -> bool:
+        """Wait up to ``grace_s`` seconds for every admitted call to be answered; True if all were."""
+        t_end = time.monotonic() + grace_s
+        while self.inflight > 0 and time.monotonic() < t_end:
+            await asyncio.sleep(0.01)
+        return self.inflight == 0
 
     def shutdown(self) -> None:
-        """Stop the pool; worker processes are terminated (they hold no state worth keeping),
-        so none outlives the server."""
+        """Stop the dispatcher and the pool; worker processes are terminated (they hold no
+        state worth keeping), so none outlives the server."""
+        if self._task is not None:
+            self._task.cancel()
+        for job in self.queue:
+            if not job.future.done():
+                job.future.set_exception(Overloaded())
+        self.queue = []
         procs = list((getattr(self.pool, "_processes", None) or {}).values()) if self.settings.pool_kind == "process" else []
         self.pool.shutdown(wait=False, cancel_futures=True)
         for proc in procs:
@@ -340,13 +509,16 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         eng = engine if engine is not None else Engine()
         for w in getattr(eng, "warnings", []):
             print(f"bgrl serve: warning: {w}", file=sys.stderr)
-        limiter = Limiter(cfg, eng, factory=Engine)
+        limiter = Limiter(cfg, eng, factory=Engine, metrics=metrics)
         await limiter.start()
         app.state.engine, app.state.limiter = eng, limiter
         try:
             yield
         finally:
+            drained = await limiter.drain(cfg.grace_s)
             limiter.shutdown()
+            logging.getLogger("bgrl.service").warning(
+                "bgrl serve: stopped%s", "" if drained else f" ({limiter.inflight} request(s) unfinished after the {cfg.grace_s} s grace period)")
 
     app = FastAPI(
         title="bgrl",
@@ -358,11 +530,13 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
                    503: {"model": S.ErrorResponse, "description": "overloaded; retry after Retry-After seconds"},
                    504: {"model": S.ErrorResponse, "description": "past the deadline"}},
     )
+    metrics = ServiceMetrics()
     app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
     from bgrl.service.web import router as web_router  # the web board at / and /v1/games (docs/web.md)
 
     app.include_router(web_router)
-    app.state.settings = cfg
+    app.add_middleware(AccessLog, metrics=metrics)  # outermost: sees every answer, 413s included
+    app.state.settings, app.state.metrics = cfg, metrics
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -384,6 +558,11 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
     async def _busy(request: Request, exc: Overloaded):
         return _error(503, "overloaded", f"more than {cfg.max_inflight} requests in flight; retry later", headers={"Retry-After": str(cfg.retry_after_s)})
 
+    @app.exception_handler(WorkerLost)
+    async def _lost(request: Request, exc: WorkerLost):
+        return _error(503, "worker_lost", "the engine worker serving this request stopped; it has been replaced: retry",
+                      headers={"Retry-After": str(cfg.retry_after_s)})
+
     @app.exception_handler(DeadlineExceeded)
     async def _late(request: Request, exc: DeadlineExceeded):
         return _error(504, "deadline_exceeded", f"the request took longer than {cfg.deadline_s} s")
@@ -399,6 +578,20 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
     async def run(request: Request, method: str, *args):
         return await request.app.state.limiter.run(method, *args)
 
+    def level_of(request: Request, level) -> None:  # the access log's and metrics' level label
+        request.state.level = level if isinstance(level, str) and level in eng_levels else "other"
+
+    eng_levels = set(LEVEL_NAMES)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def prometheus_metrics(request: Request):
+        """Prometheus text format (bgrl.service.metrics)."""
+        lim = getattr(request.app.state, "limiter", None)
+        if lim is not None:
+            metrics.queue_depth.set(len(lim.queue))
+            metrics.inflight.set(lim.inflight)
+        return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
+
     # ---- v1
     @app.post("/v1/move", response_model=S.MoveResponse, tags=["v1"])
     async def move(req: S.MoveRequest, request: Request):
@@ -407,6 +600,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         eng: Engine = request.app.state.engine
 
         pos, xd = _position(req.position)
+        level_of(request, req.level)
         r = await run(request, "move", pos, parse_dice_value(_dice(req.dice, xd)), req.level, req.seed)
         return S.MoveResponse(play=plain_notation(r.play), moves=_steps(r.play), position_id=r.result_id, level=r.level, ply=r.ply, seed=r.seed, **served(eng, t0, r.level))
 
@@ -418,6 +612,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
         pos, xd = _position(req.position)
         dd = parse_dice_value(_dice(req.dice, xd))
+        level_of(request, req.level)
         rows, n_legal = await run(request, "ranked", pos, dd, req.level, req.top)
         out = [
             S.HintPlay(rank=r.rank, play=plain_notation(r.play), moves=_steps(r.play), position_id=r.play.position_id, ply=r.ply,
@@ -434,6 +629,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         eng: Engine = request.app.state.engine
 
         pos, _ = _position(req.position)
+        level_of(request, req.level)
         p, ply = await run(request, "evaluate", pos, req.level)
         from bgrl.evaluation.probabilities import equity
 
@@ -488,6 +684,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
         pos, _ = parse_position(board=pips_board(q))
         d = parse_dice_value((q.die1, q.die2))
+        level_of(request, q.level)
         items = await run(request, "move_list", pos, d, q.level, q.seed, dmp)
         return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=_steps(p) if p else [], probabilities=_wildbg_probs(pr)) for p, pr in items])
 
@@ -497,6 +694,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         money cube decision with a centred cube (:func:`cube_decision`): ``double`` for double/take
         and double/pass, ``accept`` the opponent's take."""
         pos, _ = parse_position(board=pips_board(q))
+        level_of(request, q.level)
         p, _ply = await run(request, "evaluate", pos, q.level)
         d = cube_decision(pos, p)
         dbl = d.decision in ("double, take", "double, pass")
@@ -506,7 +704,11 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
 
 def app_from_env() -> FastAPI:
-    """uvicorn factory for worker processes: ``Settings.from_env()``."""
+    """uvicorn factory for worker processes: ``Settings.from_env()``, logging at
+    ``BGRL_SERVE_LOG_LEVEL`` (default warning)."""
+    from bgrl.service.metrics import configure_logging
+
+    configure_logging(os.environ.get("BGRL_SERVE_LOG_LEVEL", "warning"))
     return create_app(settings=Settings.from_env())
 
 

@@ -33,9 +33,9 @@ from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent
 from bgrl.agents.search import MAX_PLY, after_state_probs
 from bgrl.rules.board import Position, START_POSITION_ID, flip
-from bgrl.rules.dice import validate_dice
-from bgrl.rules.notation import Play
-from bgrl.rules.dice import parse_dice
+from bgrl.rules.dice import parse_dice, validate_dice
+from bgrl.rules.movegen import generate
+from bgrl.rules.notation import Play, plays_at
 from bgrl.rules.outcome import check_not_over
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "LevelInfo",
     "MoveResult",
     "Engine",
+    "FixedChunkEvaluator",
     "plain_steps",
     "plain_notation",
     "parse_position",
@@ -199,6 +200,54 @@ class MoveResult:
 
 
 # ----------------------------------------------------------------------------- the engine
+def _padded(args, required: int, defaults: tuple) -> list:
+    """Positional ``args`` of an engine call, the optional ones filled from ``defaults``."""
+    args = list(args)
+    if not required <= len(args) <= required + len(defaults):
+        raise TypeError(f"expected {required}..{required + len(defaults)} arguments, got {len(args)}")
+    return args + list(defaults[len(args) - required:])
+
+
+class FixedChunkEvaluator:
+    """An evaluator that always calls the network on exactly ``rows`` after-states.
+
+    A float32 network's value of one position can differ in its last bits with the size
+    of the batch it is computed in (different kernels; :class:`bgrl.evaluation.table.TableNetEvaluator`
+    also switches from numpy to torch above ``small_batch``). The service batches
+    unrelated requests together, so it pads every call to a multiple of ``rows`` (copies
+    of the first row) and evaluates chunk by chunk: each position's value is then the same
+    whatever it is batched with, and a request's answer does not depend on the others.
+
+    Parameters
+    ----------
+    evaluator : callable after-states int8 (M, 26) -> float (M, 5)
+    rows : int, chunk size (default 256: above ``small_batch``, measured invariant with
+        torch 2.13 on one thread: the same bits for any composition of the batch)
+
+    Other attributes (``exact``, ...) are those of the wrapped evaluator.
+    """
+
+    def __init__(self, evaluator, rows: int = 256):
+        self.inner = evaluator
+        self.rows = int(rows)
+
+    def __getattr__(self, name):
+        if name == "inner":  # not set yet (unpickling)
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __call__(self, after_states) -> np.ndarray:
+        a = np.ascontiguousarray(after_states, dtype=np.int8).reshape(-1, 26)
+        n, c = a.shape[0], self.rows
+        if n == 0:
+            return np.asarray(self.inner(a), dtype=np.float64).reshape(0, 5)
+        pad = (-n) % c
+        if pad:
+            a = np.concatenate([a, np.repeat(a[:1], pad, axis=0)])
+        parts = [np.asarray(self.inner(a[i:i + c]), dtype=np.float64) for i in range(0, a.shape[0], c)]
+        return np.concatenate(parts)[:n]
+
+
 class Engine:
     """The levels loaded once, shared by every request; safe to call from several threads
     (no state changes after construction; the networks are only read).
@@ -260,8 +309,11 @@ class Engine:
             note = f" [network {lv.network!r} not shipped: default network used]" if net != lv.network else ""
             self.levels[name] = LevelInfo(name, int(lv.ply), float(lv.noise), lv.definition() + note,
                                           net, self.network_file[net], self.network_sha256[net])
-        # Warm up once so the first request does not pay for lazy initialisation.
-        self.hint(Position.from_id(START_POSITION_ID), (3, 1), LEVEL_NAMES[0])
+        # Warm up once so the first request does not pay for lazy initialisation (compiled
+        # move generation with paths, notation tables, every network).
+        start = Position.from_id(START_POSITION_ID)
+        self.run_batch([("move", (start, (3, 1), name, 0)) for name in LEVEL_NAMES] + [("move_list", (start, (6, 6), LEVEL_NAMES[0]))]
+                       + [("evaluate", (start, LEVEL_NAMES[0]))])
 
     def _load_network(self, path: Path):
         from bgrl.evaluation.networks import ManifestError, open_network
@@ -274,7 +326,7 @@ class Engine:
             raise RuntimeError(f"{exc}: refusing to serve it") from None
         if not loaded.listed:
             self.warnings.append(f"model {path.name} is not listed in manifest.json: its sha256 {loaded.sha256} could not be verified")
-        return loaded.evaluator, loaded.sha256, loaded.meta
+        return FixedChunkEvaluator(loaded.evaluator), loaded.sha256, loaded.meta
 
     # -- helpers
     def level(self, name: str) -> LevelInfo:
@@ -315,7 +367,172 @@ class Engine:
         if ply is not None and not 0 <= int(ply) <= self.max_ply():
             raise ServiceError("bad_ply", f"ply must be 0..{self.max_ply()} (gnubg convention), got {_clip(ply)}")
 
-    # -- decisions
+    # -- decisions: every public call is a batch of one (see run_batch)
+    def _prep_rank(self, pos: Position, dice, level, ply, dmp) -> tuple:
+        lv = self.level(level)
+        d = parse_dice_value(dice)
+        _check_not_over(pos)
+        self._check_ply(ply)
+        return (pos, d, lv.name, None if ply is None else int(ply), bool(dmp))
+
+    def _prep_move(self, pos: Position, dice, level, seed, ply) -> tuple:
+        lv = self.level(level)
+        d = parse_dice_value(dice)
+        _check_not_over(pos)
+        self._check_ply(ply)
+        if seed is None:
+            seed = secrets.randbits(63)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
+            raise ServiceError("bad_seed", f"seed must be an int in 0..2**63-1, got {_clip(seed)}")
+        return (pos, d, lv.name, int(seed), None if ply is None else int(ply))
+
+    def _rank_items(self, items: list[tuple]) -> list[list[RankedPlay]]:
+        """Rankings of prepared decisions: one :meth:`HintRanker.rank_many` per (level, ply, dmp)."""
+        out: list = [None] * len(items)
+        groups: dict[tuple, list[int]] = {}
+        for i, (_pos, _d, name, ply, dmp) in enumerate(items):
+            groups.setdefault((name, ply, dmp), []).append(i)
+        for (name, ply, dmp), idx in groups.items():
+            ranker = HintRanker.from_agent(self._agent(name, ply=ply))
+            for i, rows in zip(idx, ranker.rank_many([(items[i][0], items[i][1]) for i in idx], dmp=dmp)):
+                out[i] = rows
+        return out
+
+    def _move_items(self, items: list[tuple]) -> list[MoveResult]:
+        """Plays of prepared decisions: per (level, ply) one generate call and one search
+        for all of them, each decision's noise from its own seed."""
+        out: list = [None] * len(items)
+        groups: dict[tuple, list[int]] = {}
+        for i, (_pos, _d, name, _seed, ply) in enumerate(items):
+            groups.setdefault((name, ply), []).append(i)
+        for (name, ply), idx in groups.items():
+            lv = self.level(name)
+            shown_ply = lv.ply if ply is None else ply
+            aft = generate(np.stack([items[i][0].board for i in idx]), np.array([items[i][1] for i in idx], dtype=np.int8), paths=True)
+            live = aft.dice_used > 0
+            for g, i in enumerate(idx):
+                if not live[g]:  # no die can be played: the turn passes
+                    pos, _d, _n, seed, _p = items[i]
+                    out[i] = MoveResult(None, Position(flip(pos.board)).position_id, name, shown_ply, seed)
+            if not live.any():
+                continue
+            keep = np.flatnonzero(live)
+            if not live.all():  # search only the decisions with a play
+                aft = generate(np.stack([items[idx[g]][0].board for g in keep]),
+                               np.array([items[idx[g]][1] for g in keep], dtype=np.int8), paths=True)
+            ks = self._agent(name, ply=ply).select(aft, seeds=np.array([items[idx[g]][3] for g in keep], dtype=np.int64))
+            for g, play in zip(keep, plays_at(aft, ks)):
+                i = idx[g]
+                out[i] = MoveResult(play, play.position_id, name, shown_ply, items[i][3])
+        return out
+
+    def run_batch(self, jobs) -> list:
+        """Answer many calls at once: the service's batching across requests.
+
+        Parameters
+        ----------
+        jobs : sequence of ``(method, args)``, method one of ``"move"``, ``"hint"``,
+            ``"ranked"``, ``"move_list"``, ``"evaluate"`` and args the positional
+            arguments of that method.
+
+        Returns
+        -------
+        list, one entry per job: its result, or the :class:`ServiceError` it raised (the
+        error is returned, not raised, so that one bad request does not fail the batch).
+
+        All rank work (hints, rankings, wildbg lists) goes through one
+        :meth:`HintRanker.rank_many` per (level, ply, dmp); all moves through one
+        generate call and one search per (level, ply); evaluations through one
+        :func:`bgrl.agents.search.after_state_probs` per level. Every decision's answer
+        is a function of that decision alone (the networks are evaluated in fixed-size
+        chunks, :class:`FixedChunkEvaluator`, and the noise is keyed by each request's
+        seed): a request gets the same answer alone or in any batch.
+        """
+        out: list = [None] * len(jobs)
+        ranks: list[tuple] = []
+        moves: list[tuple] = []
+        evals: list[tuple] = []
+        plan: list = [None] * len(jobs)
+        for j, (method, args) in enumerate(jobs):
+            try:
+                if method in ("hint", "ranked"):
+                    pos, dice, level, top, dmp, ply = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, False, None))
+                    if method == "ranked" and len(args) > 4:
+                        raise TypeError("ranked takes (pos, dice, level, top)")
+                    ranks.append(self._prep_rank(pos, dice, level, ply, dmp))
+                    plan[j] = (method, len(ranks) - 1, None, top)
+                elif method == "move_list":
+                    pos, dice, level, seed, dmp = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, False))
+                    ranks.append(self._prep_rank(pos, dice, level, None, dmp))
+                    m = None
+                    if self.level(level).noise > 0 or seed is not None:
+                        moves.append(self._prep_move(pos, dice, level, seed, None))
+                        m = len(moves) - 1
+                    plan[j] = (method, len(ranks) - 1, m, pos)
+                elif method == "move":
+                    pos, dice, level, seed, ply = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, None))
+                    moves.append(self._prep_move(pos, dice, level, seed, ply))
+                    plan[j] = (method, None, len(moves) - 1, None)
+                elif method == "evaluate":
+                    pos, level = _padded(args, 1, (DEFAULT_HINT_LEVEL,))
+                    lv = self.level(level)
+                    _check_not_over(pos)
+                    evals.append((pos, lv.name))
+                    plan[j] = (method, None, len(evals) - 1, None)
+                else:
+                    raise ServiceError("bad_method", f"unknown engine call {_clip(method)}")
+            except ServiceError as exc:
+                out[j] = exc
+        ranked = self._rank_items(ranks) if ranks else []
+        moved = self._move_items(moves) if moves else []
+        evaluated = self._evaluate_items(evals) if evals else []
+        for j, p in enumerate(plan):
+            if p is None:
+                continue
+            method, r, m, extra = p
+            if method == "move":
+                out[j] = moved[m]
+            elif method == "evaluate":
+                out[j] = evaluated[m]
+            elif method == "hint":
+                out[j] = ranked[r][:extra] if extra else ranked[r]
+            elif method == "ranked":
+                rows = ranked[r]
+                out[j] = ((rows[:extra] if extra else rows), len(rows))
+            else:  # move_list
+                rows = ranked[r]
+                if not rows:
+                    pos = extra
+                    out[j] = [(None, np.asarray(self.evaluator(pos.board[None]), dtype=np.float64)[0])]
+                    continue
+                if m is not None:
+                    chosen = moved[m].play
+                    rows = sorted(rows, key=lambda row: row.play.position_id != chosen.position_id)  # stable: the choice first
+                out[j] = [(row.play, row.probabilities.to_array()) for row in rows]
+        return out
+
+    def _evaluate_items(self, items: list[tuple]) -> list[tuple[np.ndarray, int]]:
+        from bgrl.evaluation.probabilities import flip_probs
+
+        out: list = [None] * len(items)
+        groups: dict[str, list[int]] = {}
+        for i, (_pos, name) in enumerate(items):
+            groups.setdefault(name, []).append(i)
+        for name, idx in groups.items():
+            lv = self.level(name)
+            # The opponent "has just played" into this position: its probabilities, flipped.
+            after = np.stack([flip(items[i][0].board) for i in idx])
+            p = after_state_probs(self._nets[LEVELS[name].network], after, lv.ply)
+            for k, i in enumerate(idx):
+                out[i] = (flip_probs(p[k]), lv.ply)
+        return out
+
+    def _one(self, method: str, *args):
+        r = self.run_batch([(method, args)])[0]
+        if isinstance(r, ServiceError):
+            raise r
+        return r
+
     def hint(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, top: int | None = None, dmp: bool = False,
              ply: int | None = None) -> list[RankedPlay]:
         """Every legal play ranked best first by the level's noise-free search.
@@ -341,17 +558,11 @@ class Engine:
         ServiceError
             For a finished game, bad dice, an unknown level or ply.
         """
-        lv = self.level(level)
-        d = parse_dice_value(dice)
-        _check_not_over(pos)
-        self._check_ply(ply)
-        rows = HintRanker.from_agent(self._agent(lv.name, ply=ply)).rank(pos, d, dmp=dmp)
-        return rows[:top] if top else rows
+        return self._one("hint", pos, dice, level, top, dmp, ply)
 
     def ranked(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, top: int | None = None) -> tuple[list[RankedPlay], int]:
         """:meth:`hint` cut to ``top`` rows, and the number of legal plays."""
-        rows = self.hint(pos, dice, level)
-        return (rows[:top] if top else rows), len(rows)
+        return self._one("ranked", pos, dice, level, top)
 
     def move_list(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, seed: int | None = None,
                   dmp: bool = False) -> list[tuple[Play | None, np.ndarray]]:
@@ -360,13 +571,7 @@ class Engine:
         level's own choice (or any level's when ``seed`` is given) comes first.
         ``[(None, probs)]`` when no die can be played (the probabilities of the unchanged
         position, opponent on roll)."""
-        rows = self.hint(pos, dice, level, dmp=dmp)
-        if not rows:
-            return [(None, np.asarray(self.evaluator(pos.board[None]), dtype=np.float64)[0])]
-        if self.level(level).noise > 0 or seed is not None:
-            chosen = self.move(pos, dice, level, seed).play
-            rows = sorted(rows, key=lambda r: r.play.position_id != chosen.position_id)  # stable: the choice first
-        return [(r.play, r.probabilities.to_array()) for r in rows]
+        return self._one("move_list", pos, dice, level, seed, dmp)
 
     def move(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, seed: int | None = None, ply: int | None = None) -> MoveResult:
         """The level's play for one position and roll (``ply`` overrides the level's search
@@ -375,17 +580,7 @@ class Engine:
 
         Raises ServiceError for a finished game, bad dice, an unknown level, ply or seed.
         """
-        lv = self.level(level)
-        d = parse_dice_value(dice)
-        _check_not_over(pos)
-        self._check_ply(ply)
-        if seed is None:
-            seed = secrets.randbits(63)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
-            raise ServiceError("bad_seed", f"seed must be an int in 0..2**63-1, got {_clip(seed)}")
-        play = self._agent(lv.name, seed=int(seed), ply=ply).choose_play(pos, d)
-        result = play.position_id if play is not None else Position(flip(pos.board)).position_id
-        return MoveResult(play, result, lv.name, lv.ply if ply is None else int(ply), int(seed))
+        return self._one("move", pos, dice, level, seed, ply)
 
     def evaluate(self, pos: Position, level: str = DEFAULT_HINT_LEVEL) -> tuple[np.ndarray, int]:
         """Outcome probabilities float64 (5,) of the side on roll, before it rolls, at the
@@ -393,11 +588,4 @@ class Engine:
 
         Raises ServiceError ``game_over`` for a finished game, ``bad_level``.
         """
-        lv = self.level(level)
-        _check_not_over(pos)
-        from bgrl.evaluation.probabilities import flip_probs
-
-        # The opponent "has just played" into this position: its probabilities, flipped.
-        after = flip(pos.board)[None]
-        p = after_state_probs(self._nets[LEVELS[lv.name].network], after, lv.ply)[0]
-        return flip_probs(p), lv.ply
+        return self._one("evaluate", pos, level)
