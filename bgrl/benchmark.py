@@ -2,4 +2,4 @@
 
 from bgrl._deprecated import reexport
 
-reexport(__name__, "bgrl.arena.benchmark", globals())
+reexport(__name__, "bgrl.arena.benchmark", globals(), also=('bgrl.cli.benchmark',))

@@ -2,4 +2,4 @@
 
 from bgrl._deprecated import reexport
 
-reexport(__name__, "bgrl.rules.game", globals())
+reexport(__name__, "bgrl.rules.game", globals(), also=('bgrl.rules.dice',))

@@ -2,4 +2,4 @@
 
 from bgrl._deprecated import reexport
 
-reexport(__name__, "bgrl.cli.levels", globals())
+reexport(__name__, "bgrl.cli.levels", globals(), also=('bgrl.cli._table', 'bgrl.cli.hint'))

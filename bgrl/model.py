@@ -2,4 +2,4 @@
 
 from bgrl._deprecated import reexport
 
-reexport(__name__, "bgrl.evaluation.model", globals())
+reexport(__name__, "bgrl.evaluation.model", globals(), also=('bgrl.evaluation.probabilities',))

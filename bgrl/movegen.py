@@ -2,4 +2,4 @@
 
 from bgrl._deprecated import reexport
 
-reexport(__name__, "bgrl.rules.movegen", globals())
+reexport(__name__, "bgrl.rules.movegen", globals(), also=('bgrl.rules.dice',))

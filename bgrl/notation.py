@@ -2,4 +2,4 @@
 
 from bgrl._deprecated import reexport
 
-reexport(__name__, "bgrl.rules.notation", globals())
+reexport(__name__, "bgrl.rules.notation", globals(), also=('bgrl.rules.dice',))

@@ -2,4 +2,4 @@
 
 from bgrl._deprecated import reexport
 
-reexport(__name__, "bgrl.cli.play", globals())
+reexport(__name__, "bgrl.cli.play", globals(), also=())

@@ -2,4 +2,4 @@
 
 from bgrl._deprecated import reexport
 
-reexport(__name__, "bgrl.agents.search", globals())
+reexport(__name__, "bgrl.agents.search", globals(), also=('bgrl.rules.dice',))

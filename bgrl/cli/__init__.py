@@ -41,13 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from bgrl.evaluation.networks import CheckpointError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (CLIError, ValueError, TypeError, CheckpointError) as exc:
+    except (CLIError, ValueError, TypeError) as exc:  # CheckpointError is a ValueError
         msg = " ".join(str(exc).split("\n"))
         if len(msg) > 600:  # whatever input an error echoes, keep it readable
             msg = msg[:400] + " ... " + msg[-150:]

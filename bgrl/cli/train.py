@@ -19,7 +19,7 @@ _TUNABLE = {
 
 
 def add_train_parser(sub) -> argparse.ArgumentParser:
-    from bgrl.training.loop import TrainConfig
+    from bgrl.training.config import TrainConfig
 
     c = TrainConfig()
     t = sub.add_parser(
