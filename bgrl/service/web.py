@@ -46,6 +46,7 @@ from bgrl.rules.dice import opening_roll, random_roll
 from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game
 from bgrl.rules.notation import legal_plays
 from bgrl.service.engine import ServiceError
+from bgrl.service import schemas as S
 
 __all__ = ["router", "JUDGE_LEVEL", "MAX_GAMES", "WebGame", "play_steps"]
 
@@ -55,7 +56,7 @@ JUDGE_LEVEL = LEVEL_NAMES[-1]
 MAX_GAMES = 256
 _HOW = {1: "single", 2: "gammon", 3: "backgammon"}
 
-router = APIRouter()
+router = APIRouter(responses={404: {"model": S.ErrorResponse, "description": "no game with this id on this server (sessions are kept in memory)"}})
 
 
 # ----------------------------------------------------------------------------- requests
