@@ -1,18 +1,8 @@
 """scripts/vs_gnubg.py and scripts/bench_rollout.py: bad flags exit 2; a tiny vs-gnubg session runs."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-
-
-def _script(name):
-    spec = importlib.util.spec_from_file_location(f"_script_{name}", SCRIPTS / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from test_scripts_errors import _script  # the one loader of a script as a module
 
 
 @pytest.mark.parametrize("argv, words", [(["--games", "0"], "--games must be >= 1"),
