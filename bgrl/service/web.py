@@ -14,8 +14,9 @@ Each turn of the player comes with every legal play of the whole roll
 :func:`bgrl.rules.movegen.generate`) as single-die steps, so the page highlights only the
 landing points of legal plays and never loses a die that must be played. A forced play (one
 legal play) is played for the player, and a roll that cannot be played is passed, each with
-a note. Resignations and draws are judged, and hints and reviews are given, by the strongest
-level (:data:`JUDGE_LEVEL`) unless the request names another.
+a note. Resignations and draws are judged by the strongest level
+(:data:`bgrl.agents.levels.JUDGE_LEVEL`) whatever the session's hint level; hints and
+reviews use it too unless the request names another level.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
-from bgrl.agents.levels import LEVEL_NAMES
+from bgrl.agents.levels import JUDGE_LEVEL
 from bgrl.agents.offers import draw_decision, resign_decision
 from bgrl.evaluation.probabilities import equity as equity_of
 from bgrl.records.matfile import mat_text
@@ -50,8 +51,6 @@ from bgrl.service import schemas as S
 
 __all__ = ["router", "JUDGE_LEVEL", "MAX_GAMES", "WebGame", "play_steps"]
 
-#: The strongest level: the default judge of resignations, draws, hints and reviews.
-JUDGE_LEVEL = LEVEL_NAMES[-1]
 #: Game sessions kept in memory at once (the oldest is dropped beyond this).
 MAX_GAMES = 256
 _HOW = {1: "single", 2: "gammon", 3: "backgammon"}
@@ -65,7 +64,7 @@ class NewGame(BaseModel):
     colour: Literal["white", "black"] = Field("white", description="the player's colour; White moves first, so black = the computer opens")
     opening_roll: bool = Field(False, description="RULES.md option: each side throws one die, the higher moves first with both")
     seed: int | None = Field(None, ge=0, le=2**63 - 1, description="seed of the dice and the computer's noise (default: random)")
-    hint_level: str | None = Field(None, description=f"level of hints, resignation/draw judgement and review (default {JUDGE_LEVEL})")
+    hint_level: str | None = Field(None, description=f"level of hints (default {JUDGE_LEVEL}); resignations, draws and reviews are judged by {JUDGE_LEVEL}")
 
 
 class PlayIn(BaseModel):
@@ -82,7 +81,7 @@ class ResignIn(BaseModel):
 
 
 class ReviewIn(BaseModel):
-    level: str | None = Field(None, description="judge level (default: the session's hint level)")
+    level: str | None = Field(None, description=f"judge level (default {JUDGE_LEVEL}, the strongest)")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -318,6 +317,7 @@ async def new_game(req: NewGame, request: Request):
     eng = _engine(request)
     eng.level(req.level)
     eng.level(req.hint_level or JUDGE_LEVEL)
+    eng.level(JUDGE_LEVEL)  # the judge of resignations and draws
     games = _games(request)
     game = WebGame(secrets.token_hex(8), req)
     with request.app.state.web_lock:
@@ -368,35 +368,36 @@ async def game_hint(gid: str, req: HintIn, request: Request):
 
 @router.post("/v1/games/{gid}/resign", tags=["games"])
 async def resign(gid: str, req: ResignIn, request: Request):
-    """Offer to resign at ``value``; the hint level judges. Accepted: the game ends."""
+    """Offer to resign at ``value``; the strongest level judges (never the level that plays,
+    whatever the hint level). Accepted: the game ends."""
     game = _get(request, gid)
     if game.game.over is not None:
         raise ServiceError("game_over", "the game is over")
     pts = RESIGN_VALUES[req.value]
-    eq = await _locked(game, game.computer_equity, _engine(request), game.hint_level)
+    eq = await _locked(game, game.computer_equity, _engine(request), JUDGE_LEVEL)
     ok, reason = resign_decision(eq, pts)
     if ok:
         with game.lock:
             game.game.resign(game.human, pts)
             game.dice, game.plays = None, []
             game.finish_record()
-    return {"accepted": ok, "reason": reason, "judge": game.hint_level, "computer_equity": round(eq, 6), "state": game.state()}
+    return {"accepted": ok, "reason": reason, "judge": JUDGE_LEVEL, "computer_equity": round(eq, 6), "state": game.state()}
 
 
 @router.post("/v1/games/{gid}/draw", tags=["games"])
 async def draw(gid: str, request: Request):
-    """Offer a draw; the hint level judges. Accepted: the game ends, no points."""
+    """Offer a draw; the strongest level judges. Accepted: the game ends, no points."""
     game = _get(request, gid)
     if game.game.over is not None:
         raise ServiceError("game_over", "the game is over")
-    eq = await _locked(game, game.computer_equity, _engine(request), game.hint_level)
+    eq = await _locked(game, game.computer_equity, _engine(request), JUDGE_LEVEL)
     ok, reason = draw_decision(eq)
     if ok:
         with game.lock:
             game.game.agree_draw()
             game.dice, game.plays = None, []
             game.finish_record()
-    return {"accepted": ok, "reason": reason, "judge": game.hint_level, "computer_equity": round(eq, 6), "state": game.state()}
+    return {"accepted": ok, "reason": reason, "judge": JUDGE_LEVEL, "computer_equity": round(eq, 6), "state": game.state()}
 
 
 def _review(eng, game: WebGame, level: str) -> dict:
@@ -437,11 +438,11 @@ def _review(eng, game: WebGame, level: str) -> dict:
 
 @router.post("/v1/games/{gid}/review", tags=["games"])
 async def review(gid: str, req: ReviewIn, request: Request):
-    """Every turn judged by ``level`` (default the session's hint level): the player's
+    """Every turn judged by ``level`` (default the strongest level): the player's
     equity after each turn (the chart), the marks and each side's error rate and rating."""
     game = _get(request, gid)
     eng = _engine(request)
-    level = req.level or game.hint_level
+    level = req.level or JUDGE_LEVEL
     eng.level(level)
     if not game.record.turns:
         raise ServiceError("no_turns", "no turn has been played yet")
