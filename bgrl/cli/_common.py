@@ -19,8 +19,9 @@ POS_HELP = ("gnubg Position ID as GNU Backgammon shows it for the side on roll (
             "checkers first, then the side on roll's; e.g. 4HPwATDgc/ABMA), or an XGID "
             "(XGID=...; money game, no cube; its side on roll and dice are used)")
 DICE_HELP = "the roll: 53, 5-3 or 5 3, shown high die first (default: the XGID's dice)"
-NOTATION_HELP = ("play notation for the text output: 'dice' = one checker move per die (13/11 11/10), "
-                 "'compact' = gnubg style (13/10, 6/5(2)); JSON always uses 'dice' (default: %(default)s)")
+NOTATION_HELP = ("play notation for the text output: 'compact' = as players write it, one checker's journey "
+                 "joined (13/7 8/7, 24/18(2), 6/off, 8/5*/4), 'dice' = one checker move per die (13/11 11/10); "
+                 "JSON always uses 'dice' (default: %(default)s)")
 
 
 class CLIError(Exception):

@@ -294,7 +294,7 @@ class TerminalGame:
             ranker = self.judge
         else:
             ranker = HintRanker.from_agent(self.agent) if isinstance(self.agent, LevelAgent) else self.ranker
-        self.say(format_review(review_record(self.record, ranker)))
+        self.say(format_review(review_record(self.record, ranker), viewer=self.human))
 
     def _computer_turn(self, dice) -> None:
         g = self.game
