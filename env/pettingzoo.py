@@ -11,7 +11,10 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+
+from bgrl._extras import require
+
+AECEnv = require("pettingzoo", "pettingzoo", "bgrl.env.pettingzoo").AECEnv
 
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
