@@ -110,7 +110,14 @@ _WORKER_ENGINE = None
 
 
 def _init_worker(factory) -> None:
-    """Worker process start-up: one torch thread, every level loaded once."""
+    """Worker process start-up: SIGINT ignored, one torch thread, every level loaded once.
+
+    Ctrl-C in a terminal sends SIGINT to the whole process group, engine workers included;
+    they ignore it and are stopped by the server's shutdown (lifespan end), so Ctrl-C on
+    ``bgrl serve`` prints one line and no worker tracebacks."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _WORKER_ENGINE
     _one_torch_thread()
     _WORKER_ENGINE = factory()
