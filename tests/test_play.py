@@ -107,10 +107,24 @@ def test_hint_n_shows_n_plays():
     assert read_command("hint 2") == ("command", "hint", [2])
     code, out, _ = play("hint 2", "hint 0", "quit", start=Position.start(), first_dice=(3, 1))
     first, second = out.split("Hint from", 2)[1:3]
-    rows = lambda text: [ln for ln in text.splitlines() if ln[:5].strip().isdigit()]  # noqa: E731
+    rows = lambda text: [ln for ln in text.split("Why:")[0].splitlines() if ln[:5].strip().isdigit()]  # noqa: E731
     n_legal = len(legal_plays(Position.start(), (3, 1)))
     assert len(rows(first)) == 2 and f"… and {n_legal - 2} more" in first
     assert len(rows(second)) == n_legal
+
+
+def test_hint_gives_the_reasons_of_the_best_play():
+    """issue 17 item 5: the terminal game's hint ends with the explain sentences, best vs second."""
+    from bgrl.agents.explain import compare_facts, play_facts
+
+    code, out, _ = play("hint", "quit", "y", start=Position.start(), first_dice=(3, 1))
+    ranked = FixedRanker()(Position.start(), (3, 1))
+    a, b = ranked[0], ranked[1]
+    fa = play_facts(Position.start().board, a.play.after_state, a.probabilities)
+    fb = play_facts(Position.start().board, b.play.after_state, b.probabilities)
+    assert "Why:" in out and f"{a.play.compact} over {b.play.compact}:" in out
+    for sentence in compare_facts(a.play.compact, fa, b.play.compact, fb):
+        assert sentence in out
 
 
 def test_resign_draw_and_quit_ask_for_confirmation():
@@ -630,7 +644,7 @@ def test_review_offered_at_game_end(tmp_path):
     b = board({1: 1, 2: 1}, {24: 2, 20: 13})
     code, out, g = play("2/off 1/off", "y", start=Position(b), first_dice=(2, 1), ranker=ranker, save_dir=tmp_path)
     assert code == 0 and "Review this game" in out
-    assert "supernatural" in out and "2/1 1/off" in out  # the one decision, the alternative and the rating
+    assert "supernatural" in out and "2/off " in out  # the one decision, the alternative (compact) and the rating
     code, out2, _ = play("2/off 1/off", "", start=Position(b), first_dice=(2, 1), ranker=ranker, save_dir=tmp_path)
     assert "Review this game" in out2 and "supernatural" not in out2
 

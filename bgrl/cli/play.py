@@ -58,7 +58,8 @@ HOW = {1: "single", 2: "gammon", 3: "backgammon"}
 HELP = """Commands:
   a play in your own numbering (the board is drawn in it), e.g. 13/10 10/5, 24/13,
       bar/22*, 6/off, 8/5(2); a span through a hit (8/4 for 8/5*/4) is accepted
-  hint [N]          rank the legal plays with the hint engine (equities and probabilities); N rows (default 5, 0 = all)
+  hint [N]          rank the legal plays with the hint engine (equities and probabilities); N rows (default 5, 0 = all),
+                    then why the best play is best (blots and shots, points, primes, pips) against the second
   board             draw the board again
   resign [single|gammon|backgammon]
                     offer to resign at that value (default single); the computer accepts
@@ -392,6 +393,7 @@ class TerminalGame:
                 self.say(hint_table(ranking(), getattr(self.ranker, "name", "the hint engine"),
                                     getattr(ranking()[0], "ply", getattr(self.ranker, "ply", 0)), top=args[0] if args else 5,
                                     compact=self.compact))
+                self.say(self._reasons(pos, ranking()))
             elif name == "resign":
                 pts = RESIGN_VALUES[args[0]] if args else 1
                 ok, text = resign_decision(-judging()[0].equity, pts)
@@ -405,6 +407,13 @@ class TerminalGame:
                 if ok:
                     g.agree_draw()
                     return True
+
+    def _reasons(self, pos, ranked) -> str:
+        """Why the hint's best play is best: its facts and what differs from the second
+        (:func:`bgrl.cli.hint.explain_text`, :mod:`bgrl.agents.explain`), indented."""
+        from bgrl.cli.hint import explain_text
+
+        return "\n".join("  " + line for line in explain_text(pos, ranked, n=2, compact=self.compact).splitlines())
 
     def _confirm_question(self, name: str, args) -> str:
         """The question :meth:`_confirm` asks before ``resign``, ``draw`` or ``quit``."""
