@@ -16,29 +16,17 @@ __all__ = ["load_games", "game_files", "ranker_for_level", "cmd_review", "add_re
 
 
 def load_games(path) -> tuple[list, list[list[str]], str]:
-    """Read a game file: returns (records, notes per record, kind 'bgrl-game-1' or 'mat').
+    """Read a game file: returns (records, notes per record, kind 'bgrl-game-1' or 'mat')
+    (:func:`bgrl.records.files.read_games`).
 
     Raises
     ------
     bgrl.records.record.RecordError (a ValueError)
         for a missing or unreadable file, a file of neither format, or a corrupt record.
     """
-    from bgrl.records.matfile import looks_like_mat, parse_mat
-    from bgrl.records.record import FORMAT, RecordError, read_record
+    from bgrl.records.files import read_games
 
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise RecordError(f"cannot read game file {p}: {exc.strerror or exc}") from None
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if first.startswith("{"):
-        return [read_record(p)], [[]], FORMAT
-    if looks_like_mat(text):
-        games = parse_mat(text, str(p))
-        return [g.record for g in games], [g.notes for g in games], "mat"
-    raise RecordError(f"{p}: not a game file; expected a bgrl game record (JSON lines, format {FORMAT}) "
-                      "or a Jellyfish .mat export (' 0 point match', 'Game 1', ...)")
+    return read_games(path)
 
 
 def ranker_for_level(level: str | None):
