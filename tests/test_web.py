@@ -259,7 +259,6 @@ def test_upload_review_of_a_mat_file_and_a_record(client):
 
 
 def test_review_of_a_marked_play_says_why_the_best_is_better(client):
-    from bgrl.agents.explain import compare_facts, play_facts
 
     st = _play_out(client, client.post("/v1/games", json={"seed": 13}).json(), pick=-1)  # the last legal play each turn
     rv = client.post(f"/v1/games/{st['id']}/review", json={}).json()
