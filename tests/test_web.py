@@ -276,3 +276,17 @@ def test_a_weak_hint_level_never_judges(client):
     assert r["judge"] == JUDGE_LEVEL
     rv = client.post(f"/v1/games/{st['id']}/resign", json={"value": "backgammon"}).json()
     assert rv["judge"] == JUDGE_LEVEL
+
+
+def test_session_from_an_edited_board(client):
+    b = [0] * 26
+    b[6], b[8], b[25], b[0] = 5, 3, 1, -2  # the player: 6 and 8 points, one on the bar; the computer: two on its bar
+    b[19], b[24] = -4, -2
+    st = client.post("/v1/games", json={"board": b, "dice": [6, 5], "seed": 2}).json()
+    assert st["set_up"] and st["board"]["points"] == b and st["dice"] == [6, 5]
+    assert st["board"]["off"] == {"you": 15 - 9, "computer": 15 - 8}
+    assert {p["position_id"] for p in st["plays"]} == {p.position_id for p in legal_plays(Position(np.array(b, dtype=np.int8)), (6, 5))}
+    for bad in ([0] * 25, b[:25] + [16]):
+        assert client.post("/v1/games", json={"board": bad}).status_code in (400, 422)
+    both = client.post("/v1/games", json={"board": b, "position": "4HPwATDgc/ABMA"}).json()
+    assert both["code"] == "bad_request"

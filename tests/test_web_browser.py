@@ -417,3 +417,40 @@ def test_computer_play_is_stepped_and_a_checker_can_be_dragged(browser, server):
     (ActionChains(drv).move_to_element_with_offset(svg, int(sx - bx), int(sy - by)).click_and_hold()
      .move_by_offset(0, 12).move_to_element_with_offset(svg, int(tx - bx), int(ty - by)).release().perform())
     assert drv.execute_script("return window.bgrl.made();") == [[src, dst]]
+
+
+def test_board_editor_sets_up_a_position(browser, server, shots):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    drv = browser
+    drv.set_window_size(*DESKTOP)
+    _open(drv, server)
+    drv.find_element(By.ID, "edit-board").click()
+    start = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]
+    assert drv.execute_script("return window.bgrl.editing();") == start
+    tool = Select(drv.find_element(By.ID, "edit-tool"))
+    tool.select_by_value("remove")
+    _click_point(drv, 24)
+    _click_point(drv, 24)
+    _click_point(drv, 12)  # one of the computer's checkers
+    tool.select_by_value("you")
+    _click_point(drv, 5)
+    _click_point(drv, 12)  # refused: the computer's checkers are there
+    assert "holds the computer's checkers" in drv.find_element(By.ID, "message").text
+    tool.select_by_value("computer")
+    _click_point(drv, 25)  # the computer's bar
+    want = start.copy()
+    want[24], want[12], want[5], want[0] = 0, -4, 1, -1
+    assert drv.execute_script("return window.bgrl.editing();") == want
+    assert drv.find_element(By.ID, "pip-you").text == str(sum(p * want[p] for p in range(1, 25) if want[p] > 0))
+    drv.find_element(By.ID, "setup-position").screenshot(str(shots / "board-editor-bar.png"))
+    drv.save_screenshot(str(shots / "board-editor.png"))
+    dbox = drv.find_element(By.ID, "pos-dice")
+    dbox.clear()
+    dbox.send_keys("31")
+    drv.find_element(By.ID, "pos-play").click()
+    _wait(drv, lambda: _settled(drv) == "your-turn", what="the game from the edited board")
+    st = _state(drv)
+    assert st["set_up"] and st["board"]["points"] == want and st["dice"] == [3, 1]
+    assert st["board"]["off"] == {"you": 1, "computer": 0} and drv.execute_script("return window.bgrl.editing();") is None

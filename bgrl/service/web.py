@@ -48,7 +48,7 @@ from bgrl.rules.dice import opening_roll, random_roll
 from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game
 from bgrl.rules.notation import legal_plays
 from bgrl.rules.xgid import read_position, to_xgid
-from bgrl.service.engine import ServiceError, parse_dice_value
+from bgrl.service.engine import ServiceError, parse_dice_value, parse_position
 from bgrl.service import schemas as S
 
 __all__ = ["router", "JUDGE_LEVEL", "MAX_GAMES", "UPLOAD_MAX_BYTES", "UPLOAD_PATH", "WebGame", "play_steps", "start_position"]
@@ -76,8 +76,12 @@ class NewGame(BaseModel):
     position: str | None = Field(None, max_length=120, description="start from this position, the player on roll: a gnubg "
                                  "Position ID (as GNU Backgammon shows it for the side on roll) or an XGID (its side on roll "
                                  "is the player; its dice, if any, are the first roll); default: the start position")
-    dice: list[int] | None = Field(None, min_length=2, max_length=2, description="the player's first roll with `position`, "
-                                   "e.g. [3, 1] (default: the XGID's dice, else a random roll)")
+    board: list[int] | None = Field(None, min_length=26, max_length=26, description="start from this board instead of "
+                                    "`position` (the board editor): 26 ints, the player's view, the player on roll (1..24 "
+                                    "the player's points, + the player's checkers, 25 the player's bar, 0 the computer's bar "
+                                    "as a negative count)")
+    dice: list[int] | None = Field(None, min_length=2, max_length=2, description="the player's first roll with `position` "
+                                   "or `board`, e.g. [3, 1] (default: the XGID's dice, else a random roll)")
 
 
 class PlayIn(BaseModel):
@@ -151,20 +155,26 @@ def _view(board: np.ndarray) -> dict:
 
 def start_position(req: NewGame) -> tuple[Position | None, tuple[int, int] | None]:
     """The position (from the player, on roll) and first dice a session starts from:
-    ``req.position`` read by :func:`bgrl.rules.xgid.read_position`, ``req.dice`` (else the
+    ``req.position`` read by :func:`bgrl.rules.xgid.read_position`, or ``req.board`` (checked
+    by :func:`bgrl.service.engine.parse_position`), ``req.dice`` (else the
     XGID's). (None, None) for the start position. Raises ServiceError ``bad_position``
     (unreadable, or a finished game), ``bad_dice`` and ``bad_request`` (dice without a
     position, or a position with the opening roll)."""
-    if req.position is None:
+    if req.position is None and req.board is None:
         if req.dice is not None:
             raise ServiceError("bad_request", "dice need a position: they are the first roll of a set-up position")
         return None, None
+    if req.position is not None and req.board is not None:
+        raise ServiceError("bad_request", "give a position or a board, not both")
     if req.opening_roll:
         raise ServiceError("bad_request", "a set-up position and the opening roll exclude each other: in a set-up position you are on roll")
-    try:
-        pos, dice = read_position(req.position)
-    except (TypeError, ValueError) as exc:
-        raise ServiceError("bad_position", f"{exc}; expected a Position ID or an XGID") from None
+    if req.board is not None:
+        pos, dice = parse_position(board=req.board)
+    else:
+        try:
+            pos, dice = read_position(req.position)
+        except (TypeError, ValueError) as exc:
+            raise ServiceError("bad_position", f"{exc}; expected a Position ID or an XGID") from None
     if 15 in pos.off:
         raise ServiceError("bad_position", f"position {pos.position_id}: the game is over (a side has borne off all 15 checkers)")
     if req.dice is not None:

@@ -13,6 +13,7 @@ let lastAnimation = null;
 let drag = null;       // a checker being dragged: {from, x, y, moving}
 let suppressClick = false;
 let reviewView = null; // the review on show: {viewer colour}
+let editing = null;    // the board being edited (26 ints, the player's view, the player on roll), or null
 
 async function api(method, path, body) {
   const r = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
@@ -32,6 +33,7 @@ function log(text) {
 
 // the board after the steps made so far (hits move the computer's blot to its bar)
 function current() {
+  if (!S) return { b: START.slice(), off: { you: 0, computer: 0 } };  // before any game: the start position
   const b = S.board.points.slice();
   const off = { ...S.board.off };
   for (const [f, t] of made) {
@@ -87,8 +89,54 @@ function complete() {
   return c ? c.play : null;
 }
 
+// ---- the board editor: click points to add or remove checkers, then play or analyse from it
+const START = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0];
+
+function onBoard(b, side) {  // checkers of a side on the board and the bar
+  let n = 0;
+  for (let p = 0; p <= 25; p++) if (side === "you" ? b[p] > 0 : b[p] < 0) n += Math.abs(b[p]);
+  return n;
+}
+
+function editClick(p) {
+  const b = editing, tool = $("edit-tool").value;
+  if (p === 0) return;  // the trays hold what is not on the board
+  if (tool === "remove") {
+    if (p === 25) { if (b[25] > 0) b[25] -= 1; else if (b[0] < 0) b[0] += 1; }
+    else if (b[p] > 0) b[p] -= 1; else if (b[p] < 0) b[p] += 1;
+  } else if (tool === "you") {
+    if (onBoard(b, "you") >= 15) { say("All 15 of your checkers are on the board: remove one first."); return; }
+    if (p === 25) b[25] += 1;
+    else if (b[p] < 0) { say(`Point ${p} holds the computer's checkers: remove them first.`); return; }
+    else b[p] += 1;
+  } else {
+    if (onBoard(b, "computer") >= 15) { say("All 15 of the computer's checkers are on the board: remove one first."); return; }
+    if (p === 25) b[0] -= 1;  // the bar area: the computer's bar
+    else if (b[p] > 0) { say(`Point ${p} holds your checkers: remove them first.`); return; }
+    else b[p] -= 1;
+  }
+  say(`Editing: ${onBoard(b, "you")} of your checkers and ${onBoard(b, "computer")} of the computer's on the board; the rest are borne off.`);
+  render();
+}
+
+function setEditing(on) {
+  editing = on ? (S ? current().b.slice() : START.slice()) : null;
+  $("edit-board").setAttribute("aria-pressed", on ? "true" : "false");
+  $("edit-board").textContent = on ? "Stop editing" : "Edit board";
+  $("edit-tools").hidden = !on;
+  arrows = [];
+  say(on ? "Editing the board: click a point (or the bar) to add or remove a checker; then Play from here or Analyse." : "");
+  render();
+}
+
 function render() {
   if (animating) return;  // the computer's play is being stepped: the last frame stays until it ends
+  if (editing) {
+    const off = { you: 15 - onBoard(editing, "you"), computer: 15 - onBoard(editing, "computer") };
+    drawBoard($("board"), editing, { colour: $("colour").value, off, pips: pips(editing), targets: new Set(), arrows: [] });
+    document.body.dataset.state = "editing";
+    return;
+  }
   const { b, off } = current();
   const playing = S && S.dice && !S.over;
   const targets = playing && selected !== null ? targetsFrom(selected) : new Set();
@@ -193,7 +241,7 @@ function pointAt(x, y) {
 
 function onPointerDown(ev) {
   suppressClick = false;
-  if (!canMove()) return;
+  if (editing || !canMove()) return;
   const hit = ev.target.closest("[data-hit]");
   if (!hit) return;
   const p = Number(hit.dataset.hit);
@@ -227,6 +275,7 @@ function onPointerUp(ev) {
 
 function onBoardClick(ev) {
   if (suppressClick) { suppressClick = false; return; }
+  if (editing) { const h = ev.target.closest("[data-hit]"); if (h) editClick(Number(h.dataset.hit)); return; }
   if (!canMove()) return;
   const hit = ev.target.closest("[data-hit]");
   if (!hit) return;
@@ -390,6 +439,7 @@ function showTurn(t) {
 
 function start() {
   act(async () => {
+    if (editing) setEditing(false);
     $("log").replaceChildren();
     $("review-panel").hidden = true;
     const st = await api("POST", "/v1/games", { level: $("level").value, colour: $("colour").value,
@@ -404,14 +454,16 @@ function start() {
 function startFrom(analyse) {
   act(async () => {
     const text = $("pos-input").value.trim();
-    if (!text) { say("Paste a Position ID or an XGID first (you are on roll in it)."); return; }
+    if (!text && !editing) { say("Paste a Position ID or an XGID first (you are on roll in it), or edit the board."); return; }
     const dice = $("pos-dice").value.replace(/[^1-6]/g, "");
-    const body = { level: $("level").value, colour: $("colour").value, hint_level: $("hint-level").value, position: text };
+    const body = { level: $("level").value, colour: $("colour").value, hint_level: $("hint-level").value };
+    if (editing) body.board = editing.slice(); else body.position = text;
     if (dice.length === 2) body.dice = [Number(dice[0]), Number(dice[1])];
     else if ($("pos-dice").value.trim()) { say("Dice: two digits 1-6, e.g. 31 (or leave empty)."); return; }
     $("log").replaceChildren();
     $("review-panel").hidden = true;
     const st = await api("POST", "/v1/games", body);
+    if (editing) setEditing(false);
     st.events_new = st.events;
     log(`Position ${st.position_id} set up; you play ${st.colour} against ${st.level}.`);
     show(st);
@@ -487,6 +539,9 @@ function wire() {
   $("copy-pid").addEventListener("click", () => copyText("pid", "Position ID"));
   $("copy-xgid").addEventListener("click", () => copyText("xgid", "XGID"));
   $("upload-file").addEventListener("change", uploadReview);
+  $("edit-board").addEventListener("click", () => setEditing(!editing));
+  $("edit-clear").addEventListener("click", () => { if (editing) { editing = Array(26).fill(0); render(); } });
+  $("edit-start").addEventListener("click", () => { if (editing) { editing = START.slice(); render(); } });
   $("new-game").addEventListener("click", start);
   $("undo").addEventListener("click", () => { made.pop(); selected = null; arrows = []; say("Undone."); render(); });
   $("confirm").addEventListener("click", () => act(async () => {
@@ -525,5 +580,6 @@ function wire() {
 wire();
 // read-only hooks for the browser tests (tests/test_web_browser.py)
 window.bgrl = { state: () => S, made: () => made.slice(), targetsFrom: (p) => [...targetsFrom(p)], lastHint: () => lastHint,
-  lastAnimation: () => lastAnimation, lastUpload: () => lastUpload, animating: () => !!animating };
+  lastAnimation: () => lastAnimation, lastUpload: () => lastUpload, animating: () => !!animating,
+  editing: () => (editing ? editing.slice() : null) };
 levels().then(render).catch((e) => say(e.message));
