@@ -433,3 +433,17 @@ def test_review_text_is_compact_and_in_the_viewers_numbering():
     assert f"{black.dice[0]}-{black.dice[1]}  {black.played.shown(True, other_side=True)}  loss" in seen
     white = rv.turns[0]
     assert f"{white.dice[0]}-{white.dice[1]}  {white.played.compact}  loss" in seen
+
+
+def test_review_of_a_played_game_shows_the_computers_plays_in_the_players_numbering(tmp_path, capsys, monkeypatch):
+    from bgrl.cli import review as review_cli
+
+    rec = _saved_game(tmp_path / "g.jsonl", [0, 2, 1, 4, 0], white="beginner", black="human")
+    monkeypatch.setattr(review_cli, "ranker_for_level", lambda level: (ScriptedRanker(0.01), "scripted"))
+    rv = review_record(rec, ScriptedRanker(0.01))
+    white_turn = rv.turns[0]  # the computer's play, in Black's (the human's) numbering
+    code, out, _ = run(["review", str(tmp_path / "g.jsonl")], capsys)
+    assert "Every play is written in Black's numbering" in out
+    assert f"{white_turn.played.shown(True, other_side=True)}  loss" in out
+    code, out, _ = run(["review", str(tmp_path / "g.jsonl"), "--numbering", "mover"], capsys)
+    assert "Every play is written" not in out and f"{white_turn.played.compact}  loss" in out

@@ -123,12 +123,34 @@ def cmd_review(args) -> int:
             total = len(recs)
             count = f"game {args.game} of {total}" if args.game is not None else f"{total} game{'s' if total != 1 else ''}"
             parts.append(format_review(mine, top=args.top, title=f"Review of {f} ({what}, {count})",
-                                       errors_only=args.errors_only))
+                                       errors_only=args.errors_only, viewer=_viewer(args.numbering, mine)))
         if len(files) > 1:
             parts.append("\n".join(match_summary_lines(reviews, len(files))))
         text = "\n\n".join(parts)
     print(text)  # built whole first: an error never leaves half a report
     return 0
+
+
+#: The names bgrl gives the player in its own records: ``bgrl play`` ("human") and the web board ("you").
+PLAYER_NAMES = ("human", "you")
+
+
+def _viewer(numbering: str, reviews) -> str | None:
+    """Whose numbering the text review writes every play in: ``white`` or ``black`` as
+    asked, None for each mover's own (``mover``), or for ``auto`` the colour of the player
+    in a record of ``bgrl play`` or the web board (named "human" or "you") when every game
+    has exactly one such side, so the computer's plays read as in the game."""
+    if numbering in ("white", "black"):
+        return numbering
+    if numbering == "mover":
+        return None
+    sides = set()
+    for rv in reviews:
+        mine = [c for c, name in (("white", rv.white), ("black", rv.black)) if name in PLAYER_NAMES]
+        if len(mine) != 1:
+            return None
+        sides.add(mine[0])
+    return sides.pop() if len(sides) == 1 else None
 
 
 def add_review_parser(sub) -> None:
@@ -143,5 +165,9 @@ def add_review_parser(sub) -> None:
     r.add_argument("--top", type=int, default=3, help="alternatives listed per turn besides the play made (default 3)")
     r.add_argument("--errors-only", action="store_true", help="list only the marked plays (doubtful, bad, very bad); "
                    "the summaries still count every play (default: off)")
+    r.add_argument("--numbering", choices=["auto", "mover", "white", "black"], default="auto",
+                   help="whose numbering the text writes every play in: mover = each play in its mover's, auto = the "
+                        "player's in a record of bgrl play or the web board (as in the game), else the mover's "
+                        "(default: %(default)s; JSON always uses the mover's)")
     r.add_argument("--json", action="store_true", help="print one JSON object (format bgrl-review-1)")
     r.set_defaults(func=cmd_review)
