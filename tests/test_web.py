@@ -211,6 +211,8 @@ def test_session_from_a_pasted_position(client, colour):
     st = client.post(f"/v1/games/{st['id']}/play", json={"position_id": st["plays"][0]["position_id"]}).json()
     rec = client.get(f"/v1/games/{st['id']}/record").text.splitlines()
     assert json.loads(rec[0])["start_position_id"] == pid and json.loads(rec[0])["start_on_roll"] == colour
+    r = client.get(f"/v1/games/{st['id']}/record?format=mat")  # .mat has no start position
+    assert r.status_code == 400 and r.json()["code"] == "no_mat"
 
 
 @pytest.mark.parametrize("body, code", [

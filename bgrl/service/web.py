@@ -563,11 +563,15 @@ async def review_upload(req: UploadIn, request: Request):
 
 @router.get("/v1/games/{gid}/record", tags=["games"])
 async def record(gid: str, request: Request, format: Literal["bgrl", "mat"] = "bgrl"):
-    """The game record as a download: ``format=bgrl`` (bgrl-game-1 JSON lines) or ``mat``."""
+    """The game record as a download: ``format=bgrl`` (bgrl-game-1 JSON lines) or ``mat``
+    (not for a session from a set-up position: 400 ``no_mat``)."""
     import json
 
     game = _get(request, gid)
     if format == "mat":
+        if game.set_up:
+            raise ServiceError("no_mat", "a game from a set-up position cannot be written as .mat (the format always "
+                               "starts from the opening position); download the bgrl record (format=bgrl)")
         body, name = mat_text(game.record), f"bgrl-{gid}.mat"
     else:
         body = "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in game.record.lines())

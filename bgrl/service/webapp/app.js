@@ -166,6 +166,7 @@ function show(state, notes = true) {
   $("downloads").hidden = !state.turns;
   $("dl-bgrl").href = `/v1/games/${state.id}/record?format=bgrl`;
   $("dl-mat").href = `/v1/games/${state.id}/record?format=mat`;
+  $("dl-mat").hidden = !!state.set_up;  // .mat always starts from the opening position
   $("hints").hidden = true;
   render();
   const fresh = (state.events_new || []).filter((e) => e.who === "computer" && e.steps && e.steps.length && e.before);
@@ -445,7 +446,7 @@ function start() {
     const st = await api("POST", "/v1/games", { level: $("level").value, colour: $("colour").value,
       opening_roll: $("opening").checked, hint_level: $("hint-level").value });
     st.events_new = st.events;
-    log(`New game against ${st.level}; you play ${st.colour}. Hints and judgement: ${st.hint_level}.`);
+    log(`New game against ${st.level}; you play ${st.colour}. Hints: ${st.hint_level}; resignations and draws are judged by the strongest level.`);
     show(st);
   });
 }
