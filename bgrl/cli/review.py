@@ -80,7 +80,13 @@ def cmd_review(args) -> int:
     else:
         first = 1
     ranker, level = ranker_for_level(args.level)
-    reviews = review_records(records, ranker, notes)
+    from tqdm import tqdm
+
+    from bgrl.cli._common import show_progress
+
+    # a bar only for a long run: tqdm's delay keeps it hidden for the first 2 seconds
+    with tqdm(unit="decision", desc="reviewing", delay=2.0, leave=False, disable=not show_progress(args.json)) as bar:
+        reviews = review_records(records, ranker, notes, progress=bar.update)
     for i, rv in enumerate(reviews):
         rv.game = first + i
     if args.json:
