@@ -108,7 +108,13 @@ def cmd_review(args) -> int:
         notes += nts
         sources += [str(f)] * len(recs)
         numbers += list(range(first, first + len(recs)))
-    reviews = review_records(records, ranker, notes)
+    from tqdm import tqdm
+
+    from bgrl.cli._common import show_progress
+
+    # a bar only for a long run: tqdm's delay keeps it hidden for the first 2 seconds
+    with tqdm(unit="decision", desc="reviewing", delay=2.0, leave=False, disable=not show_progress(args.json)) as bar:
+        reviews = review_records(records, ranker, notes, progress=bar.update)
     for rv, src, n in zip(reviews, sources, numbers):
         rv.game, rv.source = n, (src if len(files) > 1 else None)
     if args.json:

@@ -272,13 +272,15 @@ def summarize(turns, names: dict) -> dict:
     return out
 
 
-def review_records(records, ranker, notes=None, name: str | None = None) -> list[Review]:
+def review_records(records, ranker, notes=None, name: str | None = None, progress=None) -> list[Review]:
     """Review several games; all their decisions are ranked together (one
     ``ranker.rank_many`` call when the ranker has it, else one ranker call per decision).
 
     records : list of :class:`bgrl.records.record.GameRecord`; ranker : see the module docstring;
     notes : optional list (one list of strings per record) copied into each review;
-    name : label of the ranker in the reports (default: its ``name`` attribute).
+    name : label of the ranker in the reports (default: its ``name`` attribute);
+    progress : optional callable(n_decisions_ranked) (e.g. a tqdm bar's ``update``), called as
+    decisions (turns with more than one legal play) are ranked.
 
     Raises
     ------
@@ -313,11 +315,17 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
         prepared.append(rows)
     items = [(prepared[ri][ti][1], prepared[ri][ti][0].dice) for ri, ti in decisions]
     if isinstance(ranker, HintRanker):  # reuse the legal plays found above
-        ranked_lists = ranker.rank_many(items, plays=[prepared[ri][ti][2] for ri, ti in decisions])
+        ranked_lists = ranker.rank_many(items, plays=[prepared[ri][ti][2] for ri, ti in decisions], progress=progress)
     elif hasattr(ranker, "rank_many"):
         ranked_lists = ranker.rank_many(items)
+        if progress is not None:
+            progress(len(items))
     else:
-        ranked_lists = [ranker(pos, dice) for pos, dice in items]
+        ranked_lists = []
+        for pos, dice in items:
+            ranked_lists.append(ranker(pos, dice))
+            if progress is not None:
+                progress(1)
     ranked_at = {key: with_shared_ranks(r) for key, r in zip(decisions, ranked_lists)}  # any ranker: ties share a rank
     mine_at = {}
     for (ri, ti), ranked in ranked_at.items():
