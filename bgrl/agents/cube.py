@@ -240,6 +240,8 @@ def cubeful_choose_play(agent, position, dice, cube: CubeState, rng=None, met=No
     from bgrl.rules.movegen import generate
     from bgrl.rules.notation import legal_plays
 
+    if cube_engine(agent) is None:  # no network: the agent's own (cubeless) choice
+        return agent.choose_play(position, dice, rng)
     pos, d = check_decision(position, dice)
     plays = legal_plays(pos, d)
     if not plays:

@@ -463,10 +463,19 @@ def run_from_args(args, load_ranker) -> int:
         except OSError as exc:
             raise ValueError(f"--save {clip(str(save_dir), 40)}: cannot create or write in the folder "
                              f"({exc.strerror or exc}); expected a writable folder, or --no-save") from None
+    if getattr(args, "cube", False) or any(getattr(args, f, None) for f in ("match", "jacoby", "beavers", "cube_cap")):
+        return _run_cubeful(args, agent, ranker, seed, save_dir, judge)
     game = TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), compact=(args.notation == "compact"),
                         start=start, first_dice=dice, opening_roll=args.opening_roll, save_dir=save_dir, seed=seed,
                         opponent_name=getattr(agent, "name", str(args.opponent)), judge=judge)
     return game.run()
+
+
+def _run_cubeful(args, agent, ranker, seed, save_dir, judge) -> int:
+    """``bgrl play --cube ...``: the game with the doubling cube (bgrl.cli.play_cube)."""
+    from bgrl.cli.play_cube import cubeful_game
+
+    return cubeful_game(args, agent, ranker, seed, save_dir, judge).run()
 
 
 # ----------------------------------------------------------------------------- the command
@@ -541,5 +550,18 @@ def add_parser(sub) -> None:
     pl.add_argument("--save", metavar="DIR", help="folder for the game record, bgrl-game-1 JSON lines "
                     "(default: $BGRL_GAMES_DIR, else ~/.bgrl/games)")
     pl.add_argument("--no-save", action="store_true", help="do not save a game record (default: off)")
+    _add_cube_flags(pl)
     pl.set_defaults(func=cmd_play)
+
+
+def _add_cube_flags(pl) -> None:
+    """``bgrl play``'s cube options (bgrl.cli.play_cube; docs/cube.md)."""
+    pl.add_argument("--cube", action="store_true", help="play with the doubling cube: type 'double' before you roll, "
+                    "'take'/'pass' when the computer doubles; a money session, or a match with --match (default: off)")
+    pl.add_argument("--match", type=int, metavar="N", default=None, help="with --cube: play an N-point match "
+                    "(Crawford rule) (default: money play)")
+    pl.add_argument("--jacoby", action="store_true", help="with --cube, money: the Jacoby rule (default: off)")
+    pl.add_argument("--beavers", action="store_true", help="with --cube, money: beavers allowed (default: off)")
+    pl.add_argument("--cube-cap", type=int, metavar="V", default=None, help="with --cube: the largest cube value, a "
+                    "power of 2 (default: 32768)")
 

@@ -164,7 +164,7 @@ class Match:
         Crawford state, e.g. ``Cube 2, owned by Black | 7-point match: White 3, Black 4``."""
         names = names or {WHITE: "White", BLACK: "Black"}
         if self.crawford:
-            cube = "no cube (Crawford game)"
+            cube = "Crawford game: no doubling"
         elif self.cube_owner is None:
             cube = f"Cube {self.cube_value}, centred"
         else:

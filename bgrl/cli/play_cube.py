@@ -1,0 +1,386 @@
+"""``bgrl play --cube [--match N] [--jacoby] [--beavers] [--cube-cap V]``: the terminal game with
+the doubling cube, a money session or an N-point match (docs/cube.md).
+
+:class:`CubefulTerminalGame` extends :class:`bgrl.cli.play.TerminalGame` (same board, plays,
+hints, resignations, records) with the cube; the rules of the cube and the score are
+:class:`bgrl.rules.match.Match`'s, the computer's cube actions and its cubeful checker play
+are :mod:`bgrl.agents.cube`'s (its level's cubeless evaluation through Janowski's model; at
+a score by match winning chances from the Kazaross-XG2 table).
+
+The dialogue:
+
+* before each of the player's rolls, when the player may double, the prompt ``... cube N>``
+  takes ``double``, Enter or ``roll`` (roll the dice), ``hint`` (the cube decision of the
+  hint engine), ``board``, ``help``, ``quit``;
+* when the computer doubles, the prompt takes ``take``, ``pass``, ``beaver`` (when beavers
+  are allowed), ``hint``, ``board``, ``help``, ``quit``;
+* ``take``/``pass``/``beaver`` with no double offered, or ``double`` after the roll, gets a
+  one-line message and the prompt again;
+* every board shows the cube (value and owner) and the score in its header;
+* a money session goes on while the player answers ``y`` to "Another game?"; a match goes
+  on to N points, announcing the Crawford game and the post-Crawford games. The first
+  game is White's to start, then the side to start alternates (unless --opening-roll).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+
+from bgrl.agents.cube import answer_double, cube_decisions, cube_hint, cubeful_choose_play, wants_double
+from bgrl.cli.play import TerminalGame
+from bgrl.records.record import GameRecord
+from bgrl.rules.dice import opening_roll
+from bgrl.rules.game import BLACK, WHITE, Game, GameOver
+from bgrl.rules.match import Match, MatchRules, other
+
+__all__ = ["CubefulTerminalGame", "cubeful_game", "CUBE_HELP", "CUBE_WORDS"]
+
+CUBE_WORDS = ("double", "take", "pass", "beaver")
+_HOW = {1: "single game", 2: "gammon", 3: "backgammon"}
+
+CUBE_HELP = """Cube commands:
+  double            before you roll (at the 'cube' prompt): offer the computer a double
+  Enter or roll     roll the dice
+  take / pass       answer the computer's double (pass: you lose the current stake)
+  beaver            (money play with --beavers) take and redouble at once, keeping the cube
+  hint              at a cube prompt: the cube decision of the hint engine
+The board header shows the cube (value, owner) and the score."""
+
+
+class CubefulTerminalGame(TerminalGame):
+    """The terminal game with the doubling cube (module docstring).
+
+    Parameters
+    ----------
+    rules : bgrl.rules.match.MatchRules (money play or an N-point match).
+    cube_engine : optional ``(evaluator, ply, name)`` for the player's cube hints (default:
+        the hint ranker's evaluator and ply, else the computer's).
+    The other parameters are :class:`bgrl.cli.play.TerminalGame`'s (``start`` is not
+    supported: a cubeful game starts from the start position).
+    """
+
+    def __init__(self, agent, human, ranker, rng, rules: MatchRules | None = None, cube_engine=None, **kw):
+        if kw.get("start") is not None:
+            raise ValueError("a cubeful game starts from the start position (--position does not go with --cube)")
+        super().__init__(agent, human, ranker, rng, **kw)
+        self.match = Match(rules or MatchRules())
+        self.cube_engine = cube_engine
+        self._record_saved = False
+        self._passed: GameOver | None = None
+
+    # ------------------------------------------------------------------ helpers
+    def _names(self) -> dict:
+        return {self.human: "you", self.computer: self.opponent_name}
+
+    def board_text(self, dice=None) -> str:
+        return self.match.describe_cube(names=self._names()) + "\n" + super().board_text(dice)
+
+    def _cube(self, colour):
+        return self.match.cube_for(colour)
+
+    def _hint_engine(self):
+        if self.cube_engine is not None:
+            return self.cube_engine
+        for src in (self.judge, self.ranker, self.agent):
+            ev = getattr(src, "evaluator", None)
+            if ev is not None:
+                ply = getattr(src, "ply", None)
+                if ply is None:
+                    ply = getattr(getattr(src, "level", None), "ply", 0)
+                return ev, int(ply), getattr(src, "name", "the hint engine")
+        return None
+
+    def _cube_hint_text(self, board, cube, whose: str) -> str:
+        eng = self._hint_engine()
+        if eng is None:
+            return "  No cube hint: the hint engine has no network."
+        ev, ply, name = eng
+        from bgrl.rules.board import Position
+
+        d, _ = cube_hint(ev, Position(board), cube, ply)
+        e = d.as_dict()["equities"]
+        take = "take" if d.take else "pass"
+        return (f"  Cube hint from {name}, {ply}-ply ({whose}): {d.decision}; the answer to a double: {take}"
+                + (" (beaver)" if d.beaver else "") + "\n"
+                f"  cubeful equities of the side on roll: no double {e['no_double']:+.3f}, double/take "
+                f"{e['double_take']:+.3f}, double/pass {e['double_pass']:+.3f}")
+
+    def _read(self, prompt: str) -> str | None:
+        """A line from the player, without the cube-word filter of :meth:`_ask`."""
+        return TerminalGame._ask(self, prompt)
+
+    def _ask(self, prompt: str) -> str | None:
+        """The checker-play prompt: cube words get a message (the cube is used before the roll)."""
+        while True:
+            line = self._read(prompt)
+            if line is None:
+                return None
+            word = line.strip().lower()
+            if word == "double":
+                self.say("  You can double only before you roll, at the cube prompt.")
+            elif word in ("take", "pass", "beaver"):
+                self.say(f"  Cannot {word}: no double was offered.")
+            elif word == "draw" and self.match.rules.is_match:
+                self.say("  No draws in a match: play on, or resign.")
+            else:
+                return line
+
+    def _save(self) -> None:
+        if self._record_saved:
+            return
+        super()._save()
+        self._record_saved = True
+
+    def _finish_record(self) -> None:
+        if self._passed is not None:  # a game ended by a pass: the record holds the checker plays only
+            return
+        super()._finish_record()
+
+    # ------------------------------------------------------------------ the session
+    def _start_game(self, first: bool = False) -> None:
+        m = self.match
+        n = m.game_number
+        if not first:
+            self.game = Game()
+            self.record = GameRecord(
+                white="human" if self.human == WHITE else self.opponent_name,
+                black="human" if self.human == BLACK else self.opponent_name,
+                start_position_id=self.game.position.position_id, start_on_roll=self.game.on_roll,
+                seed=self.record.seed, date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+            self._record_saved = False
+        self._passed = None
+        if not self.opening:
+            self.game.white_on_roll = (n % 2 == 1)
+            self.record.start_on_roll = self.game.on_roll
+        self.say("")
+        head = f"Game {n}"
+        if m.rules.is_match:
+            head += f" of a {m.rules.match_length}-point match: you {m.score[self.human]}, {self.opponent_name} {m.score[self.computer]}"
+        self.say(head + ".")
+        if m.crawford:
+            leader = "you are" if m.away(self.human) == 1 else f"{self.opponent_name} is"
+            self.say(f"This is the Crawford game ({leader} 1 point away): no doubling in this game.")
+        elif m.post_crawford:
+            self.say("Post-Crawford game: the cube is back in play.")
+
+    def _loop(self) -> int:
+        self._greeting()
+        self.say(f"With the doubling cube: {self.match.rules.describe()}. Type 'double' at the cube prompt, before you "
+                 "roll; 'help' lists the cube commands.")
+        first = True
+        while True:
+            self._start_game(first)
+            first = False
+            if self.opening:
+                white_first, dice, throws = opening_roll(self.rng)
+                self.game.white_on_roll = white_first
+                self.record.start_on_roll = self.game.on_roll
+                for w, b in throws:
+                    self.say(f"Opening roll: White {w}, Black {b}" + ("  (tie: roll again)" if w == b else ""))
+                self.say(f"{self.game.on_roll.capitalize()} moves first with {dice[0]}-{dice[1]}.")
+                self.first_dice = dice
+            else:
+                self.say(f"{self.game.on_roll.capitalize()} moves first.")
+            if not self._play_game():
+                return 0
+            self._score_game()
+            self._finish_record()
+            self._offer_review()
+            self._save()
+            m = self.match
+            if m.rules.is_match:
+                if m.over:
+                    who = "You win" if m.winner == self.human else f"{self.opponent_name} wins"
+                    self.say(f"{who} the {m.rules.match_length}-point match, {m.score[m.winner]}-{m.score[other(m.winner)]}.")
+                    return 0
+            else:
+                self.say(f"Session: you {m.score[self.human]:+d} after {len(m.games)} game{'s' if len(m.games) > 1 else ''}.")
+                self.say("Another game? [y/N]")
+                answer = self.input()
+                if not answer or answer.strip().lower() not in ("y", "yes"):
+                    return 0
+            m.next_game()
+
+    def _play_game(self) -> bool:
+        """Play the game in progress to its end. False when the player leaves."""
+        g = self.game
+        while g.over is None:
+            if g.on_roll == self.computer:
+                r = self._computer_cube()
+            else:
+                r = self._human_cube()
+            if r == "left":
+                return False
+            if r == "over":
+                break
+            dice = self._roll()
+            if g.on_roll == self.computer:
+                self._computer_turn(dice)
+            elif not self._human_turn(dice):
+                return False
+        return True
+
+    def _score_game(self):
+        g, m = self.game, self.match
+        if self._passed is not None:
+            gs = m.games[-1]
+        elif g.over.how == "draw":
+            gs = m.end_game(None, 0, "draw")
+        else:
+            gs = m.end_game(g.over.winner, g.over.points, g.over.how)
+        self._result_cube(gs)
+        return gs
+
+    def _result_cube(self, gs) -> None:
+        g = self.game
+        if gs.how == "draw":
+            self.say("Game drawn by agreement.")
+        else:
+            who = "You win" if gs.winner == self.human else f"{self.opponent_name} wins"
+            pts = f"{gs.points} point{'s' if gs.points != 1 else ''}"
+            if gs.how == "pass":
+                line = f"{who} {pts}: the double was passed (cube at {gs.cube})."
+            else:
+                how = "bearing off" if gs.how == "bear-off" else "resignation"
+                kind = _HOW[gs.result]
+                jac = " (Jacoby rule: single, the cube was not turned)" if gs.points < gs.cube * gs.result else ""
+                line = f"{who} a {kind} by {how} with the cube at {gs.cube}: {pts}{jac}."
+            if gs.how == "bear-off":
+                from bgrl.rules.render import render
+
+                self.say("")
+                self.say(render(g.board, gs.winner == WHITE, None, show_ids=False, viewer=self.human, status=f"Game over: {line}"))
+            else:
+                self.say(f"\n{line}")
+        self.say(f"Result for you: {gs.points_for(self.human):+d}")
+        self.say(self.match.describe_cube(names=self._names()).split(" | ", 1)[-1])
+
+    # ------------------------------------------------------------------ cube turns
+    def _human_cube(self) -> str | None:
+        """The player's cube prompt before the roll. Returns None (roll), "over" or "left"."""
+        m, h = self.match, self.human
+        if not m.may_double(h):
+            return None
+        board = self.game.board
+        self.say("")
+        self.say(self.board_text())
+        while True:
+            line = self._read(f"{h} on roll, cube {m.cube_value} ('double', or Enter to roll)> ")
+            if line is None:
+                return "left"
+            word = line.strip().lower()
+            if word in ("", "roll", "r"):
+                return None
+            if word == "double":
+                cube = self._cube(h)
+                m.double(h)
+                answer = answer_double(self.agent, board, cube)
+                c = self.opponent_name
+                if answer == "pass":
+                    self.say(f"  You double to {2 * cube.value}. {c} passes.")
+                    gs = m.drop(self.computer)
+                    self._passed = self.game.over = GameOver(h, gs.result, "pass")
+                    return "over"
+                if answer == "beaver":
+                    m.beaver(self.computer)
+                    self.say(f"  You double to {2 * cube.value}. {c} beavers: the cube is at {m.cube_value}, {c}'s.")
+                else:
+                    m.take(self.computer)
+                    self.say(f"  You double to {m.cube_value}. {c} takes.")
+                return None
+            if word in ("take", "pass", "beaver"):
+                self.say(f"  Cannot {word}: no double was offered.")
+            elif word == "hint":
+                self.say(self._cube_hint_text(board, self._cube(h), "you on roll"))
+            elif word == "board":
+                self.say(self.board_text())
+            elif word == "help":
+                self.say(CUBE_HELP)
+            elif word in ("quit", "exit", "q"):
+                self.say("Game abandoned.")
+                return "left"
+            else:
+                self.say(f"  At the cube prompt: 'double', Enter to roll, 'hint', 'board', 'help' or 'quit' (got {word[:40]!r}).")
+
+    def _computer_cube(self) -> str | None:
+        """The computer's cube action before its roll, and the player's answer."""
+        m, c = self.match, self.computer
+        if not m.may_double(c):
+            return None
+        board = self.game.board
+        cube = self._cube(c)
+        d = cube_decisions(self.agent, board[None], [cube])[0]
+        if not wants_double(d, cube):
+            return None
+        m.double(c)
+        name = self.opponent_name
+        self.say("")
+        self.say(self.board_text())
+        beaver_ok = m.why_no_beaver(self.human) is None
+        words = "'take', 'pass'" + (", 'beaver'" if beaver_ok else "")
+        self.say(f"{name} doubles to {2 * cube.value}.")
+        while True:
+            line = self._read(f"{self.human}: {words} or 'hint'> ")
+            if line is None:
+                return "left"
+            word = line.strip().lower()
+            if word == "take":
+                m.take(self.human)
+                self.say(f"  You take: the cube is at {m.cube_value}, yours.")
+                return None
+            if word == "pass":
+                gs = m.drop(self.human)
+                self.say(f"  You pass: {name} wins {gs.points} point{'s' if gs.points != 1 else ''}.")
+                self._passed = self.game.over = GameOver(c, gs.result, "pass")
+                return "over"
+            if word == "beaver":
+                why = m.why_no_beaver(self.human)
+                if why is not None:
+                    self.say(f"  Cannot beaver: {why}.")
+                    continue
+                m.beaver(self.human)
+                self.say(f"  You beaver: the cube is at {m.cube_value}, yours.")
+                return None
+            if word == "double":
+                self.say("  A double is waiting for your answer: take or pass.")
+            elif word == "hint":
+                self.say(self._cube_hint_text(board, cube, f"{name} on roll, your answer is its 'take'"))
+            elif word == "board":
+                self.say(self.board_text())
+            elif word == "help":
+                self.say(CUBE_HELP)
+            elif word in ("quit", "exit", "q"):
+                self.say("Game abandoned.")
+                return "left"
+            else:
+                self.say(f"  Answer the double: {words} (or 'hint', 'board', 'help', 'quit'); got {word[:40]!r}.")
+
+    def _computer_turn(self, dice) -> None:
+        g = self.game
+        pos = g.position
+        play = cubeful_choose_play(self.agent, pos, dice, self._cube(g.on_roll), self.rng)
+        self.record.add_turn(g.on_roll, pos, dice, play)
+        who = f"{self.computer.capitalize()} ({'O' if self.computer == WHITE else 'X'})"
+        if play is None:
+            self.say(f"\n{who} rolls {dice[0]}-{dice[1]} and cannot move.")
+            g.apply(g.board, dice)
+            return
+        self.say(f"\n{who} rolls {dice[0]}-{dice[1]} and plays {play.shown(self.compact, other_side=True)}"
+                 f"   (in your numbering, {self.human.capitalize()}'s)")
+        g.apply(play.after_state, dice)
+
+
+def cubeful_game(args, agent, ranker, seed, save_dir, judge) -> CubefulTerminalGame:
+    """The cubeful game of ``bgrl play --cube ...`` from parsed arguments. ValueError naming
+    the flag for a bad combination (exit status 2)."""
+    from bgrl.cli.match import cube_rules
+
+    if args.position is not None or args.dice is not None:
+        raise ValueError("--position/--dice do not go with --cube: a cubeful game starts from the start position")
+    rules = cube_rules(args)
+    return CubefulTerminalGame(agent, args.color, ranker, np.random.default_rng(seed), rules=rules,
+                               compact=(args.notation == "compact"), opening_roll=args.opening_roll,
+                               save_dir=save_dir, seed=seed, opponent_name=getattr(agent, "name", str(args.opponent)),
+                               judge=judge)
