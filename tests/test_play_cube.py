@@ -63,3 +63,96 @@ def run_game(script, rules, agent=None, human="white", seed=5):
     script.game = g
     status = g.run()
     return g, status, script.out.getvalue()
+
+
+def test_cubeful_money_game_played_to_the_end_with_a_double():
+    s = Script(cube_words=["take", "double"], other="n")
+    g, status, out = run_game(s, MatchRules())
+    assert status == 0
+    assert "Cannot take: no double was offered." in out
+    assert "You double to 2. bot takes." in out  # an agent without a network always takes
+    assert "Cube 2, owned by bot | money play" in out  # the board header
+    gs = g.match.games[0]
+    assert len(g.match.games) == 1 and gs.cube == 2 and gs.how == "bear-off"
+    assert gs.points == 2 * gs.result
+    assert f"Result for you: {gs.points_for('white'):+d}" in out
+    assert "Another game? [y/N]" in out
+
+
+def test_money_session_goes_on_while_the_player_says_yes():
+    s = Script(other="y", max_lines=3000)
+    g, status, out = run_game(s, MatchRules(jacoby=True))
+    assert len(g.match.games) >= 2 and "Game 2." in out
+    assert "Jacoby rule" in out
+
+
+def test_three_point_match_to_the_end_with_crawford_and_post_crawford():
+    # the computer thinks the side on roll has 30% (never doubles); seed 0 reaches 2-0, then 2-2
+    s = Script(other="")
+    g, status, out = run_game(s, MatchRules(match_length=3), agent=NetAgent(const_evaluator(0.7), name="c"), seed=0)
+    m = g.match
+    assert status == 0 and m.over and max(m.score.values()) >= 3
+    assert [x.crawford for x in m.games].count(True) == 1
+    i = [x.crawford for x in m.games].index(True)
+    assert max(sum(x.points_for(c) for x in m.games[:i]) for c in ("white", "black")) == 2
+    assert "This is the Crawford game" in out and "Post-Crawford game" in out
+    assert "the 3-point match" in out and "3-point match: you" in out
+    crawford_part = out[out.index("This is the Crawford game"):out.index("Post-Crawford game")]
+    assert "('double', or Enter to roll)" not in crawford_part  # no cube prompt in the Crawford game
+
+
+def test_computer_doubles_player_passes_then_takes():
+    # the fake network gives the side on roll 70%: the computer doubles at once
+    agent = NetAgent(const_evaluator(0.3), name="c")
+    s = Script(answers=["double", "pass"], other="")
+    g, status, out = run_game(s, MatchRules(match_length=3), agent=agent, human="black")
+    assert "bot doubles to 2." in out
+    assert "A double is waiting for your answer" in out
+    assert "You pass: bot wins 1 point." in out
+    assert g.match.games[0].how == "pass" and g.match.games[0].winner == "white"
+    s = Script(answers=["take"], other="")
+    g, status, out = run_game(s, MatchRules(), agent=agent, human="black")
+    assert "You take: the cube is at 2, yours." in out
+    assert g.match.games[0].cube >= 2
+
+
+def test_cube_words_after_the_roll_get_a_message():
+    lines = iter(["", "double", "take", "quit"])
+    out = io.StringIO()
+    g = CubefulTerminalGame(FirstPlayAgent(), "white", FixedRanker(), np.random.default_rng(1), rules=MatchRules(),
+                            input=lambda: next(lines, "") + "\n", output=out, opponent_name="bot")
+    g.run()
+    text = out.getvalue()
+    assert "You can double only before you roll" in text and "Cannot take: no double was offered." in text
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (["--cube", "--cube-cap", "3"], "power of 2"),
+    (["--cube", "--match", "0"], "--match must be"),
+    (["--cube", "--match", "40"], "beyond the match equity table"),
+    (["--cube", "--match", "7", "--beavers"], "money-game options"),
+    (["--jacoby"], "--jacoby needs --cube"),
+    (["--cube", "--position", "4HPwATDgc/ABMA"], "--position"),
+])
+def test_play_cube_bad_flags_exit_2(argv, expect, capsys):
+    assert main(["play", "--opponent", "random", "--no-save", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert expect in err and len(err.splitlines()) == 1
+
+
+def test_bgrl_play_cube_match_through_the_cli(monkeypatch, capsys):
+    """``bgrl play --cube --match 3`` against random, the player typing the first legal play."""
+    import bgrl.cli.play_cube as pc
+
+    script = Script(other="")
+    real = pc.CubefulTerminalGame.__init__
+
+    def init(self, *a, **kw):
+        kw["input"], kw["output"] = script, script.out
+        real(self, *a, **kw)
+        script.game = self
+
+    monkeypatch.setattr(pc.CubefulTerminalGame, "__init__", init)
+    assert main(["play", "--cube", "--match", "3", "--opponent", "random", "--no-save", "--seed", "2"]) == 0
+    m = script.game.match
+    assert m.over and m.rules.match_length == 3
