@@ -21,7 +21,7 @@ from bgrl.rules.cube import CubeState
 from bgrl.rules.outcome import check_not_over
 
 __all__ = ["pre_roll_probs", "cube_hint", "cube_engine", "cube_decisions", "wants_double", "answer_double",
-           "CUBEFUL_FILTER", "cubeful_select", "cubeful_choose_play"]
+           "CUBEFUL_FILTER", "cubeful_select", "cubeful_choose_play", "cubeful_values"]
 
 
 def pre_roll_probs(evaluator, position: Position, ply: int = 0) -> np.ndarray:
@@ -171,7 +171,6 @@ def cubeful_select(agent, after, cubes, rng=None, met=None) -> np.ndarray:
     on the equity scale, as in cubeless play.
     """
     from bgrl.agents.search import apply_filter, group_argmax, search_plays
-    from bgrl.evaluation.cube import cubeful_equity
 
     eng = cube_engine(agent)
     if eng is None:
@@ -196,24 +195,47 @@ def cubeful_select(agent, after, cubes, rng=None, met=None) -> np.ndarray:
     idx = np.flatnonzero(cand)
     if idx.size == 0:
         return best
-    opp_boards = flip(after.boards[idx])
-    opp_probs = flip_probs(res.probs[idx])
-    from bgrl.rules.outcome import game_results
-
-    done = game_results(after.boards[idx])
     value = np.full(after.boards.shape[0], -np.inf)
-    for j, row in enumerate(idx):
-        cube = cubes[int(parent[row])]
-        if done[j]:  # the play wins the game: what it scores, on the cube's scale
-            value[row] = _won_value(cube, int(done[j]), met)
-            continue
-        value[row] = -cubeful_equity(opp_probs[j], cube.flipped(), cube_life(opp_boards[j]), met)
+    for row in idx:  # decisions share nothing: one call per play keeps each decision's own cube
+        value[row] = cubeful_values(after.boards[row][None], res.probs[row][None], cubes[int(parent[row])], met)[0]
     if noise is not None:
         value[idx] += noise[idx]
     out = best.copy()
     groups = np.unique(parent[idx])
     choice = group_argmax(np.where(cand, value, -np.inf), after.offsets)
     out[groups] = choice[groups]
+    return out
+
+
+def cubeful_values(after_states, probs, cube: CubeState, met=None) -> np.ndarray:
+    """The mover's cubeful value of after-states of one decision: float64 (M,).
+
+    Parameters
+    ----------
+    after_states : int8 (M, 26), from the side that has just played (the mover).
+    probs : float (M, 5), their cubeless probabilities for the mover (at any ply).
+    cube : CubeState from the mover's side (before the turn passes).
+
+    Returns minus :func:`bgrl.evaluation.cube.cubeful_equity` of the opponent, on roll next
+    with the cube seen from it and the cube life of its position; a play that ends the game
+    is worth what it scores. Money: per unit of the cube; a match: MWC on gnubg's equity
+    scale of the current cube (higher is better for the mover in both).
+    """
+    from bgrl.evaluation.cube import cubeful_equity
+    from bgrl.rules.outcome import game_results
+
+    a = np.asarray(after_states, dtype=np.int8).reshape(-1, 26)
+    p = np.asarray(probs, dtype=np.float64).reshape(-1, 5)
+    done = game_results(a)
+    opp = flip(a)
+    opp_p = flip_probs(p)
+    theirs = cube.flipped()
+    out = np.empty(a.shape[0])
+    for j in range(a.shape[0]):
+        if done[j]:
+            out[j] = _won_value(cube, int(done[j]), met)
+        else:
+            out[j] = -cubeful_equity(opp_p[j], theirs, cube_life(opp[j]), met)
     return out
 
 
