@@ -57,6 +57,11 @@ class Script:
         return self.other + "\n"
 
 
+def match_score(games) -> dict:
+    """Match points of each colour after ``games`` (GameScore list)."""
+    return {c: sum(x.points for x in games if x.winner == c) for c in ("white", "black")}
+
+
 def run_game(script, rules, agent=None, human="white", seed=5):
     g = CubefulTerminalGame(agent or FirstPlayAgent(), human, FixedRanker(), np.random.default_rng(seed),
                             rules=rules, input=script, output=script.out, seed=seed, opponent_name="bot")
@@ -94,7 +99,7 @@ def test_three_point_match_to_the_end_with_crawford_and_post_crawford():
     assert status == 0 and m.over and max(m.score.values()) >= 3
     assert [x.crawford for x in m.games].count(True) == 1
     i = [x.crawford for x in m.games].index(True)
-    assert max(sum(x.points_for(c) for x in m.games[:i]) for c in ("white", "black")) == 2
+    assert max(match_score(m.games[:i]).values()) == 2
     assert "This is the Crawford game" in out and "Post-Crawford game" in out
     assert "the 3-point match" in out and "3-point match: you" in out
     crawford_part = out[out.index("This is the Crawford game"):out.index("Post-Crawford game")]
@@ -156,3 +161,27 @@ def test_bgrl_play_cube_match_through_the_cli(monkeypatch, capsys):
     assert main(["play", "--cube", "--match", "3", "--opponent", "random", "--no-save", "--seed", "2"]) == 0
     m = script.game.match
     assert m.over and m.rules.match_length == 3
+
+
+def test_seven_point_match_to_the_end_against_a_level_through_the_cli(monkeypatch):
+    """``bgrl play --cube --match 7 --level beginner``: the player plays the first legal play
+    and doubles at every other cube prompt; the match is played to its end."""
+    import bgrl.cli.play_cube as pc
+
+    script = Script(cube_words=["", "double"] * 200, answers=["take", "pass"] * 200, other="", max_lines=100000)
+    real = pc.CubefulTerminalGame.__init__
+
+    def init(self, *a, **kw):
+        kw["input"], kw["output"] = script, script.out
+        real(self, *a, **kw)
+        script.game = self
+
+    monkeypatch.setattr(pc.CubefulTerminalGame, "__init__", init)
+    assert main(["play", "--cube", "--match", "7", "--level", "beginner", "--no-save", "--seed", "5"]) == 0
+    m = script.game.match
+    out = script.out.getvalue()
+    assert m.over and max(m.score.values()) >= 7
+    assert "the 7-point match" in out
+    n_crawford = sum(x.crawford for x in m.games)
+    reached_six = any(max(match_score(m.games[:i]).values()) == 6 for i in range(len(m.games)))
+    assert n_crawford == (1 if reached_six else 0)
