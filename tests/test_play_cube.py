@@ -137,7 +137,10 @@ def test_cube_words_after_the_roll_get_a_message():
     (["--cube", "--match", "40"], "beyond the match equity table"),
     (["--cube", "--match", "7", "--beavers"], "money-game options"),
     (["--jacoby"], "--jacoby needs --cube"),
-    (["--cube", "--position", "4HPwATDgc/ABMA"], "--position"),
+    (["--cube", "--match", "5", "--position", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:6:4:1:7:10"], "differs"),
+    (["--cube", "--position", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:7:4:0:7:10"], "at or above the match length"),
+    (["--cube", "--position", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:4:1:7:10"], "Crawford"),
+    (["--cube", "--dice", "31"], "--dice needs --position"),
 ])
 def test_play_cube_bad_flags_exit_2(argv, expect, capsys):
     assert main(["play", "--opponent", "random", "--no-save", *argv]) == 2
@@ -185,3 +188,27 @@ def test_seven_point_match_to_the_end_against_a_level_through_the_cli(monkeypatc
     n_crawford = sum(x.crawford for x in m.games)
     reached_six = any(max(match_score(m.games[:i]).values()) == 6 for i in range(len(m.games)))
     assert n_crawford == (1 if reached_six else 0)
+
+
+def test_play_cube_from_an_xgid_in_the_crawford_game(monkeypatch):
+    """``--position XGID`` with a score: the match continues from it; in the Crawford game
+    ``double`` gets the reason, and no cube prompt is shown."""
+    import bgrl.cli.play_cube as pc
+
+    lines = iter(["double", "take", "quit"])
+    out = io.StringIO()
+    real = pc.CubefulTerminalGame.__init__
+
+    def init(self, *a, **kw):
+        kw["input"], kw["output"] = (lambda: next(lines, "") + "\n"), out
+        real(self, *a, **kw)
+
+    monkeypatch.setattr(pc.CubefulTerminalGame, "__init__", init)
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:6:4:1:7:10"
+    assert main(["play", "--cube", "--opponent", "random", "--no-save", "--position", xgid]) == 0
+    text = out.getvalue()
+    assert "Game 1 of a 7-point match: you 6, random 4." in text and "This is the Crawford game" in text
+    assert "Cannot double: no doubling in the Crawford game." in text
+    assert "Cannot take: no double was offered." in text
+    assert "('double', or Enter to roll)" not in text
+    assert "rolled 3-1" in text

@@ -435,14 +435,15 @@ def run_from_args(args, load_ranker) -> int:
     if args.seed is not None and args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     start, dice = None, None
-    if args.position is not None:
+    cube = _wants_cube(args)  # the cube reads --position/--dice itself (bgrl.cli.play_cube)
+    if args.position is not None and not cube:
         if args.opening_roll:
             raise ValueError("--position and --opening-roll exclude each other: in a practised position you are on roll")
         start, dice = read_position(args.position)
         m_off, o_off = start.off
         if m_off == 15 or o_off == 15:
             raise ValueError(f"--position {start.position_id}: the game is over (a side has borne off all 15 checkers)")
-    if args.dice is not None:
+    if args.dice is not None and not cube:
         if args.position is None:
             raise ValueError("--dice needs --position (the first roll of a practised position)")
         dice = parse_dice(args.dice)
@@ -463,12 +464,17 @@ def run_from_args(args, load_ranker) -> int:
         except OSError as exc:
             raise ValueError(f"--save {clip(str(save_dir), 40)}: cannot create or write in the folder "
                              f"({exc.strerror or exc}); expected a writable folder, or --no-save") from None
-    if getattr(args, "cube", False) or any(getattr(args, f, None) for f in ("match", "jacoby", "beavers", "cube_cap")):
+    if cube:
         return _run_cubeful(args, agent, ranker, seed, save_dir, judge)
     game = TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), compact=(args.notation == "compact"),
                         start=start, first_dice=dice, opening_roll=args.opening_roll, save_dir=save_dir, seed=seed,
                         opponent_name=getattr(agent, "name", str(args.opponent)), judge=judge)
     return game.run()
+
+
+def _wants_cube(args) -> bool:
+    """Whether ``bgrl play`` was given --cube or one of its options."""
+    return bool(getattr(args, "cube", False) or any(getattr(args, f, None) for f in ("match", "jacoby", "beavers", "cube_cap")))
 
 
 def _run_cubeful(args, agent, ranker, seed, save_dir, judge) -> int:

@@ -57,15 +57,18 @@ class CubefulTerminalGame(TerminalGame):
     rules : bgrl.rules.match.MatchRules (money play or an N-point match).
     cube_engine : optional ``(evaluator, ply, name)`` for the player's cube hints (default:
         the hint ranker's evaluator and ply, else the computer's).
-    The other parameters are :class:`bgrl.cli.play.TerminalGame`'s (``start`` is not
-    supported: a cubeful game starts from the start position).
+    match : optional :class:`bgrl.rules.match.Match` to continue (e.g. from an XGID's cube and
+        score with ``start``; default a new one of ``rules``).
+    The other parameters are :class:`bgrl.cli.play.TerminalGame`'s; with ``start`` the first
+    game starts from that position, the player on roll (``first_dice``: already rolled, so no
+    cube prompt on that turn).
     """
 
-    def __init__(self, agent, human, ranker, rng, rules: MatchRules | None = None, cube_engine=None, **kw):
-        if kw.get("start") is not None:
-            raise ValueError("a cubeful game starts from the start position (--position does not go with --cube)")
+    def __init__(self, agent, human, ranker, rng, rules: MatchRules | None = None, cube_engine=None, match: Match | None = None,
+                 **kw):
         super().__init__(agent, human, ranker, rng, **kw)
-        self.match = Match(rules or MatchRules())
+        self.match = match if match is not None else Match(rules or MatchRules())
+        self._practice = kw.get("start") is not None
         self.cube_engine = cube_engine
         self._record_saved = False
         self._passed: GameOver | None = None
@@ -119,7 +122,8 @@ class CubefulTerminalGame(TerminalGame):
                 return None
             word = line.strip().lower()
             if word == "double":
-                self.say("  You can double only before you roll, at the cube prompt.")
+                why = self.match.why_no_double(self.human) if self.game.on_roll == self.human else "it is not your turn"
+                self.say(f"  Cannot double: {why}." if why else "  You can double only before you roll, at the cube prompt.")
             elif word in ("take", "pass", "beaver"):
                 self.say(f"  Cannot {word}: no double was offered.")
             elif word == "draw" and self.match.rules.is_match:
@@ -151,7 +155,7 @@ class CubefulTerminalGame(TerminalGame):
                 seed=self.record.seed, date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
             self._record_saved = False
         self._passed = None
-        if not self.opening:
+        if not self.opening and not (first and self._practice):
             self.game.white_on_roll = (n % 2 == 1)
             self.record.start_on_roll = self.game.on_roll
         self.say("")
@@ -172,8 +176,10 @@ class CubefulTerminalGame(TerminalGame):
         first = True
         while True:
             self._start_game(first)
-            first = False
-            if self.opening:
+            first_game, first = first, False
+            if first_game and self._practice:
+                self.say(f"From position {self.game.position.position_id}, you on roll.")
+            elif self.opening:
                 white_first, dice, throws = opening_roll(self.rng)
                 self.game.white_on_roll = white_first
                 self.record.start_on_roll = self.game.on_roll
@@ -261,7 +267,7 @@ class CubefulTerminalGame(TerminalGame):
     def _human_cube(self) -> str | None:
         """The player's cube prompt before the roll. Returns None (roll), "over" or "left"."""
         m, h = self.match, self.human
-        if not m.may_double(h):
+        if not m.may_double(h) or self.first_dice is not None:  # a roll already on the table (--dice, an XGID's dice)
             return None
         board = self.game.board
         self.say("")
@@ -377,10 +383,50 @@ def cubeful_game(args, agent, ranker, seed, save_dir, judge) -> CubefulTerminalG
     the flag for a bad combination (exit status 2)."""
     from bgrl.cli.match import cube_rules
 
-    if args.position is not None or args.dice is not None:
-        raise ValueError("--position/--dice do not go with --cube: a cubeful game starts from the start position")
     rules = cube_rules(args)
-    return CubefulTerminalGame(agent, args.color, ranker, np.random.default_rng(seed), rules=rules,
+    start, dice, match = _cube_start(args, rules)
+    return CubefulTerminalGame(agent, args.color, ranker, np.random.default_rng(seed), rules=rules, match=match,
+                               start=start, first_dice=dice,
                                compact=(args.notation == "compact"), opening_roll=args.opening_roll,
                                save_dir=save_dir, seed=seed, opponent_name=getattr(agent, "name", str(args.opponent)),
                                judge=judge)
+
+
+def _cube_start(args, rules: MatchRules):
+    """``(start, dice, match)`` of ``bgrl play --cube --position ID [--dice D]``, or Nones.
+
+    The position may carry the cube and the score (an XGID's cube fields, or gnubg's
+    ``PositionID:MatchID``): they are the state of the first game, the player on roll, and
+    ``--match`` must then agree with the XGID's match length. ValueError naming the flag
+    (exit status 2) for a finished game, --opening-roll with --position, --dice without
+    --position, or a match length that differs."""
+    from bgrl.rules.cube import CubeState
+    from bgrl.rules.dice import parse_dice
+    from bgrl.rules.xgid import read_position_cube
+
+    if args.position is None:
+        if args.dice is not None:
+            raise ValueError("--dice needs --position (the first roll of a practised position)")
+        return None, None, None
+    if args.opening_roll:
+        raise ValueError("--position and --opening-roll exclude each other: in a practised position you are on roll")
+    try:
+        start, dice, cube = read_position_cube(args.position)
+    except ValueError as exc:
+        raise ValueError(f"--position: {exc}") from None
+    if 15 in start.off:
+        raise ValueError(f"--position {start.position_id}: the game is over (a side has borne off all 15 checkers)")
+    if args.dice is not None:
+        dice = parse_dice(args.dice)
+    plain = CubeState()
+    if (cube.value, cube.owner, cube.match_length, cube.crawford, cube.jacoby, cube.beavers) == (
+            plain.value, plain.owner, plain.match_length, plain.crawford, plain.jacoby, plain.beavers):
+        return start, dice, None  # no cube fields: the flags' rules
+    if args.match is not None and args.match != cube.match_length:
+        raise ValueError(f"--match {args.match} differs from the position's match length {cube.match_length or '0 (money)'}")
+    if args.cube_cap is not None:
+        from dataclasses import replace
+
+        cube = replace(cube, max_value=rules.max_value)
+    match = Match.from_cube_state(cube, args.color)
+    return start, dice, match

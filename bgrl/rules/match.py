@@ -124,6 +124,24 @@ class Match:
     _crawford_done: bool = False
     _game_over: bool = False
 
+    @classmethod
+    def from_cube_state(cls, cube: CubeState, colour: str) -> "Match":
+        """A match (or money session) whose game in play has ``cube`` seen from ``colour``
+        (e.g. an XGID's cube and score, ``colour`` on roll): rules, score, cube value and
+        owner, and the Crawford state (a side 1 away means the Crawford game is now, when
+        ``cube.crawford``, or has been played). ValueError for a cube not in play."""
+        if not cube.cube_in_play:
+            raise ValueError("the position is cubeless (no cube in play)")
+        rules = MatchRules(match_length=cube.match_length, jacoby=cube.jacoby, beavers=cube.beavers, max_value=cube.max_value)
+        m = cls(rules)
+        if rules.is_match:
+            m.score = {colour: cube.score[0], other(colour): cube.score[1]}
+        m.cube_value = cube.value
+        m.cube_owner = None if cube.owner == 0 else (colour if cube.owner == 1 else other(colour))
+        m.crawford = bool(cube.crawford)
+        m._crawford_done = bool(cube.crawford or cube.post_crawford)
+        return m
+
     # -- state -------------------------------------------------------------------------
     @property
     def over(self) -> bool:
