@@ -173,6 +173,8 @@ class CubefulTerminalGame(TerminalGame):
         self._greeting()
         self.say(f"With the doubling cube: {self.match.rules.describe()}. Type 'double' at the cube prompt, before you "
                  "roll; 'help' lists the cube commands.")
+        self.say("The computer's plays are chosen by cubeful equity (at a score, match winning chances); "
+                 "'hint' at the play prompt ranks by cubeless equity.")
         first = True
         while True:
             self._start_game(first)
