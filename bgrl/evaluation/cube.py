@@ -425,8 +425,8 @@ def cubeful_equity(probs, cube: CubeState, x: float = X_CONTACT, met=None) -> fl
     x = _check_x(x)
     if not cube.is_match:
         owner = cube.owner
-        if owner == 1 or (owner == 0 and not cube.cube_in_play):
-            owner = 2  # our own cube at its cap, or no cube: dead
+        if owner == 1 or not cube.cube_in_play or 2 * cube.value > cube.max_value:
+            owner = 2  # a cube at its cap (whoever owns it), or no cube: dead
         return money_equity(probs, owner, x, jacoby=cube.jacoby)
     if met is None:
         from bgrl.evaluation.match_equity import default_met
