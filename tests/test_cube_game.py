@@ -240,3 +240,21 @@ def test_bgrl_match_cube_bad_flags_exit_2(argv, expect, capsys):
     assert main(["match", "random", "random", "--games", "2", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert expect in err and len(err.splitlines()) == 1
+
+
+def test_cubeful_equity_takes_the_best_cube_action():
+    from bgrl.evaluation.cube import cube_decision, cubeful_equity, money_equity
+
+    cash = np.array([0.9, 0.0, 0.0, 0.0, 0.0])  # a double/pass: worth the stake, +1
+    assert cube_decision(cash, CubeState(), 0.68).decision == "double, pass"
+    assert cubeful_equity(cash, CubeState(), 0.68) == pytest.approx(1.0)
+    even = np.array([0.5, 0.1, 0.0, 0.1, 0.0])
+    d = cube_decision(even, CubeState(), 0.68)
+    assert d.decision == "no double" and cubeful_equity(even, CubeState(), 0.68) == pytest.approx(d.no_double)
+    theirs = CubeState(value=2, owner=-1)  # the opponent owns the cube: Janowski with it as it is
+    assert cubeful_equity(even, theirs, 0.68) == pytest.approx(money_equity(even, -1, 0.68))
+    capped = CubeState(value=4, owner=-1, max_value=4)  # at its cap: dead, the cubeless equity
+    assert cubeful_equity(even, capped, 0.68) == pytest.approx(0.5 + 0.1 - 0.5 - 0.1)
+    # in a match: a sure win of the cube value is +1 on gnubg's scale
+    assert cubeful_equity(np.array([1.0, 0.0, 0.0, 0.0, 0.0]), CubeState(match_length=7, score=(6, 2), crawford=True),
+                          0.68) == pytest.approx(1.0)
