@@ -258,3 +258,23 @@ def test_cubeful_equity_takes_the_best_cube_action():
     # in a match: a sure win of the cube value is +1 on gnubg's scale
     assert cubeful_equity(np.array([1.0, 0.0, 0.0, 0.0, 0.0]), CubeState(match_length=7, score=(6, 2), crawford=True),
                           0.68) == pytest.approx(1.0)
+
+
+def test_cubeful_play_ab_script(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "cubeful_play_ab.py"
+    spec = importlib.util.spec_from_file_location("cubeful_play_ab", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["beginner", "--match", "1", "--matches", "2", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "beginner cubeful play vs beginner cubeless play: 2 matches, 1-point match" in out
+    import bgrl.arena.cubeful as ac
+    from bgrl.agents.cube import cubeful_select
+
+    assert ac.cubeful_select is cubeful_select  # restored
+    assert mod.main(["grandmaster"]) == 2
+    assert mod.main(["beginner", "--match", "40"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 2
