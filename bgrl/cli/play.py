@@ -531,7 +531,7 @@ def cmd_play(args) -> int:
 
 def add_parser(sub) -> None:
     pl = sub.add_parser("play", help="play a game against the computer in the terminal", formatter_class=HelpFormatter,
-                        description="A money game (no cube) against the computer in the terminal. The board is drawn "
+                        description="A money game (no cube; --cube adds it, --match N plays a match) against the computer in the terminal. The board is drawn "
                         f"and numbered from your side; type 'help' in the game for its commands. {RULES_NOTE}")
     pl.add_argument("--color", "--colour", choices=["white", "black"], default="white",
                     help="your colour; White moves first (default: %(default)s)")
