@@ -215,11 +215,13 @@ def test_cubeful_sessions_money_and_match():
     assert max(r.points_a, r.points_b) >= 3
 
 
-def test_bgrl_match_cube_match_json(capsys):
-    assert main(["match", "beginner", "random", "--cube", "--match", "3", "--games", "4", "--json"]) == 0
+@pytest.mark.parametrize("length", [3, 7])
+def test_bgrl_match_cube_match_json(length, capsys):
+    assert main(["match", "beginner", "random", "--cube", "--match", str(length), "--games", "4", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["kind"] == "match" and d["sessions"] == 4 and d["rules"]["match_length"] == 3
+    assert d["kind"] == "match" and d["sessions"] == 4 and d["rules"]["match_length"] == length
     assert 0.0 <= d["value"] <= 1.0 and d["games"] >= 4
+    assert d["points_a"] + d["points_b"] >= 4 * length  # every match was played to its end
 
 
 def test_bgrl_match_cube_money_text(capsys):
