@@ -212,3 +212,18 @@ def test_play_cube_from_an_xgid_in_the_crawford_game(monkeypatch):
     assert "Cannot take: no double was offered." in text
     assert "('double', or Enter to roll)" not in text
     assert "rolled 3-1" in text
+
+
+def test_hint_at_the_play_prompt_is_cubeful():
+    lines = iter(["", "hint 3", "quit"])
+    out = io.StringIO()
+    g = CubefulTerminalGame(FirstPlayAgent(), "white", FixedRanker(win=0.6, wg=0.2), np.random.default_rng(1),
+                            rules=MatchRules(match_length=5), input=lambda: next(lines, "") + "\n", output=out,
+                            opponent_name="bot")
+    g.run()
+    text = out.getvalue()
+    assert "Hint with the cube from fixed test ranker, 0-ply; best first (cube 1):" in text
+    table = text[text.index("Hint with the cube"):]
+    rows = [ln for ln in table.splitlines()[2:5]]
+    assert len(rows) == 3 and all("%" in r for r in rows)  # MWC column at a score
+    assert "match winning chances on the equity scale" in table

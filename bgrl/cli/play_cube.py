@@ -72,6 +72,7 @@ class CubefulTerminalGame(TerminalGame):
         self.cube_engine = cube_engine
         self._record_saved = False
         self._passed: GameOver | None = None
+        self._dice = None
 
     # ------------------------------------------------------------------ helpers
     def _names(self) -> dict:
@@ -128,8 +129,65 @@ class CubefulTerminalGame(TerminalGame):
                 self.say(f"  Cannot {word}: no double was offered.")
             elif word == "draw" and self.match.rules.is_match:
                 self.say("  No draws in a match: play on, or resign.")
+            elif self._dice is not None and self._cubeful_hint_asked(word):
+                pass
             else:
                 return line
+
+    def _human_turn(self, dice) -> bool:
+        self._dice = dice
+        try:
+            return super()._human_turn(dice)
+        finally:
+            self._dice = None
+
+    def _cubeful_hint_asked(self, word: str) -> bool:
+        """``hint`` / ``hint N`` at the play prompt: the plays ranked by cubeful equity (at a
+        score by match winning chances) with the current cube. True when it was shown."""
+        words = word.split()
+        if not words or words[0] != "hint" or len(words) > 2 or (len(words) == 2 and not words[1].isdigit()):
+            return False
+        top = int(words[1]) if len(words) == 2 else 5
+        self.say(self.cubeful_hint_text(self.game.position, self._dice, top))
+        return True
+
+    def cubeful_hint_text(self, pos, dice, top: int = 5) -> str:
+        """The hint table with the cube: the hint engine's plays (its ply) ranked by
+        :func:`bgrl.agents.cube.cubeful_values` with the cube of the side on roll; money:
+        cubeful equity per unit of the cube, a match: match winning chances too."""
+        from bgrl.agents.cube import cubeful_values
+
+        rows = self.ranker(pos, dice)
+        if not rows:
+            return "  no die can be played: the turn passes"
+        cube = self._cube(self.game.on_roll)
+        vals = cubeful_values(np.stack([r.play.after_state for r in rows]),
+                              np.stack([r.probabilities.to_array() for r in rows]), cube)
+        order = sorted(range(len(rows)), key=lambda i: -vals[i])
+        shown = order[: top if top > 0 else len(order)]
+        names = [rows[i].play.shown(self.compact) for i in shown]
+        width = max(8, max(len(n) for n in names))
+        match = cube.is_match
+        head = f"  {'#':>3}  {'play':<{width}}  {'cubeful':>8}  {'vs best':>8}" + ("  {:>6}".format("MWC") if match else "") + \
+            f"  {'cubeless':>8}  {'win':>6}  {'wg':>6}  {'lg':>6}"
+        lines = [f"  Hint with the cube from {getattr(self.ranker, 'name', 'the hint engine')}, "
+                 f"{getattr(rows[0], 'ply', getattr(self.ranker, 'ply', 0))}-ply; best first (cube {cube.value}):", head]
+        best = vals[order[0]]
+        for k, (i, name) in enumerate(zip(shown, names)):
+            r = rows[i]
+            p = r.probabilities
+            cells = f"  {k + 1:3d}  {name:<{width}}  {vals[i]:+8.3f}  {vals[i] - best:+8.3f}"
+            if match:
+                cells += f"  {100 * _mwc(vals[i], cube):5.1f}%"
+            cells += f"  {r.equity:+8.3f}  {p.win:6.3f}  {p.win_gammon:6.3f}  {p.lose_gammon:6.3f}"
+            lines.append(cells)
+        if len(order) > len(shown):
+            lines.append(f"  … and {len(order) - len(shown)} more")
+        scale = ("match winning chances on the equity scale of the cube (+1 = winning the cube's points)"
+                 if match else "equity per unit of the cube, after the opponent's best cube action (Janowski)")
+        lines.append(f"  cubeful: {scale}; cubeless: points per game without the cube; win/wg/lg: your chances to win, "
+                     "win a gammon, lose a gammon")
+        return "\n".join(lines)
 
     def _save(self) -> None:
         if self._record_saved:
@@ -173,8 +231,8 @@ class CubefulTerminalGame(TerminalGame):
         self._greeting()
         self.say(f"With the doubling cube: {self.match.rules.describe()}. Type 'double' at the cube prompt, before you "
                  "roll; 'help' lists the cube commands.")
-        self.say("The computer's plays are chosen by cubeful equity (at a score, match winning chances); "
-                 "'hint' at the play prompt ranks by cubeless equity.")
+        self.say("The computer's plays are chosen by cubeful equity (at a score, by match winning chances); "
+                 "'hint' at the play prompt ranks the plays the same way.")
         first = True
         while True:
             self._start_game(first)
@@ -378,6 +436,16 @@ class CubefulTerminalGame(TerminalGame):
         self.say(f"\n{who} rolls {dice[0]}-{dice[1]} and plays {play.shown(self.compact, other_side=True)}"
                  f"   (in your numbering, {self.human.capitalize()}'s)")
         g.apply(play.after_state, dice)
+
+
+def _mwc(eq: float, cube) -> float:
+    """The side on roll's match winning chance of a value on gnubg's equity scale at ``cube``."""
+    from bgrl.evaluation.match_equity import default_met, equity_to_mwc
+
+    met = default_met()
+    a, b = cube.away
+    post = cube.crawford or cube.post_crawford
+    return float(equity_to_mwc(eq, met.mwc(a - cube.value, b, post), met.mwc(a, b - cube.value, post)))
 
 
 def cubeful_game(args, agent, ranker, seed, save_dir, judge) -> CubefulTerminalGame:
