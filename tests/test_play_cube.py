@@ -28,7 +28,8 @@ class Script:
     the first legal play at every checker-play prompt, and answers other prompts with
     ``other`` ('' = Enter)."""
 
-    def __init__(self, cube_words=(), answers=(), other="n", max_lines=20000):
+    def __init__(self, cube_words=(), answers=(), other="n", max_lines=20000, another=0):
+        self.another = another  # how many times to answer "y" to "Another game?"
         self.cube_words = list(cube_words)
         self.answers = list(answers)
         self.other = other
@@ -52,6 +53,9 @@ class Script:
             return (self.cube_words.pop(0) if self.cube_words else "") + "\n"
         if "or 'hint'> " in last:
             return (self.answers.pop(0) if self.answers else "take") + "\n"
+        if text.rstrip().endswith("Another game? [y/N]"):
+            self.another -= 1
+            return ("y" if self.another >= 0 else "n") + "\n"
         if "cannot move" in text[-200:] and last == "":
             return "\n"
         return self.other + "\n"
@@ -85,9 +89,11 @@ def test_cubeful_money_game_played_to_the_end_with_a_double():
 
 
 def test_money_session_goes_on_while_the_player_says_yes():
-    s = Script(other="y", max_lines=3000)
+    s = Script(other="", another=2)
     g, status, out = run_game(s, MatchRules(jacoby=True))
-    assert len(g.match.games) >= 2 and "Game 2." in out
+    assert len(g.match.games) == 3 and "Game 3." in out and "Game 4." not in out
+    total = sum(x.points_for("white") for x in g.match.games)
+    assert g.match.score["white"] == total and f"Session: you {total:+d} after 3 games." in out
     assert "Jacoby rule" in out
 
 
