@@ -88,15 +88,18 @@ class CubefulResult:
         pairs, odd = divmod(self.sessions, 2)
         unit = "match" if self.is_match else "game"
         units = unit + ("es" if self.is_match else "s")
-        how = f"{pairs} pair{'s' if pairs != 1 else ''} of {units} with shared dice and colours swapped"
-        if odd:
-            how += f", plus 1 unpaired {unit}"
+        if pairs == 0:
+            how = f"1 unpaired {unit}"
+        else:
+            how = f"{pairs} pair{'s' if pairs != 1 else ''} of {units} with shared dice and colours swapped"
+            if odd:
+                how += f", plus 1 unpaired {unit}"
         n_unit = units if self.sessions != 1 else unit
         lines = [f"{self.a} vs {self.b}: {self.sessions} {n_unit}, {r.describe()} (seed {self.seed}; {how})"]
         have_ci = self.ci95 == self.ci95
         if self.is_match:
-            ci = (f"95% CI {100 * (self.value - self.ci95):.1f}% .. {100 * (self.value + self.ci95):.1f}%"
-                  if have_ci else "no interval from a single pair")
+            lo, hi = max(0.0, self.value - self.ci95), min(1.0, self.value + self.ci95)  # a share: clipped to [0, 1]
+            ci = f"95% CI {100 * lo:.1f}% .. {100 * hi:.1f}%" if have_ci else "no interval from a single pair"
             lines.append(f"  matches won by {self.a}: {100 * self.value:.1f}%  ({ci})")
             lines.append(f"  {self.games} games, {self.games / max(self.sessions, 1):.1f} per match; "
                          f"points won: {self.a} {self.points_a}, {self.b} {self.points_b}")
