@@ -66,7 +66,7 @@ from bgrl.rules.outcome import is_race
 __all__ = [
     "DECISIONS", "X_CONTACT", "X_BEAROFF", "X_RACE_MIN", "X_RACE_MAX", "CubeDecision", "average_values",
     "cube_life", "is_last_roll", "money_equity", "money_take_point", "money_cube_decision",
-    "match_cube_decision", "cube_decision", "decide",
+    "match_cube_decision", "cube_decision", "decide", "cubeful_equity",
 ]
 
 #: The four decisions of the side on roll, in the words ``bgrl hint --json`` uses.
@@ -397,3 +397,44 @@ def cube_decision(probs, cube: CubeState | None = None, x: float = X_CONTACT, me
     if cube.is_match:
         return match_cube_decision(probs, cube, x, met)
     return money_cube_decision(probs, cube, x)
+
+
+def cubeful_equity(probs, cube: CubeState, x: float = X_CONTACT, met=None) -> float:
+    """The cubeful equity of the side on roll before it rolls, with its best cube action.
+
+    This is the value a cubeful checker play gives an after-state (from the side now on
+    roll, the opponent of the mover): when the side may double, the better of no double and
+    the opponent's best answer to a double (``max(no_double, min(double_take,
+    double_pass))``); when it may not (the opponent owns the cube, the cap, the Crawford
+    game), Janowski's equity with the cube as it is.
+
+    Parameters
+    ----------
+    probs : float (5,), cubeless probabilities of the side on roll before the roll.
+    cube : CubeState from the same side, cube in play.
+    x : cube life; met : match equity table (match play; default Kazaross-XG2).
+
+    Returns
+    -------
+    float: money play, equity per unit of the current cube; match play, MWC on gnubg's
+    equity scale for the current cube (``+1`` = winning the cube value, ``-1`` losing it).
+    """
+    if cube.may_double():
+        d = cube_decision(probs, cube, x, met)
+        return float(max(d.no_double, min(d.double_take, d.double_pass)))
+    x = _check_x(x)
+    if not cube.is_match:
+        owner = cube.owner
+        if owner == 1 or not cube.cube_in_play or 2 * cube.value > cube.max_value:
+            owner = 2  # a cube at its cap (whoever owns it), or no cube: dead
+        return money_equity(probs, owner, x, jacoby=cube.jacoby)
+    if met is None:
+        from bgrl.evaluation.match_equity import default_met
+
+        met = default_met()
+    met.check_length(cube.match_length)
+    mm = _MatchModel(probs, cube, met)
+    c = cube.value
+    v = mm.cubeful(c, cube.owner, x)
+    hi, lo = mm.m(mm.a - c, mm.b), mm.m(mm.a, mm.b - c)
+    return float((2.0 * v - (hi + lo)) / (hi - lo))
