@@ -13,8 +13,11 @@ from pathlib import Path
 __all__ = ["load_games", "ranker_for_level", "cmd_review", "add_review_parser"]
 
 
-def load_games(path) -> tuple[list, list[list[str]], str]:
-    """Read a game file: returns (records, notes per record, kind 'bgrl-game-1' or 'mat').
+def load_games(path, with_cube: bool = False):
+    """Read a game file: returns (records, notes per record, kind 'bgrl-game-1' or 'mat'),
+    and with ``with_cube`` a fourth item: per record the cube information for
+    :func:`bgrl.records.review.review_cube` (None for a bgrl game record, which holds no
+    cube actions).
 
     Raises
     ------
@@ -31,10 +34,14 @@ def load_games(path) -> tuple[list, list[list[str]], str]:
         raise RecordError(f"cannot read game file {p}: {exc.strerror or exc}") from None
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if first.startswith("{"):
-        return [read_record(p)], [[]], FORMAT
+        out = [read_record(p)], [[]], FORMAT
+        return (*out, [None]) if with_cube else out
     if looks_like_mat(text):
         games = parse_mat(text, str(p))
-        return [g.record for g in games], [g.notes for g in games], "mat"
+        out = [g.record for g in games], [g.notes for g in games], "mat"
+        cube = [{"record": g.record, "actions": g.cube_actions, "match_length": g.match_length, "score": g.score,
+                 "crawford": g.crawford} for g in games]
+        return (*out, cube) if with_cube else out
     raise RecordError(f"{p}: not a game file; expected a bgrl game record (JSON lines, format {FORMAT}) "
                       "or a Jellyfish .mat export (' 0 point match', 'Game 1', ...)")
 
@@ -70,12 +77,12 @@ def cmd_review(args) -> int:
 
     if args.top < 1:
         raise ValueError(f"--top must be >= 1, got {args.top}")
-    records, notes, kind = load_games(args.file)
+    records, notes, kind, cube_info = load_games(args.file, with_cube=True)
     total = len(records)
     if args.game is not None:
         if not 1 <= args.game <= len(records):
             raise ValueError(f"--game {args.game}: {args.file} holds {len(records)} game(s)")
-        records, notes = [records[args.game - 1]], [notes[args.game - 1]]
+        records, notes, cube_info = [records[args.game - 1]], [notes[args.game - 1]], [cube_info[args.game - 1]]
         first = args.game
     else:
         first = 1
@@ -83,6 +90,8 @@ def cmd_review(args) -> int:
     reviews = review_records(records, ranker, notes)
     for i, rv in enumerate(reviews):
         rv.game = first + i
+    if not args.no_cube and any(c is not None for c in cube_info):
+        _review_cube(reviews, cube_info, ranker)
     if args.json:
         text = json.dumps(review_json(reviews, source=str(args.file), level=level, top=args.top))
     else:
@@ -97,6 +106,22 @@ def cmd_review(args) -> int:
     return 0
 
 
+def _review_cube(reviews, cube_info, ranker) -> None:
+    """Judge the cube decisions of the games that carry cube information (.mat files) with
+    the ranker's evaluator at its ply (:func:`bgrl.agents.cube.cube_hints_many`)."""
+    from bgrl.agents.cube import cube_hints_many
+    from bgrl.records.review import attach_cube, review_cube
+
+    idx = [i for i, c in enumerate(cube_info) if c is not None]
+    names = [{"white": reviews[i].white, "black": reviews[i].black} for i in idx]
+
+    def judge(positions, cubes):
+        return cube_hints_many(ranker.evaluator, positions, cubes, ranker.ply)
+
+    lists = review_cube([cube_info[i] for i in idx], judge, names)
+    attach_cube([reviews[i] for i in idx], lists, f"{ranker.name}, cube at {ranker.ply}-ply")
+
+
 def add_review_parser(sub) -> None:
     """Register ``review`` on the CLI's subparsers."""
     r = sub.add_parser("review", help="judge every play of a game record or .mat file: losses, error rates, ratings")
@@ -107,4 +132,6 @@ def add_review_parser(sub) -> None:
     r.add_argument("--game", type=int, default=None, help="review only game N of a file with several (1-based)")
     r.add_argument("--top", type=int, default=3, help="alternatives listed per turn besides the play made (default 3)")
     r.add_argument("--json", action="store_true", help="print one JSON object (format bgrl-review-1)")
+    r.add_argument("--no-cube", action="store_true",
+                   help="do not judge the cube decisions of a .mat file (e.g. a session played without the cube)")
     r.set_defaults(func=cmd_review)
