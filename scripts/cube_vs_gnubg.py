@@ -48,7 +48,7 @@ from collections import Counter
 
 import numpy as np
 
-from bgrl.evaluation.cube import cube_decision, cube_life
+from bgrl.evaluation.cube import cube_decision, cube_life, cube_life_shallow
 from bgrl.rules.board import Position, flip, position_id
 from bgrl.rules.cube import CubeState
 from bgrl.rules.matchid import match_id
@@ -214,14 +214,14 @@ def _row(cmp: list[dict]) -> dict:
             "confusion": dict(Counter(f"{c['ref']} -> {c['ours']}" for c in cmp if not c["same"]))}
 
 
-def compare(boards, probs_ours, ref_plies, gnubg: Gnubg, use_gnubg_probs: bool) -> dict:
+def compare(boards, probs_ours, ref_plies, gnubg: Gnubg, use_gnubg_probs: bool, life=cube_life) -> dict:
     out = {}
     for label, cube in SETTINGS:
         cmp = []
         for i, b in enumerate(boards):
             ref = gnubg.cube(b, cube, ref_plies)
             p = gnubg.probs(b) if use_gnubg_probs else probs_ours[i]
-            d = cube_decision(p, cube, cube_life(b))
+            d = cube_decision(p, cube, life(b))
             ours = {"decision": d.decision, "take": d.take}
             dl, tl = _losses(ours, ref)
             best = max(ref["nd"], min(ref["dt"], ref["dp"]))
@@ -289,13 +289,19 @@ def main(argv=None) -> int:
     gnubg = Gnubg()
     boards = self_play_positions(args.positions, args.seed)
     res_a = compare(boards, None, 0, gnubg, use_gnubg_probs=True)
+    res_a2 = compare(boards, None, 0, gnubg, use_gnubg_probs=True, life=cube_life_shallow)
     gaps = [c["probs_gap"] for r in res_a.values() for c in r["cases"] if c["probs_gap"] is not None]
+    eff = " ".join(gnubg.run("show cubeefficiency").split())
     lines = [f"{len(boards)} positions from gnubg 0-ply self-play (seed {args.seed}); settings: centred cube, "
              "Jacoby off, no beavers, Kazaross-XG2",
-             f"gnubg's 0-ply probabilities given to bgrl vs those its hint prints: max gap {max(gaps):.5f}", ""]
-    lines += _table("(a) cube maths: bgrl's model on gnubg's 0-ply probabilities vs gnubg 0-ply's decision", res_a)
-    out = {"positions": len(boards), "seed": args.seed, "a": {k: v["summary"] for k, v in res_a.items()}}
-    full = {"a": res_a}
+             f"gnubg's 0-ply probabilities given to bgrl vs those its hint prints: max gap {max(gaps):.5f}",
+             f"gnubg: {eff}", ""]
+    lines += _table("(a) cube maths: bgrl's model (its cube life: the manual's values = gnubg's 2+ ply set) on "
+                    "gnubg's 0-ply probabilities vs gnubg 0-ply's decision", res_a)
+    lines += ["", *_table("(a') the same with gnubg's 0-1 ply cube life (bgrl.evaluation.cube.cube_life_shallow)", res_a2)]
+    out = {"positions": len(boards), "seed": args.seed, "a": {k: v["summary"] for k, v in res_a.items()},
+           "a_shallow": {k: v["summary"] for k, v in res_a2.items()}}
+    full = {"a": res_a, "a_shallow": res_a2}
     if not args.no_level:
         probs, label = level_probs(args.level, boards)
         res_b = compare(boards, probs, args.ref_plies, gnubg, use_gnubg_probs=False)
