@@ -103,8 +103,11 @@ class LegalPlaySpace(spaces.Discrete):
     def __init__(self, n: int, seed: int | np.random.Generator | None = None):
         super().__init__(n, seed=seed)
         self._legal_count: int | None = None
+        self._legal_choices: np.ndarray | None = None  # legal indices that are not a prefix (cube actions)
 
     def sample(self, mask=None, probability=None):  # noqa: D102 - documented on the class
+        if mask is None and probability is None and self._legal_choices is not None:
+            return self.start + np.int64(self._legal_choices[self.np_random.integers(len(self._legal_choices))])
         if mask is None and probability is None and self._legal_count:
             return self.start + np.int64(self.np_random.integers(self._legal_count))
         return super().sample(mask=mask, probability=probability)
@@ -239,6 +242,7 @@ class _BackgammonBase(gym.Env):
         if self._after.shape[0] > MAX_PLAYS:  # pragma: no cover - MAX_PLAYS is the proven maximum
             raise RuntimeError(f"{self._after.shape[0]} legal plays exceed MAX_PLAYS={MAX_PLAYS}")
         self.action_space._legal_count = int(self._after.shape[0])
+        self.action_space._legal_choices = None
 
     def _check_action(self, action) -> int:
         if self._over:
@@ -487,37 +491,174 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
     - ``render_mode``: None, ``"ansi"`` or ``"human"``.
     - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
     - ``notation``: build ``info["legal_plays"]`` (default True).
+    - ``cube``: play with the doubling cube (default False: cubeless, as above). Then the
+      action space is ``Discrete(MAX_PLAYS + 4)``: ``MAX_PLAYS + i`` is
+      :data:`bgrl.env.cube.CUBE_ACTIONS` ``[i]`` (``no double``, ``double``, ``take``,
+      ``pass``). Before its roll, a side that may double (:class:`bgrl.rules.cube.CubeState`:
+      not the opponent's cube, not the Crawford game, under the cap; never before the opening
+      roll) gets a cube step (mask: no double, double; ``info["dice"]`` None); after a double
+      its opponent acts (mask: take, pass; ``info["to_move"]`` the taker); a take doubles the
+      cube and gives it to the taker, a pass ends the game for the cube value. The
+      observation is ``Box(float32, (F + 10,))``: the encoding from the acting side and the
+      :data:`bgrl.env.cube.CUBE_FEATURES` cube units (value, owner, score, Crawford, phase).
+      Rewards are points times the cube value, from the acting side (a pass: minus the cube
+      value). ``info["cube"]``: value, owner, match_length, score, crawford, match_over.
+    - ``match_length``: N > 0 plays an N-point match (needs ``cube=True``): the score carries
+      over from one episode (game) to the next, with the Crawford rule; a reset after the
+      match is over (or ``reset(options={"new_match": True})``) starts a new match at 0-0.
 
     ## Version History
 
     - v0: initial version.
     """
 
-    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, notation: bool = True):
+    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, notation: bool = True,
+                 cube: bool = False, match_length: int = 0):
         super().__init__(render_mode=render_mode, encoder=encoder, notation=notation)
+        from bgrl.env.cube import CUBE_FEATURES, CubeTable, check_cube_options
+
+        self.cube, self.match_length = check_cube_options(cube, match_length)
+        self._table = CubeTable(self.match_length) if self.cube else None
+        self._phase = "play"
+        self._first_turn = True
+        if self.cube:
+            low, high = feature_bounds(encoder)
+            low = np.concatenate([low, np.zeros(CUBE_FEATURES, dtype=np.float32)])
+            high = np.concatenate([high, np.ones(CUBE_FEATURES, dtype=np.float32)])
+            self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+            self.action_space = LegalPlaySpace(MAX_PLAYS + 4)
+
+    # the side to act: the side on roll, or its opponent while answering a double
+    @property
+    def _actor(self) -> str:
+        if self._phase == "answer":
+            return BLACK if self._white_on_roll else WHITE
+        return self._on_roll
 
     def _obs_board(self) -> np.ndarray:
+        if self._phase == "answer":
+            return flip(self._board)
         return self._board
 
+    def _obs(self) -> np.ndarray:
+        obs = super()._obs()
+        if self._table is None:
+            return obs
+        side = self._winner if self._over else self._actor
+        return np.concatenate([obs, self._table.features(side, "play" if self._over else self._phase)])
+
+    def _mask(self) -> np.ndarray:
+        if self._table is None:
+            return super()._mask()
+        m = np.zeros(MAX_PLAYS + 4, dtype=np.int8)
+        if self._over:
+            return m
+        if self._phase == "play":
+            m[: self._after.shape[0]] = 1
+        else:
+            m[MAX_PLAYS + (0 if self._phase == "decide" else 2): MAX_PLAYS + (2 if self._phase == "decide" else 4)] = 1
+        return m
+
     def _info(self) -> dict[str, Any]:
-        return {**self._base_info(), "to_move": self._on_roll, "current_player": 0 if self._white_on_roll else 1}
+        info = {**self._base_info(), "to_move": self._actor, "current_player": 0 if self._actor == WHITE else 1}
+        if self._table is not None:
+            info["cube"] = self._table.as_dict()
+            info["phase"] = "over" if self._over else self._phase
+        return info
 
     def _next_turn(self) -> None:
-        self._set_turn(*self._roll_playable())
+        if self._table is None:
+            self._set_turn(*self._roll_playable())
+            return
+        # with the cube: a cube step for a side that may double, else roll; a roll with no
+        # legal play passes the turn to the other side's cube step
+        for _ in range(_MAX_PASSES):
+            if not self._first_turn and self._table.may_double(self._on_roll):
+                self._phase = "decide"
+                self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+                self.action_space._legal_count = None
+                self.action_space._legal_choices = np.array([MAX_PLAYS, MAX_PLAYS + 1])
+                return
+            if self._roll_once():
+                return
+        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
+
+    def _roll_once(self) -> bool:
+        """Roll for the side on roll: True with its play to make, False (turn passed) otherwise."""
+        self._first_turn = False
+        dice = self._roll()
+        after = self._generate(dice)
+        if after.dice_used[0]:
+            self._phase = "play"
+            self._set_turn(dice, after)
+            return True
+        self._pass()
+        return False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self._new_game(seed)
+        if self._table is not None:
+            if (options or {}).get("new_match") or seed is not None:
+                self._table.new_match()
+            else:
+                self._table.new_game()
+            self._phase, self._first_turn = "play", True
         self._next_turn()
         if self.render_mode == "human":
             self.render()
         return self._obs(), self._info()
 
+    def _check_cube_action(self, action) -> int:
+        if self._over:
+            raise RuntimeError("the game is over: call reset() before step()")
+        lo = MAX_PLAYS + (0 if self._phase == "decide" else 2)
+        names = ("no double", "double") if self._phase == "decide" else ("take", "pass")
+        what = "a cube decision before the roll" if self._phase == "decide" else "an answer to a double"
+        msg = (f"this is {what}, so the action must be {lo} ({names[0]}) or {lo + 1} ({names[1]}) "
+               "(info['action_mask'] marks them)")
+        a = action_index(action, MAX_PLAYS + 4, expected="the actions", illegal=lambda a, k: f"illegal action {a}: {msg}")
+        if a not in (lo, lo + 1):
+            raise ValueError(f"illegal action {a}: {msg}")
+        return a
+
     def step(self, action):
-        a = self._check_action(action)
-        pts = self._apply(self._after[a])
-        if not pts:
-            self._next_turn()
+        if self._table is None or self._phase == "play":
+            if self._table is not None and not self._over:
+                a = action_index(action, self._after.shape[0], expected="info['legal_plays']",
+                                 illegal=lambda a, k: f"illegal action {a}: this roll {self._dice} has {k} legal plays, "
+                                 f"so the action must be 0..{k - 1} (info['action_mask'] marks them)")
+            else:
+                a = self._check_action(action)
+            pts = self._apply(self._after[a])
+            reward = float(pts)
+            if self._table is not None and pts:
+                reward = float(pts * self._table.value)
+                self._points = pts * self._table.value
+                self._table.finish(self._winner, self._points)
+            if not pts:
+                self._next_turn()
+        else:
+            a = self._check_cube_action(action)
+            reward = 0.0
+            if self._phase == "decide":
+                if a == MAX_PLAYS:  # no double: roll
+                    if not self._roll_once():
+                        self._next_turn()
+                else:
+                    self._phase = "answer"
+                    self.action_space._legal_choices = np.array([MAX_PLAYS + 2, MAX_PLAYS + 3])
+            elif a == MAX_PLAYS + 2:  # take: the doubler rolls
+                self._table.take(self._actor)
+                if not self._roll_once():
+                    self._next_turn()
+            else:  # pass: the doubler wins the cube value
+                value = self._table.value
+                self._over, self._winner, self._points = True, self._on_roll, value
+                self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+                self._table.finish(self._winner, value)
+                self._phase = "play"
+                reward = -float(value)
         if self.render_mode == "human":
             self.render()
-        return self._obs(), float(pts), self._over, False, self._info()
+        return self._obs(), reward, self._over, False, self._info()
