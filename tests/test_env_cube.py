@@ -150,3 +150,46 @@ def test_pettingzoo_cube_api_and_masks():
             assert set(legal) == {TAKE, PASS}
         e.step(int(rng.choice(legal)))
     assert {"play", "decide"} <= seen
+
+
+class Fixed:
+    def __init__(self, double, take):
+        self.double, self.take = double, take
+
+    def doubles(self, position, cube):
+        return self.double
+
+    def takes(self, position, cube):
+        return self.take
+
+
+def test_backgammon_env_default_unchanged_and_cube_against_the_opponent():
+    from bgrl.env.backgammon import BackgammonEnv
+
+    e = BackgammonEnv(opponent="pubeval", notation=False)
+    obs, info = e.reset(seed=1)
+    assert e.action_space.n == MAX_PLAYS and "cube" not in info
+    # the opponent doubles at once and the agent passes: -1
+    e = BackgammonEnv(opponent="pubeval", notation=False, cube=True, agent_color="black", opponent_cube=Fixed(True, True))
+    obs, info = e.reset(seed=1)
+    while info["phase"] != "answer":
+        a = ND if info["phase"] == "decide" else int(np.flatnonzero(info["action_mask"])[0])
+        obs, r, term, _, info = e.step(a)
+        assert not term
+    assert set(np.flatnonzero(info["action_mask"])) == {TAKE, PASS} and obs[-1] == 1.0
+    obs, r, term, _, info = e.step(PASS)
+    assert term and r == -1.0 and info["winner"] == "white"
+    # the agent doubles and the opponent passes: +1; then takes: the opponent owns a 2-cube
+    for take, want in ((False, 1.0), (True, None)):
+        e = BackgammonEnv(opponent="pubeval", notation=False, cube=True, agent_color="white", opponent_cube=Fixed(False, take))
+        obs, info = e.reset(seed=2)
+        while info["phase"] != "decide":
+            obs, r, term, _, info = e.step(int(np.flatnonzero(info["action_mask"])[0]))
+        obs, r, term, _, info = e.step(DBL)
+        if want is not None:
+            assert term and r == want and info["points"] == 1
+        else:
+            assert not term and info["cube"] == {**info["cube"], "value": 2, "owner": "black"}
+            assert info["phase"] == "play"  # the agent rolls after the take
+    with pytest.raises(ValueError, match="opponent_cube must have"):
+        BackgammonEnv(opponent="pubeval", cube=True, opponent_cube=object())
