@@ -285,6 +285,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.positions < 1:
         ap.error("--positions must be >= 1")
+    if not 0 <= args.ref_plies <= 3:
+        ap.error(f"--ref-plies must be 0..3, got {args.ref_plies}")
+    from bgrl.agents.levels import LEVEL_NAMES
+
+    if not args.no_level and args.level not in LEVEL_NAMES:
+        ap.error(f"--level must be one of {', '.join(LEVEL_NAMES)}, got {args.level!r}")
     t0 = time.time()
     gnubg = Gnubg()
     boards = self_play_positions(args.positions, args.seed)
