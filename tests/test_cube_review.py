@@ -156,3 +156,22 @@ def test_bgrl_record_review_has_no_cube_section(capsys):
     assert code == 0
     assert "cube" not in json.loads(out)["games"][0]
     assert np.isfinite(json.loads(out)["players"]["white"]["error_rate"] or 0.0)
+
+
+def test_cli_review_match_score_uses_match_equity(tmp_path, capsys):
+    text = (DATA / "planted_wrong_pass.mat").read_text()
+    text = text.replace(" 0 point match", " 5 point match").replace(" alice : 0                      bob : 0",
+                                                                    " alice : 1                      bob : 3")
+    f = tmp_path / "m.mat"
+    f.write_text(text)
+    code, out, err = run(["review", str(f), "--json"], capsys)
+    assert code == 0, err
+    cube = json.loads(out)["games"][0]["cube"]
+    dbl = next(c for c in cube if c["action"] == "double")
+    assert dbl["player"] == "black" and dbl["cube"]["match_length"] == 5
+    assert dbl["cube"]["score"] == [3, 1]  # from the doubler (bob) first
+    assert dbl["equities"]["double_pass"] == pytest.approx(1.0)
+    # money and match equities differ for the same position
+    code, out, _ = run(["review", str(DATA / "planted_wrong_pass.mat"), "--json"], capsys)
+    money = next(c for c in json.loads(out)["games"][0]["cube"] if c["action"] == "double")
+    assert money["position_id"] == dbl["position_id"] and money["equities"] != dbl["equities"]
