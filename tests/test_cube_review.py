@@ -175,3 +175,17 @@ def test_cli_review_match_score_uses_match_equity(tmp_path, capsys):
     code, out, _ = run(["review", str(DATA / "planted_wrong_pass.mat"), "--json"], capsys)
     money = next(c for c in json.loads(out)["games"][0]["cube"] if c["action"] == "double")
     assert money["position_id"] == dbl["position_id"] and money["equities"] != dbl["equities"]
+
+
+def test_cli_review_jacoby_changes_money_equities_only(capsys):
+    code, out, _ = run(["review", str(DATA / "planted_wrong_pass.mat"), "--json"], capsys)
+    plain = [c for c in json.loads(out)["games"][0]["cube"] if c["kind"] == "double"]
+    code, out, _ = run(["review", str(DATA / "planted_wrong_pass.mat"), "--json", "--jacoby"], capsys)
+    assert code == 0
+    jac = [c for c in json.loads(out)["games"][0]["cube"] if c["kind"] == "double"]
+    assert [c["position_id"] for c in jac] == [c["position_id"] for c in plain]
+    assert all(c["cube"]["jacoby"] for c in jac) and not any(c["cube"]["jacoby"] for c in plain)
+    # the Jacoby rule only changes the centred-cube no-double equity; double/take is the same
+    for a, b in zip(plain, jac):
+        assert a["equities"]["double_take"] == pytest.approx(b["equities"]["double_take"])
+    assert any(a["equities"]["no_double"] != b["equities"]["no_double"] for a, b in zip(plain, jac))

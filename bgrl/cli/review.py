@@ -91,6 +91,9 @@ def cmd_review(args) -> int:
     for i, rv in enumerate(reviews):
         rv.game = first + i
     if not args.no_cube and any(c is not None for c in cube_info):
+        for c in cube_info:
+            if c is not None:
+                c["jacoby"] = bool(args.jacoby)
         _review_cube(reviews, cube_info, ranker)
     if args.json:
         text = json.dumps(review_json(reviews, source=str(args.file), level=level, top=args.top))
@@ -134,4 +137,7 @@ def add_review_parser(sub) -> None:
     r.add_argument("--json", action="store_true", help="print one JSON object (format bgrl-review-1)")
     r.add_argument("--no-cube", action="store_true",
                    help="do not judge the cube decisions of a .mat file (e.g. a session played without the cube)")
+    r.add_argument("--jacoby", action="store_true",
+                   help="judge the cube of money games with the Jacoby rule (gammons count only after a double); "
+                        "a .mat file does not say, and GNU Backgammon's money sessions use it by default")
     r.set_defaults(func=cmd_review)
