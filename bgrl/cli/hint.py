@@ -72,7 +72,7 @@ def cmd_hint(args) -> int:
     return 0
 
 
-def explain_text(pos, ranked, n: int = 3, compact: bool = False) -> str:
+def explain_text(pos, ranked, n: int = 3, compact: bool = True) -> str:
     """Why the best play is best, in sentences: its facts, then what differs from each of
     the next ``n - 1`` plays (:mod:`bgrl.agents.explain`)."""
     from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
@@ -188,6 +188,6 @@ def add_parser(sub) -> None:
     h.add_argument("--cube", action="store_true", help="the cube decision before the roll (no DICE): no double, "
                    "double/take, double/pass with their cubeful equities; an XGID with dice 00 asks for it too "
                    "(default: off)")
-    h.add_argument("--notation", choices=["dice", "compact"], default="dice", help=NOTATION_HELP)
+    h.add_argument("--notation", choices=["compact", "dice"], default="compact", help=NOTATION_HELP)
     h.set_defaults(func=cmd_hint)
 

@@ -73,13 +73,13 @@ def cmd_rollout(args) -> int:
     if args.json:
         print(json.dumps({**head, "plays": [r.as_dict() for r in rows]}))
         return 0
-    width = max(8, max(len(r.play.notation) for r in rows))
+    width = max(8, max(len(r.play.compact) for r in rows))
     trunc = "to the end" if args.truncate is None else f"truncated after {args.truncate} plies"
     print(f"Rollout of the plays of {dice[0]}-{dice[1]} in {pos.position_id}: level {level} ({roller.ply}-ply, no noise), "
           f"{args.trials} trials each, {trunc}, seed {args.seed}; {len(rows)} candidate play(s) "
           "(the best by 0-ply equity, at most 8 within 0.16); figures of the side playing, after the play")
     for r in rows:
-        print(f"  {r.rank:3d}  {r.play.notation:<{width}}  {_value_line(r.equity, r.equity_se, r.probabilities, r.probabilities_se)}")
+        print(f"  {r.rank:3d}  {r.play.compact:<{width}}  {_value_line(r.equity, r.equity_se, r.probabilities, r.probabilities_se)}")
     print(_FOOT)
     return 0
 
