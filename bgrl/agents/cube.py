@@ -20,7 +20,7 @@ from bgrl.rules.board import Position, flip
 from bgrl.rules.cube import CubeState
 from bgrl.rules.outcome import check_not_over
 
-__all__ = ["pre_roll_probs", "cube_hint", "cube_engine", "cube_decisions", "wants_double", "answer_double",
+__all__ = ["pre_roll_probs", "cube_hint", "cube_hints_many", "cube_engine", "cube_decisions", "wants_double", "answer_double",
            "CUBEFUL_FILTER", "cubeful_select", "cubeful_choose_play", "cubeful_values"]
 
 
@@ -272,3 +272,28 @@ def cubeful_choose_play(agent, position, dice, cube: CubeState, rng=None, met=No
     k = int(cubeful_select(agent, aft, [cube], rng if rng is not None else np.random.default_rng(), met)[0])
     chosen = aft.boards[k].tobytes()
     return next(p for p in plays if p.after_state.tobytes() == chosen)
+
+
+def cube_hints_many(evaluator, positions, cubes, ply: int = 0, met=None) -> list[CubeDecision]:
+    """:func:`cube_hint` for many positions at once (one batched search for all of them).
+
+    positions : list of Position (side on roll, games not over); cubes : list of CubeState,
+    one per position, each allowing the side on roll to double. Returns the decisions in
+    order. Raises ValueError as :func:`cube_hint` does (naming the position's index).
+    """
+    positions, cubes = list(positions), list(cubes)
+    if len(positions) != len(cubes):
+        raise ValueError(f"{len(positions)} positions but {len(cubes)} cube states")
+    if not positions:
+        return []
+    for i, (p, c) in enumerate(zip(positions, cubes)):
+        if not isinstance(p, Position):
+            raise TypeError(f"positions[{i}] must be a Position, got {type(p).__name__}")
+        check_not_over(p)
+        try:
+            c.check_double()
+        except ValueError as exc:
+            raise ValueError(f"position {i} ({p.position_id}): {exc}") from None
+    before = np.stack([flip(p.board) for p in positions]).astype(np.int8)
+    probs = after_state_probs(evaluator, before, int(ply))
+    return [cube_decision(flip_probs(pr), c, cube_life(p.board), met) for pr, p, c in zip(probs, positions, cubes)]
