@@ -7,8 +7,8 @@ race and bear-off), ranks the plays with every level at its own ply, and with wo
 2-ply, twice: with the networks read through torch (``backend="torch"``, the path of every
 other command) and from their numpy twins (``backend="numpy"``, what ``bgrl hint`` uses;
 bgrl.evaluation.table_np). Compares the ranking (the order of the plays) and the whole
-printed table (``bgrl hint --top 0``: every equity and probability to 3 decimals), and prints
-the largest difference of an unrounded equity. Exit status 1 if any printed table differs.
+printed table (``bgrl hint --top 0``: every equity and probability to 3 decimals; its equity
+columns apart), and prints the largest difference of an unrounded equity. Exit status 1 if any printed table differs.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(1)
     from bgrl._resources import shipped_path
-    from bgrl.agents.hints import HintRanker
+    from bgrl.agents.hints import HintRanker, vs_best
     from bgrl.agents.levels import LEVEL_NAMES, load_level
     from bgrl.cli._table import hint_text
     from bgrl.rules.board import Position
@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     for level, ply, n in runs:
         agents = {b: load_level(level, backend=b) for b in ("torch", "numpy")}
         use_ply = agents["torch"].level.ply if ply is None else ply
-        diff_text = diff_rank = 0
+        diff_text = diff_rank = diff_eq = 0
         worst = 0.0
         for i in range(args.start, args.start + n):
             pos = Position.from_id(str(ids[i]))
@@ -53,13 +53,16 @@ def main(argv=None) -> int:
             (rt, tt), (rn, tn) = out["torch"], out["numpy"]
             if [r.play.position_id for r in rt] != [r.play.position_id for r in rn]:
                 diff_rank += 1
+            if [f"{r.equity:+.3f} {vs_best(r.equity_loss):+.3f}" for r in rt] != [
+                    f"{r.equity:+.3f} {vs_best(r.equity_loss):+.3f}" for r in rn]:
+                diff_eq += 1  # the equity and "vs best" columns
             if tt != tn:
                 diff_text += 1
                 print(f"  differs: {level} {use_ply}-ply {ids[i]} {d}", file=sys.stderr)
             worst = max(worst, max(abs(a.equity - b.equity) for a, b in zip(rt, rn)))
         bad += diff_text
-        print(f"{level:>12} {use_ply}-ply: {n} decisions, ranking differs in {diff_rank}, printed table differs in "
-              f"{diff_text}, largest equity difference {worst:.1e}", flush=True)
+        print(f"{level:>12} {use_ply}-ply: {n} decisions, ranking differs in {diff_rank}, printed equities in {diff_eq}, "
+              f"printed table in {diff_text}, largest equity difference {worst:.1e}", flush=True)
     return 1 if bad else 0
 
 
