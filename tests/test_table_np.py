@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from bgrl.agents.search import ROLLS
+from bgrl.evaluation import networks
 from bgrl.evaluation.networks import (CheckpointError, ManifestError, load_network, open_network, sha256_of,
                                       verify_manifest, weights_twin, write_weights_twin)
 from bgrl.evaluation.table import TableNetEvaluator
@@ -94,7 +95,7 @@ def test_numpy_evaluator_blocks_agree():
     assert np.allclose(np.concatenate([n(a[i : i + 700]) for i in range(0, a.shape[0], 700)]), whole, atol=1e-7)
 
 
-def test_backend_choice_and_errors(tmp_path):
+def test_backend_choice_and_errors(tmp_path, monkeypatch):
     """backend="auto" takes torch once torch is imported (as here); "numpy" refuses a .pt
     without a twin, a twin of another .pt (stale), a damaged or pickled twin, a twin the
     manifest disowns; an unknown backend is a ValueError."""
@@ -115,6 +116,10 @@ def test_backend_choice_and_errors(tmp_path):
     write_weights_npz(twin, weights, meta, "0" * 64)
     with pytest.raises(CheckpointError, match="was written for a .pt with sha256 0000"):
         open_network(pt, backend="numpy", cache=False)
+    # as in a fresh `bgrl hint` (torch not imported), auto would take the twin, but it is stale
+    monkeypatch.setattr(networks, "_pick_backend", lambda backend, path: "numpy")
+    assert open_network(pt, backend="auto", cache=False).backend == "torch"
+    monkeypatch.undo()
     # damaged, wrong dtype, pickled objects
     twin.write_bytes(b"PK\x03\x04 not really")
     with pytest.raises(CheckpointError, match="cannot be used"):
