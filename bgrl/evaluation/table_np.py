@@ -64,8 +64,10 @@ _N_15 = np.arange(16, dtype=np.float32)[:, None] / np.float32(15.0)  # borne-off
 _PIP_167 = np.arange(376, dtype=np.float32)[:, None] / np.float32(167.0)  # pip units: pips / 167
 _PIP_50 = np.arange(376, dtype=np.float32)[:, None] / np.float32(50.0)  # pip difference: (opponent - mover) / 50
 
-#: Positions per numpy block of a large batch (bounds the (block, 55, hidden) gather).
-_BLOCK = 1024
+#: Positions per block of a large batch: each block is one small batch (the products stay
+#: below the size where numpy's BLAS starts threads, which on a shared machine cost more
+#: than they save, and every block has the small-batch arithmetic).
+_BLOCK = 64
 #: Batches up to this many positions get their td198g features from the numpy reference
 #: (no numba import, ~5 us a position); larger ones from the compiled kernel (same bits).
 _NUMPY_FEATURES_MAX = 16384
@@ -201,7 +203,11 @@ class NumpyTableEvaluator:
 
     def _numpy_network(self, rows: np.ndarray, features) -> np.ndarray:
         """float64 (M, 5) from table rows int64 (M, R) and features float32 (M, 18) or None."""
-        pre = self._np_table[rows].sum(axis=1) + self._np_bias
+        tab = self._np_table
+        pre = tab[rows[:, 0]]  # the rows' sum, added one column at a time: the bits of
+        for k in range(1, rows.shape[1]):  # tab[rows].sum(axis=1), without its (M, R, H) gather
+            pre += tab[rows[:, k]]
+        pre += self._np_bias
         if features is not None:
             pre += features @ self._np_features
         with np.errstate(over="ignore"):  # exp overflows to inf for very negative inputs: sigmoid 0, as torch gives
@@ -210,7 +216,7 @@ class NumpyTableEvaluator:
 
     def _network(self, a: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The network's probabilities float64 (M, 5) of the side on roll after ``a``
-        (blocks of 1,024 positions, each as one small batch)."""
+        (in blocks of 64 positions)."""
         features = self._features_of(a)
         m = a.shape[0]
         if m <= _BLOCK:
