@@ -15,6 +15,14 @@ It is read with ``torch.load(weights_only=True)``, which refuses arbitrary pickl
 and validated before use. Writes go to a temporary file in the same folder, are flushed
 and fsynced, then renamed over the target (``os.replace``), so a crash never leaves a
 half-written checkpoint under the real name.
+
+Weights twins. Each shipped network ``checkpoints/<name>.pt`` has a numpy twin
+``checkpoints/<name>.npz`` beside it (float32 weights, the meta as JSON, the ``.pt``'s
+sha256; :func:`write_weights_twin`, called by ``scripts/ship_checkpoint.py``), listed with
+its own sha256 under the manifest entry's ``npz``. ``open_network(spec, backend="numpy")``
+reads it with ``np.load(allow_pickle=False)`` into a
+:class:`bgrl.evaluation.table_np.NumpyTableEvaluator` and imports no torch; ``"auto"`` (what
+``bgrl hint`` asks for) does so while torch is not imported.
 """
 
 from __future__ import annotations
