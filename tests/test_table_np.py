@@ -50,7 +50,8 @@ def test_shipped_twin_equals_the_pt(name):
     assert sha256_of(twin) == entry["npz"]["sha256"]
     assert verify_manifest(twin) == (entry["npz"]["sha256"], True)
     weights, meta, source = read_weights_npz(twin)
-    assert source == entry["sha256"] == sha256_of(pt)
+    assert source == entry["sha256"] == sha256_of(pt), (
+        f"{twin.name} is stale: run `python scripts/ship_checkpoint.py --twins-only {name}`")
     net, pt_meta = load_network(pt)
     state = net.state_dict()
     assert set(weights) == set(state)
