@@ -84,7 +84,7 @@ def _cmd_match_cubeful(args, a, b, rules) -> int:
 
     if args.save_games is not None:
         raise CLIError("--save-games does not go with --cube yet (game records hold no cube actions)")
-    bar = tqdm(total=args.games, unit="match" if rules.is_match else "game", disable=args.json or not sys.stderr.isatty())
+    bar = tqdm(total=args.games, unit="match" if rules.is_match else "game", disable=not show_progress(args.json))
     res = play_cubeful(a, b, args.games, rules, seed=args.seed, progress=bar.update, names=(str(args.a), str(args.b)))
     bar.close()
     if args.json:
