@@ -21,6 +21,8 @@ import asyncio
 import concurrent.futures
 import logging
 import os
+import pickle
+import struct
 import sys
 import threading
 import time
@@ -106,35 +108,6 @@ class DeadlineExceeded(Exception):
     pass
 
 
-_WORKER_ENGINE = None
-
-
-def _init_worker(factory) -> None:
-    """Worker process start-up: SIGINT ignored, one torch thread, every level loaded once.
-
-    Ctrl-C in a terminal sends SIGINT to the whole process group, engine workers included;
-    they ignore it and are stopped by the server's shutdown (lifespan end), so Ctrl-C on
-    ``bgrl serve`` prints one line and no worker tracebacks."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    global _WORKER_ENGINE
-    _one_torch_thread()
-    _WORKER_ENGINE = factory()
-
-
-def _worker_call(method: str, *args):
-    return getattr(_WORKER_ENGINE, method)(*args)
-
-
-def _worker_ready() -> int:
-    """The worker's pid once its engine is loaded (held briefly so pings spread out)."""
-    time.sleep(0.05)
-    if _WORKER_ENGINE is None:  # pragma: no cover - the initializer failed
-        raise RuntimeError("engine worker has no engine")
-    return os.getpid()
-
-
 class WorkerLost(Exception):
     """The engine worker process running a request's batch died (answered 503)."""
 
@@ -149,8 +122,100 @@ class _Job:
     abandoned: bool = False
 
 
-def _worker_batch(jobs):
-    return _WORKER_ENGINE.run_batch(jobs)
+class _ProcessWorker:
+    """One engine worker process and the pipe the server talks to it on (no manager
+    thread: the event loop writes a pickled batch and reads the pickled answers when the
+    pipe is readable, so no second thread of the server competes for the GIL)."""
+
+    def __init__(self, ctx, factory):
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, factory), daemon=True, name="bgrl-engine")
+        self.proc.start()
+        child.close()
+        self.ready = False
+        self.failed: str | None = None
+        self.job = None  # (live jobs, t0) while a batch runs
+        self.buf = bytearray()  # bytes read from the pipe, not yet a whole message
+
+    def send(self, data: bytes) -> None:
+        """One message to the worker (the event loop made the pipe non-blocking: a batch
+        larger than the socket's buffer is written with it blocking)."""
+        fd = self.conn.fileno()
+        os.set_blocking(fd, True)
+        try:
+            self.conn.send_bytes(data)
+        finally:
+            os.set_blocking(fd, False)
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def kill(self) -> None:
+        try:
+            self.conn.close()
+        except OSError:  # pragma: no cover
+            pass
+        if self.proc.is_alive():
+            self.proc.terminate()
+
+
+class ProcessPool:
+    """``pool_workers`` engine worker processes (spawned, each loading every level once),
+    each with its own pipe; :class:`Limiter` drives them from the event loop.
+    ``_processes`` maps pid -> ``multiprocessing.Process`` (as ProcessPoolExecutor's)."""
+
+    def __init__(self, n: int, factory):
+        import multiprocessing
+
+        self.ctx = multiprocessing.get_context("spawn")
+        self.factory = factory
+        self.workers = [_ProcessWorker(self.ctx, factory) for _ in range(n)]
+
+    @property
+    def _processes(self) -> dict:
+        return {w.pid: w.proc for w in self.workers}
+
+    def replace(self, w: _ProcessWorker) -> _ProcessWorker:
+        w.kill()
+        new = _ProcessWorker(self.ctx, self.factory)
+        self.workers[self.workers.index(w)] = new
+        return new
+
+    def shutdown(self) -> None:
+        for w in self.workers:
+            w.kill()
+        for w in self.workers:
+            w.proc.join(timeout=5)
+            if w.proc.is_alive():  # pragma: no cover
+                w.proc.kill()
+
+
+def _worker_main(conn, factory) -> None:
+    """Worker process: SIGINT ignored, one torch thread, every level loaded once; then
+    answer pickled batches (:meth:`Engine.run_batch`) on ``conn`` until it closes."""
+    import pickle
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _one_torch_thread()
+    try:
+        engine = factory()
+    except BaseException as exc:  # reported by the server's start-up
+        conn.send_bytes(pickle.dumps(("failed", f"{type(exc).__name__}: {exc}")))
+        return
+    conn.send_bytes(pickle.dumps(("ready", os.getpid())))
+    while True:
+        try:
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        try:
+            out = ("ok", engine.run_batch(pickle.loads(data)))
+            payload = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as exc:  # a bug: answered as such (500), the worker lives on
+            payload = pickle.dumps(("error", RuntimeError(f"engine batch failed: {type(exc).__name__}: {exc}")))
+        conn.send_bytes(payload)
 
 
 class Limiter:
@@ -160,11 +225,15 @@ class Limiter:
     outstanding (queued or running; a call past its deadline still counts while its batch
     runs); one more gets 503 at once. Admitted calls wait in one queue; a dispatcher hands
     them to the engine workers in batches (:meth:`bgrl.service.engine.Engine.run_batch`,
-    in a worker process or a thread): when a worker is free it takes every queued call, up
-    to ``max_batch``, after waiting at most ``batch_window_ms`` from the oldest call's
-    arrival for more to join (no wait when no other admitted request could join). While
-    every worker is busy, calls accumulate, so the batches grow with the load. A call
-    whose deadline passed while queued is dropped unanswered by the engine (504).
+    in a worker process (:class:`ProcessPool`: a pickled batch down the worker's pipe, its
+    answers back when the pipe is readable) or a thread): when a worker is free it takes
+    every queued call, up to ``max_batch``, after waiting at most ``batch_window_ms`` from
+    the oldest call's arrival for more to join (no wait when no other admitted request
+    could join: one client pays no window). While every worker is busy, calls accumulate,
+    so the batches grow with the load. A call whose deadline passed while queued is
+    dropped unanswered by the engine (504). A worker process that dies fails its batch
+    with :class:`WorkerLost` (503) and is replaced; while no worker is ready, queued calls
+    get the same 503 at once.
 
     ``run(method, *args)`` is one engine call (``engine.<method>(*args)``).
     """
@@ -179,34 +248,40 @@ class Limiter:
         self.restarts = 0
         self.queue: list[_Job] = []
         self.busy = 0
+        self._running_calls = 0
+        self._closing = False
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._free: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
         self.pool = self._new_pool()
 
+    @property
+    def _process(self) -> bool:
+        return self.settings.pool_kind == "process"
+
     def _new_pool(self):
         n = self.settings.pool_workers
-        if self.settings.pool_kind == "process":
-            import multiprocessing
-
-            return concurrent.futures.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(self.factory,))
+        if self._process:
+            return ProcessPool(n, self.factory)
         return concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="bgrl-engine", initializer=_one_torch_thread)
 
     async def start(self) -> None:
         """Start the dispatcher, and every worker process (waiting until each has loaded the levels)."""
+        self._loop = asyncio.get_running_loop()
         self._wake, self._free = asyncio.Event(), asyncio.Event()
-        self._task = asyncio.get_running_loop().create_task(self._dispatch_loop())
-        if self.settings.pool_kind != "process":
-            return
-        n, seen = self.settings.pool_workers, set()
-        t_end = time.monotonic() + 300
-        while len(seen) < n:  # ping until every worker has answered (each answers once loaded)
-            if time.monotonic() > t_end:  # pragma: no cover
-                raise RuntimeError(f"only {len(seen)} of {n} engine workers started within 300 s")
-            try:
-                seen.update(await asyncio.gather(*(asyncio.wrap_future(self.pool.submit(_worker_ready)) for _ in range(n))))
-            except concurrent.futures.BrokenExecutor:
-                raise RuntimeError("the engine worker processes failed to start (their error is printed above)") from None
+        if self._process:
+            for w in self.pool.workers:
+                self._watch(w)
+            t_end = time.monotonic() + 300
+            while not all(w.ready for w in self.pool.workers):
+                bad = [w.failed for w in self.pool.workers if w.failed]
+                if bad:
+                    raise RuntimeError(f"the engine worker processes failed to start: {bad[0]}")
+                if time.monotonic() > t_end:  # pragma: no cover
+                    raise RuntimeError(f"only {sum(w.ready for w in self.pool.workers)} of {len(self.pool.workers)} engine workers started within 300 s")
+                await asyncio.sleep(0.02)
+        self._task = self._loop.create_task(self._dispatch_loop())
 
     def _release(self, n: int = 1) -> None:
         with self._lock:
@@ -233,7 +308,7 @@ class Limiter:
         if over:
             self._reject("overloaded")
             raise Overloaded()
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         now = loop.time()
         job = _Job(method, args, loop.create_future(), now, now + self.settings.deadline_s)
         self.queue.append(job)
@@ -246,6 +321,16 @@ class Limiter:
             self._reject("deadline")
             raise DeadlineExceeded() from None
 
+    # -- the workers
+    def _idle_worker(self):
+        """A free process worker (None if none), or True/None for the thread pool."""
+        if self._process:
+            return next((w for w in self.pool.workers if w.ready and w.job is None), None)
+        return True if self.busy < self.settings.pool_workers else None
+
+    def _none_ready(self) -> bool:
+        return self._process and not any(w.ready for w in self.pool.workers)
+
     async def _dispatch_loop(self) -> None:
         loop = asyncio.get_running_loop()
         window = self.settings.batch_window_ms / 1000.0
@@ -254,9 +339,15 @@ class Limiter:
             while not self.queue:
                 self._wake.clear()
                 await self._wake.wait()
-            while self.busy >= self.settings.pool_workers:
+            if self._none_ready():  # every worker is being replaced: 503 now, not a wait
+                batch, self.queue = self.queue, []
+                self._fail(batch, WorkerLost())
+                self._gauge()
+                continue
+            if self._idle_worker() is None:
                 self._free.clear()
                 await self._free.wait()
+                continue
             t_end = self.queue[0].t_enqueued + window
             while len(self.queue) < cap and self._arriving() > 0:
                 rem = t_end - loop.time()
@@ -281,8 +372,6 @@ class Limiter:
             if live:
                 self._submit(live)
 
-    _running_calls = 0
-
     def _arriving(self) -> int:
         """HTTP requests inside the server that have not reached the engine queue yet
         (being read or parsed): the ones worth waiting for."""
@@ -291,25 +380,100 @@ class Limiter:
 
     def _submit(self, live: list[_Job]) -> None:
         calls = [(j.method, j.args) for j in live]
-        try:
-            if self.settings.pool_kind == "process":
-                cf = self.pool.submit(_worker_batch, calls)
-            else:
+        t0 = time.perf_counter()
+        if self._process:
+            w = self._idle_worker()
+            try:
+                w.send(pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL))
+            except (OSError, ValueError):  # its pipe is closed: the worker died
+                self._fail(live, WorkerLost())
+                self._worker_died(w)
+                return
+            w.job = (live, t0)
+        else:
+            try:
                 cf = self.pool.submit(self.engine.run_batch, calls)
-        except concurrent.futures.BrokenExecutor:
-            self._restart()
-            self._fail(live, WorkerLost())
-            return
-        except RuntimeError:  # the pool is shutting down
-            self._fail(live, Overloaded())
-            return
+            except RuntimeError:  # the pool is shutting down
+                self._fail(live, Overloaded())
+                return
+            asyncio.wrap_future(cf).add_done_callback(lambda f: self._thread_done(f, live, t0))
         self.busy += 1
         self._running_calls += len(live)
         if self.metrics is not None:
             self.metrics.batch_size.observe(len(live))
-        t0 = time.perf_counter()
-        fut = asyncio.wrap_future(cf)
-        fut.add_done_callback(lambda f: self._finished(f, live, t0))
+
+    def _watch(self, w) -> None:
+        self._loop.add_reader(w.conn.fileno(), self._readable, w)
+
+    def _readable(self, w) -> None:
+        """The worker's pipe is readable (the event loop sets it non-blocking): take what
+        has arrived, then handle every complete message (multiprocessing's framing: a
+        4-byte big-endian length, or -1 and an 8-byte one, then the pickle)."""
+        fd = w.conn.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:  # EOF: the worker process died
+                self._worker_died(w)
+                return
+            w.buf += chunk
+            if len(chunk) < 1 << 20:
+                break
+        while len(w.buf) >= 4:
+            (n,) = struct.unpack("!i", w.buf[:4])
+            head = 4
+            if n == -1:
+                if len(w.buf) < 12:
+                    return
+                (n,) = struct.unpack("!Q", w.buf[4:12])
+                head = 12
+            if len(w.buf) < head + n:
+                return
+            data = bytes(w.buf[head:head + n])
+            del w.buf[:head + n]
+            self._message(w, *pickle.loads(data))
+
+    def _message(self, w, kind: str, value) -> None:
+        if kind == "ready":
+            w.ready = True
+            self._free.set()
+        elif kind == "failed":
+            w.failed = value
+            self._unwatch(w)
+        elif w.job is not None:
+            live, t0 = w.job
+            w.job = None
+            self._done(live, t0, value if kind == "ok" else None, value if kind == "error" else None)
+
+    def _unwatch(self, w) -> None:
+        try:
+            self._loop.remove_reader(w.conn.fileno())
+        except (OSError, ValueError):  # already closed
+            pass
+
+    def _worker_died(self, w) -> None:
+        self._unwatch(w)
+        if w.job is not None:
+            live, _t0 = w.job
+            w.job = None
+            self.busy -= 1
+            self._running_calls -= len(live)
+            self._reject("worker_lost")
+            self._fail(live, WorkerLost())
+        if not w.ready:  # died while starting
+            w.failed = w.failed or f"engine worker {w.pid} exited with status {w.proc.exitcode}"
+        if self._closing or w not in self.pool.workers:
+            return
+        new = self.pool.replace(w)
+        self._watch(new)
+        self.restarts += 1
+        if self.metrics is not None:
+            self.metrics.worker_restarts.inc()
+        self._free.set()
 
     def _fail(self, live: list[_Job], exc: Exception) -> None:
         for job in live:
@@ -317,25 +481,22 @@ class Limiter:
                 job.future.set_exception(exc)
         self._release(len(live))
 
-    def _finished(self, fut: asyncio.Future, live: list[_Job], t0: float) -> None:
+    def _thread_done(self, fut: asyncio.Future, live: list[_Job], t0: float) -> None:
+        if fut.cancelled():
+            self._done(live, t0, None, Overloaded())
+        else:
+            self._done(live, t0, None if fut.exception() else fut.result(), fut.exception())
+
+    def _done(self, live: list[_Job], t0: float, results, exc) -> None:
         self.busy -= 1
         self._running_calls -= len(live)
         self._free.set()
         if self.metrics is not None:
             self.metrics.batch_seconds.observe(time.perf_counter() - t0)
-        if fut.cancelled():
-            self._fail(live, Overloaded())
-            return
-        exc = fut.exception()
         if exc is not None:
-            if isinstance(exc, concurrent.futures.BrokenExecutor):  # a worker process died (e.g. killed): replace the pool
-                self._restart()
-                self._reject("worker_lost")
-                self._fail(live, WorkerLost())
-            else:
-                self._fail(live, exc)
+            self._fail(live, exc)
             return
-        for job, r in zip(live, fut.result()):
+        for job, r in zip(live, results):
             if job.future.done():
                 continue
             if isinstance(r, BaseException):
@@ -343,15 +504,6 @@ class Limiter:
             else:
                 job.future.set_result(r)
         self._release(len(live))
-
-    def _restart(self) -> None:
-        with self._lock:
-            if getattr(self.pool, "_broken", False):
-                self.pool.shutdown(wait=False, cancel_futures=True)
-                self.pool = self._new_pool()
-                self.restarts += 1
-                if self.metrics is not None:
-                    self.metrics.worker_restarts.inc()
 
     async def drain(self, grace_s: float) -> bool:
         """Wait up to ``grace_s`` seconds for every admitted call to be answered; True if all were."""
@@ -363,19 +515,20 @@ class Limiter:
     def shutdown(self) -> None:
         """Stop the dispatcher and the pool; worker processes are terminated (they hold no
         state worth keeping), so none outlives the server."""
+        self._closing = True
         if self._task is not None:
             self._task.cancel()
         for job in self.queue:
             if not job.future.done():
                 job.future.set_exception(Overloaded())
         self.queue = []
-        procs = list((getattr(self.pool, "_processes", None) or {}).values()) if self.settings.pool_kind == "process" else []
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            if proc.is_alive():
-                proc.terminate()
-        for proc in procs:
-            proc.join(timeout=5)
+        if self._process:
+            if self._loop is not None:
+                for w in self.pool.workers:
+                    self._unwatch(w)
+            self.pool.shutdown()
+        else:
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _one_torch_thread() -> None:
