@@ -22,6 +22,7 @@ import concurrent.futures
 import logging
 import os
 import pickle
+import re
 import struct
 import sys
 import threading
@@ -39,10 +40,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bgrl._version import __version__
 from bgrl.rules.board import NUM_CHECKERS, Position
-from bgrl.agents.levels import LEVEL_NAMES
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES
 from bgrl.service import schemas as S
 from bgrl.service.metrics import CONTENT_TYPE_LATEST, AccessLog, ServiceMetrics
-from bgrl.service.engine import ENGINE_NAME, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
+from bgrl.service.engine import ENGINE_NAME, MAX_SEED, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
 
 __all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
 
@@ -67,6 +68,8 @@ class Settings:
         on its way to the engine).
     max_batch : most engine calls in one batch.
     grace_s : on shutdown (SIGTERM, Ctrl-C), seconds to let admitted requests finish.
+    lean_routes : answer plain ``POST /v1/move`` and ``GET /move`` requests without
+        FastAPI's validation and serialisation (:class:`LeanRoutes`; the same answers).
     """
 
     max_body_bytes: int = 16_384
@@ -78,6 +81,7 @@ class Settings:
     batch_window_ms: float = 2.0
     max_batch: int = 64
     grace_s: float = 10.0
+    lean_routes: bool = True
 
     def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
@@ -96,7 +100,8 @@ class Settings:
         for f in fields(cls):
             v = os.environ.get(f"BGRL_SERVE_{f.name.upper()}")
             if v is not None:
-                kw[f.name] = v if f.type in ("str", str) else float(v) if f.type in ("float", float) else int(v)
+                kw[f.name] = (v if f.type in ("str", str) else float(v) if f.type in ("float", float)
+                              else v.lower() in ("1", "true", "yes") if f.type in ("bool", bool) else int(v))
         return cls(**kw)
 
 
@@ -658,6 +663,179 @@ def _dice(given, from_xgid):
     raise ServiceError("bad_dice", "dice missing: give [d1, d2] (or an XGID that carries dice)")
 
 
+# ----------------------------------------------------------------------------- lean hot routes
+try:  # the serve extra installs orjson (several times faster than json for these small answers)
+    import orjson as _orjson
+
+    def _dumps(obj) -> bytes:
+        return _orjson.dumps(obj)
+
+    _loads = _orjson.loads
+except ImportError:  # pragma: no cover - without it the stdlib's json does the same job
+    import json as _json
+
+    def _dumps(obj) -> bytes:
+        return _json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+    _loads = _json.loads
+
+_LEVELS = frozenset(LEVEL_NAMES)
+_MOVE_KEYS = frozenset(("position", "dice", "level", "seed"))
+_POSITION_LIMITS = {"gnubg_id": 64, "xgid": 128}
+_SMALL_INT = re.compile(r"(0|-?[1-9][0-9]?)\Z")  # a pip count as wildbg sends it
+_SEED_TEXT = re.compile(r"(0|[1-9][0-9]{0,18})\Z")
+_WILDBG_MOVE_KEYS = frozenset(["die1", "die2", "x_away", "o_away", "level", "seed"] + [f"p{i}" for i in range(26)])
+
+
+def _plain_int(v) -> bool:
+    return type(v) is int
+
+
+def _lean_move_body(body: bytes):
+    """The fields of a ``POST /v1/move`` body that plainly matches :class:`MoveRequest`
+    (what clients send: JSON ints, a known level, one position field), else None: anything
+    else takes the full FastAPI path, whose validation gives the documented errors."""
+    try:
+        req = _loads(body)
+    except ValueError:
+        return None
+    if type(req) is not dict or "position" not in req or not req.keys() <= _MOVE_KEYS:
+        return None
+    p = req["position"]
+    if type(p) is not dict or len(p) != 1:
+        return None
+    ((key, val),) = p.items()
+    if key in _POSITION_LIMITS:
+        if type(val) is not str or len(val) > _POSITION_LIMITS[key]:
+            return None
+    elif key == "board":
+        if type(val) is not list or len(val) != 26 or not all(type(v) is int and -15 <= v <= 15 for v in val):
+            return None
+    else:
+        return None
+    dice = req.get("dice")
+    if dice is not None and not ((type(dice) is list and 1 <= len(dice) <= 8 and all(type(d) is int for d in dice))
+                                 or (type(dice) is str and len(dice) <= 16)):
+        return None
+    level = req.get("level", DEFAULT_HINT_LEVEL)
+    if type(level) is not str or level not in _LEVELS:
+        return None
+    seed = req.get("seed")
+    if seed is not None and not (type(seed) is int and 0 <= seed <= MAX_SEED):
+        return None
+    return {key: val}, dice, level, seed
+
+
+def _lean_wildbg_query(qs: bytes):
+    """The parameters of a ``GET /move`` query string made only of known names given once,
+    each a plain number (``die1=3&die2=1&p6=5...``), else None (the full path answers)."""
+    if not qs or b"%" in qs or b"+" in qs:
+        return None
+    try:
+        parts = qs.decode("ascii").split("&")
+    except UnicodeDecodeError:
+        return None
+    q: dict[str, str] = {}
+    for part in parts:
+        k, eq, v = part.partition("=")
+        if not eq or not v or k not in _WILDBG_MOVE_KEYS or k in q:
+            return None
+        q[k] = v
+    if q.get("die1") not in _DIE_TEXT or q.get("die2") not in _DIE_TEXT:
+        return None
+    board = [0] * 26
+    for i in range(26):
+        v = q.get(f"p{i}")
+        if v is not None:
+            if not _SMALL_INT.match(v) or abs(int(v)) > 15:
+                return None
+            board[i] = int(v)
+    away = (q.get("x_away", "0"), q.get("o_away", "0"))
+    if away not in (("0", "0"), ("1", "1")):
+        return None
+    level = q.get("level", DEFAULT_HINT_LEVEL)
+    if level not in _LEVELS:
+        return None
+    seed = q.get("seed")
+    if seed is not None:
+        if not _SEED_TEXT.match(seed) or int(seed) > MAX_SEED:
+            return None
+        seed = int(seed)
+    return board, (int(q["die1"]), int(q["die2"])), level, seed, away == ("1", "1")
+
+
+_DIE_TEXT = frozenset("123456")
+
+
+def _steps_json(steps) -> list[dict]:
+    return [{"from": a, "to": b} for a, b in steps]
+
+
+def _wildbg_probs_json(p) -> dict:
+    return {"win": round(float(p[0]), 6), "winG": round(float(p[1]), 6), "winBg": round(float(p[2]), 6),
+            "loseG": round(float(p[3]), 6), "loseBg": round(float(p[4]), 6)}
+
+
+class LeanRoutes:
+    """ASGI middleware: ``POST /v1/move`` and wildbg's ``GET /move`` without FastAPI's
+    routing, pydantic validation and response model round trips.
+
+    A request is answered here only when it plainly matches the route's schema
+    (:func:`_lean_move_body`, :func:`_lean_wildbg_query`) and its position and dice parse;
+    every other one (and every one the checks here cannot vouch for) goes on to FastAPI
+    unchanged, so bad requests get exactly the documented errors. The answers are those
+    of the FastAPI handlers field for field (``tests/test_service_perf.py`` compares the
+    two paths). ``handlers``: path -> coroutine ``(scope, body) -> bytes | None`` that
+    returns the response JSON, None to hand the request on, or raises an engine error.
+    """
+
+    def __init__(self, app, handlers: dict, routes: dict, on_error):
+        self.app = app
+        self.handlers = handlers
+        self.routes = routes  # path -> the APIRoute (the access log's endpoint label)
+        self.on_error = on_error
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        h = self.handlers.get((scope["method"], scope["path"]))
+        if h is None:
+            return await self.app(scope, receive, send)
+        body = b""
+        if scope["method"] == "POST":
+            ctype = next((v for k, v in scope["headers"] if k == b"content-type"), None)
+            if ctype != b"application/json":
+                return await self.app(scope, receive, send)
+            chunks, more = [], True
+            while more:
+                msg = await receive()
+                if msg["type"] != "http.request":
+                    return
+                chunks.append(msg.get("body", b""))
+                more = msg.get("more_body", False)
+            body = b"".join(chunks)
+        try:
+            out = await h(scope, body)
+        except Exception as exc:  # engine errors: the responses of the app's exception handlers
+            scope["route"] = self.routes[scope["path"]]
+            return await self.on_error(exc)(scope, receive, send)
+        if out is None:
+            replayed = False
+
+            async def replay():
+                nonlocal replayed
+                if not replayed:
+                    replayed = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            return await self.app(scope, replay, send)
+        scope["route"] = self.routes[scope["path"]]
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", str(len(out)).encode()), (b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": out})
+
+
 # ----------------------------------------------------------------------------- the app
 def create_app(engine: Engine | None = None, settings: Settings | None = None) -> FastAPI:
     """Build the service. ``engine``: inject one (tests); None loads every level at start-up
@@ -696,10 +874,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
     metrics = ServiceMetrics()
     from bgrl.service.web import UPLOAD_MAX_BYTES, UPLOAD_PATH, router as web_router  # the web board at / and /v1/games (docs/web.md)
 
-    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes, per_path={UPLOAD_PATH: max(UPLOAD_MAX_BYTES, cfg.max_body_bytes)})
-
     app.include_router(web_router)
-    app.add_middleware(AccessLog, metrics=metrics)  # outermost: sees every answer, 413s included
     app.state.settings, app.state.metrics = cfg, metrics
 
     @app.exception_handler(RequestValidationError)
@@ -714,22 +889,24 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return _error(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
 
-    @app.exception_handler(ServiceError)
-    async def _bad(request: Request, exc: ServiceError):
-        return _error(400, exc.code, exc.message)
+    def engine_error(exc: Exception) -> JSONResponse:
+        """The JSON error answer of an exception from input parsing or the engine queue."""
+        if isinstance(exc, ServiceError):
+            return _error(400, exc.code, exc.message)
+        if isinstance(exc, Overloaded):
+            return _error(503, "overloaded", f"more than {cfg.max_inflight} requests in flight; retry later", headers={"Retry-After": str(cfg.retry_after_s)})
+        if isinstance(exc, WorkerLost):
+            return _error(503, "worker_lost", "the engine worker serving this request stopped; it has been replaced: retry",
+                          headers={"Retry-After": str(cfg.retry_after_s)})
+        if isinstance(exc, DeadlineExceeded):
+            return _error(504, "deadline_exceeded", f"the request took longer than {cfg.deadline_s} s")
+        return _error(500, "internal", f"internal error ({type(exc).__name__})")
 
-    @app.exception_handler(Overloaded)
-    async def _busy(request: Request, exc: Overloaded):
-        return _error(503, "overloaded", f"more than {cfg.max_inflight} requests in flight; retry later", headers={"Retry-After": str(cfg.retry_after_s)})
+    async def _engine_error(request: Request, exc: Exception):
+        return engine_error(exc)
 
-    @app.exception_handler(WorkerLost)
-    async def _lost(request: Request, exc: WorkerLost):
-        return _error(503, "worker_lost", "the engine worker serving this request stopped; it has been replaced: retry",
-                      headers={"Retry-After": str(cfg.retry_after_s)})
-
-    @app.exception_handler(DeadlineExceeded)
-    async def _late(request: Request, exc: DeadlineExceeded):
-        return _error(504, "deadline_exceeded", f"the request took longer than {cfg.deadline_s} s")
+    for _exc in (ServiceError, Overloaded, WorkerLost, DeadlineExceeded):
+        app.add_exception_handler(_exc, _engine_error)
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception):  # pragma: no cover - a bug; fuzz tests look for these
@@ -849,8 +1026,9 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         pos, _ = parse_position(board=pips_board(q))
         d = parse_dice_value((q.die1, q.die2))
         level_of(request, q.level)
-        items = await run(request, "move_list", pos, d, q.level, q.seed, dmp)
-        return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=_steps(p) if p else [], probabilities=_wildbg_probs(pr)) for p, pr in items])
+        items = await run(request, "wildbg_moves", pos, d, q.level, q.seed, dmp)
+        return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=[S.Step(**{"from": a, "to": b}) for a, b in st], probabilities=_wildbg_probs(pr))
+                                           for st, pr in items])
 
     @app.get("/eval", response_model=S.WildbgEvalResponse, tags=["wildbg"], dependencies=[_known_query_only(S.WildbgEvalQuery)])
     async def wildbg_eval(q: Annotated[S.WildbgEvalQuery, Query()], request: Request):
@@ -864,6 +1042,44 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         dbl = d.decision in ("double, take", "double, pass")
         return S.WildbgEvalResponse(cube=S.WildbgCube(double=dbl, accept=d.take), probabilities=_wildbg_probs(p))
 
+    # ---- the lean path of the hot routes (LeanRoutes): the same answers as move() and wildbg_move()
+    async def lean_move(scope, body: bytes):
+        t0 = time.perf_counter()
+        req = _lean_move_body(body)
+        if req is None:
+            return None
+        position, dice, level, seed = req
+        try:
+            pos, xd = parse_position(**position)
+            d = parse_dice_value(_dice(dice, xd))
+        except ServiceError:
+            return None  # the full path gives the same 400
+        scope.setdefault("state", {})["level"] = level
+        r = await app.state.limiter.run("move", pos, d, level, seed)
+        eng = app.state.engine
+        return _dumps({**served(eng, t0, r.level), "play": plain_notation(r.play), "moves": _steps_json(plain_steps(r.play)),
+                       "position_id": r.result_id, "level": r.level, "ply": r.ply, "seed": r.seed})
+
+    async def lean_wildbg_move(scope, body: bytes):
+        q = _lean_wildbg_query(scope.get("query_string", b""))
+        if q is None:
+            return None
+        board, dice, level, seed, dmp = q
+        try:
+            pos, _ = parse_position(board=board)
+            d = parse_dice_value(dice)
+        except ServiceError:
+            return None
+        scope.setdefault("state", {})["level"] = level
+        items = await app.state.limiter.run("wildbg_moves", pos, d, level, seed, dmp)
+        return _dumps({"moves": [{"play": _steps_json(st), "probabilities": _wildbg_probs_json(pr)} for st, pr in items]})
+
+    if cfg.lean_routes:
+        routes = {r.path: r for r in app.routes if getattr(r, "path", None) in ("/v1/move", "/move")}
+        app.add_middleware(LeanRoutes, handlers={("POST", "/v1/move"): lean_move, ("GET", "/move"): lean_wildbg_move},
+                           routes=routes, on_error=engine_error)
+    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes, per_path={UPLOAD_PATH: max(UPLOAD_MAX_BYTES, cfg.max_body_bytes)})
+    app.add_middleware(AccessLog, metrics=metrics)  # outermost: sees every answer, 413s included
     return app
 
 

@@ -433,7 +433,9 @@ class Engine:
         ----------
         jobs : sequence of ``(method, args)``, method one of ``"move"``, ``"hint"``,
             ``"ranked"``, ``"move_list"``, ``"evaluate"`` and args the positional
-            arguments of that method.
+            arguments of that method; or ``"wildbg_moves"``: :meth:`move_list`'s answer as
+            ``[(plain_steps(play), (5 floats))]`` (what wildbg's ``GET /move`` needs,
+            small to send back from a worker process).
 
         Returns
         -------
@@ -461,7 +463,7 @@ class Engine:
                         raise TypeError("ranked takes (pos, dice, level, top)")
                     ranks.append(self._prep_rank(pos, dice, level, ply, dmp))
                     plan[j] = (method, len(ranks) - 1, None, top)
-                elif method == "move_list":
+                elif method in ("move_list", "wildbg_moves"):
                     pos, dice, level, seed, dmp = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, False))
                     ranks.append(self._prep_rank(pos, dice, level, None, dmp))
                     m = None
@@ -499,16 +501,18 @@ class Engine:
             elif method == "ranked":
                 rows = ranked[r]
                 out[j] = ((rows[:extra] if extra else rows), len(rows))
-            else:  # move_list
+            else:  # move_list, wildbg_moves
                 rows = ranked[r]
                 if not rows:
                     pos = extra
                     out[j] = [(None, np.asarray(self.evaluator(pos.board[None]), dtype=np.float64)[0])]
-                    continue
-                if m is not None:
-                    chosen = moved[m].play
-                    rows = sorted(rows, key=lambda row: row.play.position_id != chosen.position_id)  # stable: the choice first
-                out[j] = [(row.play, row.probabilities.to_array()) for row in rows]
+                else:
+                    if m is not None:
+                        chosen = moved[m].play
+                        rows = sorted(rows, key=lambda row: row.play.position_id != chosen.position_id)  # stable: the choice first
+                    out[j] = [(row.play, row.probabilities.to_array()) for row in rows]
+                if method == "wildbg_moves":  # compact: what wildbg's answer needs, cheap to pickle
+                    out[j] = [(plain_steps(play), tuple(float(x) for x in p)) for play, p in out[j]]
         return out
 
     def _evaluate_items(self, items: list[tuple]) -> list[tuple[np.ndarray, int]]:
