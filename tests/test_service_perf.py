@@ -160,3 +160,22 @@ def test_lean_routes_keep_metrics_and_request_id(clients):
     assert r.headers["content-type"] == "application/json"
     text = lean.get("/metrics").text
     assert 'bgrl_requests_total{endpoint="/v1/move",level="expert",status="200"}' in text
+
+
+def test_legal_plays_batch_equals_legal_plays():
+    from bgrl.rules.movegen import generate
+    from bgrl.rules.notation import legal_plays, legal_plays_batch
+
+    pos = _positions(300, seed=11)
+    boards = np.array([b for b, _ in pos], dtype=np.int8)
+    dice = np.array([d for _, d in pos], dtype=np.int8)
+    batch = legal_plays_batch(generate(boards, dice, paths=True))
+    n_pass = 0
+    for (b, d), got in zip(pos, batch):
+        want = legal_plays(Position(np.array(b, dtype=np.int8)), d)
+        n_pass += not want
+        assert [p.notation for p in got] == [p.notation for p in want]
+        assert [p.position_id for p in got] == [p.position_id for p in want]
+        assert [p.moves for p in got] == [p.moves for p in want]
+        assert all(np.array_equal(p.after_state, q.after_state) for p, q in zip(got, want))
+    assert len(batch) == 300 and sum(map(len, batch)) > 3000

@@ -35,7 +35,7 @@ from bgrl.agents.search import MAX_PLY, after_state_probs
 from bgrl.rules.board import Position, START_POSITION_ID, flip
 from bgrl.rules.dice import parse_dice, validate_dice
 from bgrl.rules.movegen import generate
-from bgrl.rules.notation import Play, plays_at
+from bgrl.rules.notation import Play, legal_plays_batch, plays_at
 from bgrl.rules.outcome import check_not_over
 
 __all__ = [
@@ -155,6 +155,22 @@ def plain_steps(play: Play | None) -> list[tuple[int, int]]:
         return []
     steps = [(int(s), max(int(d), 0)) for s, d, _hit in play.moves]
     return sorted(steps, key=lambda t: (-t[0], t[1]))
+
+
+_STEPS_MEMO: dict = {}
+
+
+def _steps_of(play: Play | None) -> list[tuple[int, int]]:
+    """:func:`plain_steps`, remembered by the play's checker moves (the same few thousand
+    plays come up again and again)."""
+    if play is None:
+        return []
+    got = _STEPS_MEMO.get(play.moves)
+    if got is None:
+        if len(_STEPS_MEMO) > 100_000:
+            _STEPS_MEMO.clear()
+        got = _STEPS_MEMO[play.moves] = plain_steps(play)
+    return got
 
 
 def plain_notation(play: Play | None) -> str:
@@ -394,7 +410,10 @@ class Engine:
             groups.setdefault((name, ply, dmp), []).append(i)
         for (name, ply, dmp), idx in groups.items():
             ranker = HintRanker.from_agent(self._agent(name, ply=ply))
-            for i, rows in zip(idx, ranker.rank_many([(items[i][0], items[i][1]) for i in idx], dmp=dmp)):
+            # every decision's legal plays from one generator call (legal_plays, batched)
+            plays = legal_plays_batch(generate(np.stack([items[i][0].board for i in idx]),
+                                               np.array([items[i][1] for i in idx], dtype=np.int8), paths=True))
+            for i, rows in zip(idx, ranker.rank_many([(items[i][0], items[i][1]) for i in idx], plays=plays, dmp=dmp)):
                 out[i] = rows
         return out
 
@@ -512,7 +531,7 @@ class Engine:
                         rows = sorted(rows, key=lambda row: row.play.position_id != chosen.position_id)  # stable: the choice first
                     out[j] = [(row.play, row.probabilities.to_array()) for row in rows]
                 if method == "wildbg_moves":  # compact: what wildbg's answer needs, cheap to pickle
-                    out[j] = [(plain_steps(play), tuple(float(x) for x in p)) for play, p in out[j]]
+                    out[j] = [(_steps_of(play), tuple(p.tolist())) for play, p in out[j]]
         return out
 
     def _evaluate_items(self, items: list[tuple]) -> list[tuple[np.ndarray, int]]:
