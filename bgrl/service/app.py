@@ -117,7 +117,7 @@ class WorkerLost(Exception):
     """The engine worker process running a request's batch died (answered 503)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class _Job:
     method: str
     args: tuple
@@ -259,6 +259,8 @@ class Limiter:
         self._wake: asyncio.Event | None = None
         self._free: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
+        self._sweeper: asyncio.Task | None = None
+        self._pending: set[_Job] = set()  # admitted calls not answered yet (their deadlines)
         self.pool = self._new_pool()
 
     @property
@@ -287,6 +289,7 @@ class Limiter:
                     raise RuntimeError(f"only {sum(w.ready for w in self.pool.workers)} of {len(self.pool.workers)} engine workers started within 300 s")
                 await asyncio.sleep(0.02)
         self._task = self._loop.create_task(self._dispatch_loop())
+        self._sweeper = self._loop.create_task(self._sweep())
 
     def _release(self, n: int = 1) -> None:
         with self._lock:
@@ -319,12 +322,24 @@ class Limiter:
         self.queue.append(job)
         self._gauge()
         self._wake.set()
+        self._pending.add(job)
         try:
-            return await asyncio.wait_for(asyncio.shield(job.future), timeout=self.settings.deadline_s)
-        except asyncio.TimeoutError:
-            job.abandoned = True
-            self._reject("deadline")
-            raise DeadlineExceeded() from None
+            return await job.future  # the deadline: _sweep (one timer for all calls, not one each)
+        finally:
+            self._pending.discard(job)
+
+    async def _sweep(self) -> None:
+        """Every few milliseconds, answer 504 to each call past its deadline (the call is
+        then dropped if still queued; a running batch's answer for it is discarded)."""
+        step = min(0.05, self.settings.deadline_s / 4)
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(step)
+            now = loop.time()
+            for job in [j for j in self._pending if now >= j.deadline and not j.future.done()]:
+                job.abandoned = True
+                self._reject("deadline")
+                job.future.set_exception(DeadlineExceeded())
 
     # -- the workers
     def _idle_worker(self):
@@ -521,8 +536,9 @@ class Limiter:
         """Stop the dispatcher and the pool; worker processes are terminated (they hold no
         state worth keeping), so none outlives the server."""
         self._closing = True
-        if self._task is not None:
-            self._task.cancel()
+        for task in (self._task, self._sweeper):
+            if task is not None:
+                task.cancel()
         for job in self.queue:
             if not job.future.done():
                 job.future.set_exception(Overloaded())
