@@ -179,3 +179,72 @@ def test_legal_plays_batch_equals_legal_plays():
         assert [p.moves for p in got] == [p.moves for p in want]
         assert all(np.array_equal(p.after_state, q.after_state) for p, q in zip(got, want))
     assert len(batch) == 300 and sum(map(len, batch)) > 3000
+
+
+@pytest.mark.slow
+def test_inline_calls_answer_as_the_workers_do():
+    """With worker processes, a lone client's call runs in the server process itself
+    (inline_idle): the same answers as the workers give, and the workers still serve
+    concurrent load."""
+    import concurrent.futures
+
+    bodies = [{"position": {"board": b}, "dice": list(d), "level": LEVEL_NAMES[i % len(LEVEL_NAMES)], "seed": i}
+              for i, (b, d) in enumerate(_positions(24, seed=3))]
+    answers = {}
+    for inline in (True, False):
+        app = create_app(settings=Settings(pool_kind="process", pool_workers=1, inline_idle=inline))
+        with TestClient(app) as c:
+            lim = c.app.state.limiter
+            calls = {"inline": 0}
+            real_inline = lim._inline
+
+            def counted(method, args, real_inline=real_inline, calls=calls):
+                calls["inline"] += 1
+                return real_inline(method, args)
+
+            lim._inline = counted
+            one = [c.post("/v1/move", json=b).json() for b in bodies]
+            with concurrent.futures.ThreadPoolExecutor(8) as ex:
+                many = list(ex.map(lambda b: c.post("/v1/move", json=b).json(), bodies * 2))
+            batched = c.get("/metrics").text
+        for r in one + many:
+            r.pop("elapsed_ms")
+        assert many == one + one
+        answers[inline] = one
+        if inline:
+            assert calls["inline"] >= len(bodies) // 2  # lone requests ran in the server process (not those of the first 50 ms: shared_until)
+        else:
+            assert calls["inline"] == 0
+        assert "bgrl_batch_size_count" in batched
+    assert answers[True] == answers[False]
+
+
+def test_shared_until_marks_a_second_connection():
+    import asyncio
+
+    from bgrl.service.metrics import AccessLog, ServiceMetrics
+
+    async def ok(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    m = ServiceMetrics()
+    mw = AccessLog(ok, metrics=m)
+
+    async def call(client):
+        async def receive():
+            return {"type": "http.request", "body": b""}
+
+        async def send(msg):
+            pass
+
+        await mw({"type": "http", "method": "GET", "path": "/x", "headers": [], "client": client}, receive, send)
+
+    import time as _time
+
+    asyncio.run(call(("127.0.0.1", 1)))
+    first = m.shared_until
+    asyncio.run(call(("127.0.0.1", 1)))
+    assert m.shared_until == first  # the same connection again: nothing new
+    asyncio.run(call(("127.0.0.1", 2)))
+    assert m.shared_until > first and m.shared_until > _time.perf_counter()

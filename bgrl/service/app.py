@@ -70,6 +70,9 @@ class Settings:
     grace_s : on shutdown (SIGTERM, Ctrl-C), seconds to let admitted requests finish.
     lean_routes : answer plain ``POST /v1/move`` and ``GET /move`` requests without
         FastAPI's validation and serialisation (:class:`LeanRoutes`; the same answers).
+    inline_idle : with worker processes, run a call in the server process itself when it
+        is the only request in the server and every worker is idle and up (one client
+        pays no hop to a worker; the same engine, so the same answers).
     """
 
     max_body_bytes: int = 16_384
@@ -82,6 +85,7 @@ class Settings:
     max_batch: int = 64
     grace_s: float = 10.0
     lean_routes: bool = True
+    inline_idle: bool = True
 
     def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
@@ -316,6 +320,8 @@ class Limiter:
         if over:
             self._reject("overloaded")
             raise Overloaded()
+        if self._may_inline():
+            return self._inline(method, args)
         loop = self._loop or asyncio.get_running_loop()
         now = loop.time()
         job = _Job(method, args, loop.create_future(), now, now + self.settings.deadline_s)
@@ -327,6 +333,31 @@ class Limiter:
             return await job.future  # the deadline: _sweep (one timer for all calls, not one each)
         finally:
             self._pending.discard(job)
+
+    def _may_inline(self) -> bool:
+        """Whether a call may run here, in the server process: inline_idle is set, the
+        pool is of processes, and nothing else is going on (this is the only request in
+        the server, no batch runs, every worker is up, and for 50 ms no request came from
+        another connection: :attr:`ServiceMetrics.shared_until`): one client then pays
+        neither the hop to a worker nor its wake-up, and no other request waits for it."""
+        if not (self.settings.inline_idle and self._process) or self.queue or self.busy:
+            return False
+        if self.metrics is not None and (self.metrics.active > 1 or time.perf_counter() < self.metrics.shared_until):
+            return False
+        return all(w.ready and w.proc.is_alive() for w in self.pool.workers)
+
+    def _inline(self, method: str, args: tuple):
+        t0 = time.perf_counter()
+        try:
+            (r,) = self.engine.run_batch([(method, args)])
+        finally:
+            self._release()
+        if self.metrics is not None:
+            self.metrics.batch_size.observe(1)
+            self.metrics.batch_seconds.observe(time.perf_counter() - t0)
+        if isinstance(r, BaseException):
+            raise r
+        return r
 
     async def _sweep(self) -> None:
         """Every few milliseconds, answer 504 to each call past its deadline (the call is
