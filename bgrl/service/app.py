@@ -818,11 +818,6 @@ def _steps_json(steps) -> list[dict]:
     return [{"from": a, "to": b} for a, b in steps]
 
 
-def _wildbg_probs_json(p) -> dict:
-    return {"win": round(float(p[0]), 6), "winG": round(float(p[1]), 6), "winBg": round(float(p[2]), 6),
-            "loseG": round(float(p[3]), 6), "loseBg": round(float(p[4]), 6)}
-
-
 class LeanRoutes:
     """ASGI middleware: ``POST /v1/move`` and wildbg's ``GET /move`` without FastAPI's
     routing, pydantic validation and response model round trips.
@@ -1073,9 +1068,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         pos, _ = parse_position(board=pips_board(q))
         d = parse_dice_value((q.die1, q.die2))
         level_of(request, q.level)
-        items = await run(request, "wildbg_moves", pos, d, q.level, q.seed, dmp)
-        return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=[S.Step(**{"from": a, "to": b}) for a, b in st], probabilities=_wildbg_probs(pr))
-                                           for st, pr in items])
+        return S.WildbgMoveResponse.model_validate_json(await run(request, "wildbg_json", pos, d, q.level, q.seed, dmp))
 
     @app.get("/eval", response_model=S.WildbgEvalResponse, tags=["wildbg"], dependencies=[_known_query_only(S.WildbgEvalQuery)])
     async def wildbg_eval(q: Annotated[S.WildbgEvalQuery, Query()], request: Request):
@@ -1118,8 +1111,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         except ServiceError:
             return None
         scope.setdefault("state", {})["level"] = level
-        items = await app.state.limiter.run("wildbg_moves", pos, d, level, seed, dmp)
-        return _dumps({"moves": [{"play": _steps_json(st), "probabilities": _wildbg_probs_json(pr)} for st, pr in items]})
+        return await app.state.limiter.run("wildbg_json", pos, d, level, seed, dmp)
 
     if cfg.lean_routes:
         routes = {r.path: r for r in app.routes if getattr(r, "path", None) in ("/v1/move", "/move")}

@@ -159,18 +159,37 @@ def plain_steps(play: Play | None) -> list[tuple[int, int]]:
 
 _STEPS_MEMO: dict = {}
 
+try:  # the serve extra installs orjson
+    from orjson import dumps as _json_bytes
+except ImportError:  # pragma: no cover
+    import json as _json
 
-def _steps_of(play: Play | None) -> list[tuple[int, int]]:
-    """:func:`plain_steps`, remembered by the play's checker moves (the same few thousand
-    plays come up again and again)."""
+    def _json_bytes(obj) -> bytes:
+        return _json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _step_dicts(play: Play | None) -> list[dict]:
+    """:func:`plain_steps` as ``[{"from": f, "to": t}]``, remembered by the play's checker
+    moves (the same few thousand plays come up again and again; read-only)."""
     if play is None:
         return []
     got = _STEPS_MEMO.get(play.moves)
     if got is None:
         if len(_STEPS_MEMO) > 100_000:
             _STEPS_MEMO.clear()
-        got = _STEPS_MEMO[play.moves] = plain_steps(play)
+        got = _STEPS_MEMO[play.moves] = [{"from": a, "to": b} for a, b in plain_steps(play)]
     return got
+
+
+def wildbg_move_json(items) -> bytes:
+    """The JSON body of wildbg's ``GET /move`` for :meth:`Engine.move_list`'s answer:
+    ``{"moves": [{"play": [{"from", "to"}...], "probabilities": {"win", "winG", "winBg",
+    "loseG", "loseBg"}}...]}``, probabilities rounded to 6 decimals."""
+    moves = []
+    for play, p in items:
+        w, wg, wb, lg, lb = (round(x, 6) for x in np.asarray(p, dtype=np.float64).tolist())
+        moves.append({"play": _step_dicts(play), "probabilities": {"win": w, "winG": wg, "winBg": wb, "loseG": lg, "loseBg": lb}})
+    return _json_bytes({"moves": moves})
 
 
 def plain_notation(play: Play | None) -> str:
@@ -452,9 +471,8 @@ class Engine:
         ----------
         jobs : sequence of ``(method, args)``, method one of ``"move"``, ``"hint"``,
             ``"ranked"``, ``"move_list"``, ``"evaluate"`` and args the positional
-            arguments of that method; or ``"wildbg_moves"``: :meth:`move_list`'s answer as
-            ``[(plain_steps(play), (5 floats))]`` (what wildbg's ``GET /move`` needs,
-            small to send back from a worker process).
+            arguments of that method; or ``"wildbg_json"``: :meth:`move_list`'s answer as
+            the JSON body of wildbg's ``GET /move`` (bytes, :func:`wildbg_move_json`).
 
         Returns
         -------
@@ -482,7 +500,7 @@ class Engine:
                         raise TypeError("ranked takes (pos, dice, level, top)")
                     ranks.append(self._prep_rank(pos, dice, level, ply, dmp))
                     plan[j] = (method, len(ranks) - 1, None, top)
-                elif method in ("move_list", "wildbg_moves"):
+                elif method in ("move_list", "wildbg_json"):
                     pos, dice, level, seed, dmp = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, False))
                     ranks.append(self._prep_rank(pos, dice, level, None, dmp))
                     m = None
@@ -520,7 +538,7 @@ class Engine:
             elif method == "ranked":
                 rows = ranked[r]
                 out[j] = ((rows[:extra] if extra else rows), len(rows))
-            else:  # move_list, wildbg_moves
+            else:  # move_list, wildbg_json
                 rows = ranked[r]
                 if not rows:
                     pos = extra
@@ -530,8 +548,8 @@ class Engine:
                         chosen = moved[m].play
                         rows = sorted(rows, key=lambda row: row.play.position_id != chosen.position_id)  # stable: the choice first
                     out[j] = [(row.play, row.probabilities.to_array()) for row in rows]
-                if method == "wildbg_moves":  # compact: what wildbg's answer needs, cheap to pickle
-                    out[j] = [(_steps_of(play), tuple(p.tolist())) for play, p in out[j]]
+                if method == "wildbg_json":  # the answer itself: small to send back, nothing left to build
+                    out[j] = wildbg_move_json(out[j])
         return out
 
     def _evaluate_items(self, items: list[tuple]) -> list[tuple[np.ndarray, int]]:
