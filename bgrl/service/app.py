@@ -320,7 +320,7 @@ class Limiter:
         if over:
             self._reject("overloaded")
             raise Overloaded()
-        if self._may_inline():
+        if self._may_inline() and self._cheap(method, args):
             return self._inline(method, args)
         loop = self._loop or asyncio.get_running_loop()
         now = loop.time()
@@ -338,13 +338,25 @@ class Limiter:
         """Whether a call may run here, in the server process: inline_idle is set, the
         pool is of processes, and nothing else is going on (this is the only request in
         the server, no batch runs, every worker is up, and for 50 ms no request came from
-        another connection: :attr:`ServiceMetrics.shared_until`): one client then pays
-        neither the hop to a worker nor its wake-up, and no other request waits for it."""
+        another connection: :attr:`ServiceMetrics.shared_until`), for a 0-ply move or
+        wildbg list only (:meth:`_cheap`): one client then pays neither the hop to a
+        worker nor its wake-up, and no other request waits for it."""
         if not (self.settings.inline_idle and self._process) or self.queue or self.busy:
             return False
         if self.metrics is not None and (self.metrics.active > 1 or time.perf_counter() < self.metrics.shared_until):
             return False
         return all(w.ready and w.proc.is_alive() for w in self.pool.workers)
+
+    _INLINE_METHODS = {"move": 4, "wildbg_json": 5}  # method -> its arguments when no ply override is given
+
+    def _cheap(self, method: str, args: tuple) -> bool:
+        """Whether a call is a 0-ply move or wildbg list (milliseconds): only these run in
+        the server process, so that a deep search never holds up its event loop (health
+        checks, other connections)."""
+        if self._INLINE_METHODS.get(method) != len(args):
+            return False
+        lv = getattr(self.engine, "levels", {}).get(args[2]) if isinstance(args[2], str) else None
+        return lv is not None and lv.ply == 0
 
     def _inline(self, method: str, args: tuple):
         t0 = time.perf_counter()
