@@ -35,7 +35,7 @@ from bgrl.rules.movegen import generate
 from bgrl._text import clip
 
 __all__ = [
-    "plays_at",
+    "plays_at", "legal_plays_batch",
     "Play", "IllegalPlayError", "legal_plays", "legal_plays_and_after_states", "notations", "format_moves",
     "compact_notation", "parse_play", "play_from_notation",
 ]
@@ -289,6 +289,41 @@ def plays_at(after, rows) -> list[Play]:
         board = after.boards[j].copy()
         board.setflags(write=False)
         out.append(Play(text, position_ids(flip(board[None]))[0], board, moves))
+    return out
+
+
+def legal_plays_batch(after) -> list[list[Play]]:
+    """Every legal play of every position of a batched generator result: entry i equals
+    ``legal_plays(position i, dice i)`` (the same plays, canonical order), from one
+    generator call for all positions instead of one each.
+
+    Parameters
+    ----------
+    after : bgrl.rules.movegen.AfterStates
+        From ``generate(boards, dice, paths=True)`` over B positions (checked, not over).
+
+    Returns
+    -------
+    list of B lists of :class:`Play`; ``[]`` where no die can be played.
+
+    Raises
+    ------
+    ValueError
+        When ``after`` has no paths.
+    """
+    if after.paths is None:
+        raise ValueError("legal_plays_batch needs generate(..., paths=True)")
+    boards = after.boards.copy()
+    boards.setflags(write=False)
+    pids = position_ids(flip(boards)) if boards.shape[0] else []
+    out: list[list[Play]] = []
+    for i in range(len(after.offsets) - 1):
+        lo, hi, n = int(after.offsets[i]), int(after.offsets[i + 1]), int(after.dice_used[i])
+        if n == 0:
+            out.append([])
+            continue
+        named = _moves_and_notation(after.paths[lo:hi, :n])
+        out.append([Play(text, pids[lo + j], boards[lo + j], moves) for j, (text, moves) in enumerate(named)])
     return out
 
 

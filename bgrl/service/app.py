@@ -21,6 +21,9 @@ import asyncio
 import concurrent.futures
 import logging
 import os
+import pickle
+import re
+import struct
 import sys
 import threading
 import time
@@ -37,10 +40,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bgrl._version import __version__
 from bgrl.rules.board import NUM_CHECKERS, Position
-from bgrl.agents.levels import LEVEL_NAMES
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES
 from bgrl.service import schemas as S
 from bgrl.service.metrics import CONTENT_TYPE_LATEST, AccessLog, ServiceMetrics
-from bgrl.service.engine import ENGINE_NAME, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
+from bgrl.service.engine import ENGINE_NAME, MAX_SEED, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
 
 __all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
 
@@ -65,6 +68,11 @@ class Settings:
         on its way to the engine).
     max_batch : most engine calls in one batch.
     grace_s : on shutdown (SIGTERM, Ctrl-C), seconds to let admitted requests finish.
+    lean_routes : answer plain ``POST /v1/move`` and ``GET /move`` requests without
+        FastAPI's validation and serialisation (:class:`LeanRoutes`; the same answers).
+    inline_idle : with worker processes, run a call in the server process itself when it
+        is the only request in the server and every worker is idle and up (one client
+        pays no hop to a worker; the same engine, so the same answers).
     """
 
     max_body_bytes: int = 16_384
@@ -76,6 +84,8 @@ class Settings:
     batch_window_ms: float = 2.0
     max_batch: int = 64
     grace_s: float = 10.0
+    lean_routes: bool = True
+    inline_idle: bool = True
 
     def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
@@ -94,7 +104,8 @@ class Settings:
         for f in fields(cls):
             v = os.environ.get(f"BGRL_SERVE_{f.name.upper()}")
             if v is not None:
-                kw[f.name] = v if f.type in ("str", str) else float(v) if f.type in ("float", float) else int(v)
+                kw[f.name] = (v if f.type in ("str", str) else float(v) if f.type in ("float", float)
+                              else v.lower() in ("1", "true", "yes") if f.type in ("bool", bool) else int(v))
         return cls(**kw)
 
 
@@ -106,40 +117,11 @@ class DeadlineExceeded(Exception):
     pass
 
 
-_WORKER_ENGINE = None
-
-
-def _init_worker(factory) -> None:
-    """Worker process start-up: SIGINT ignored, one torch thread, every level loaded once.
-
-    Ctrl-C in a terminal sends SIGINT to the whole process group, engine workers included;
-    they ignore it and are stopped by the server's shutdown (lifespan end), so Ctrl-C on
-    ``bgrl serve`` prints one line and no worker tracebacks."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    global _WORKER_ENGINE
-    _one_torch_thread()
-    _WORKER_ENGINE = factory()
-
-
-def _worker_call(method: str, *args):
-    return getattr(_WORKER_ENGINE, method)(*args)
-
-
-def _worker_ready() -> int:
-    """The worker's pid once its engine is loaded (held briefly so pings spread out)."""
-    time.sleep(0.05)
-    if _WORKER_ENGINE is None:  # pragma: no cover - the initializer failed
-        raise RuntimeError("engine worker has no engine")
-    return os.getpid()
-
-
 class WorkerLost(Exception):
     """The engine worker process running a request's batch died (answered 503)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class _Job:
     method: str
     args: tuple
@@ -149,8 +131,100 @@ class _Job:
     abandoned: bool = False
 
 
-def _worker_batch(jobs):
-    return _WORKER_ENGINE.run_batch(jobs)
+class _ProcessWorker:
+    """One engine worker process and the pipe the server talks to it on (no manager
+    thread: the event loop writes a pickled batch and reads the pickled answers when the
+    pipe is readable, so no second thread of the server competes for the GIL)."""
+
+    def __init__(self, ctx, factory):
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, factory), daemon=True, name="bgrl-engine")
+        self.proc.start()
+        child.close()
+        self.ready = False
+        self.failed: str | None = None
+        self.job = None  # (live jobs, t0) while a batch runs
+        self.buf = bytearray()  # bytes read from the pipe, not yet a whole message
+
+    def send(self, data: bytes) -> None:
+        """One message to the worker (the event loop made the pipe non-blocking: a batch
+        larger than the socket's buffer is written with it blocking)."""
+        fd = self.conn.fileno()
+        os.set_blocking(fd, True)
+        try:
+            self.conn.send_bytes(data)
+        finally:
+            os.set_blocking(fd, False)
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def kill(self) -> None:
+        try:
+            self.conn.close()
+        except OSError:  # pragma: no cover
+            pass
+        if self.proc.is_alive():
+            self.proc.terminate()
+
+
+class ProcessPool:
+    """``pool_workers`` engine worker processes (spawned, each loading every level once),
+    each with its own pipe; :class:`Limiter` drives them from the event loop.
+    ``_processes`` maps pid -> ``multiprocessing.Process`` (as ProcessPoolExecutor's)."""
+
+    def __init__(self, n: int, factory):
+        import multiprocessing
+
+        self.ctx = multiprocessing.get_context("spawn")
+        self.factory = factory
+        self.workers = [_ProcessWorker(self.ctx, factory) for _ in range(n)]
+
+    @property
+    def _processes(self) -> dict:
+        return {w.pid: w.proc for w in self.workers}
+
+    def replace(self, w: _ProcessWorker) -> _ProcessWorker:
+        w.kill()
+        new = _ProcessWorker(self.ctx, self.factory)
+        self.workers[self.workers.index(w)] = new
+        return new
+
+    def shutdown(self) -> None:
+        for w in self.workers:
+            w.kill()
+        for w in self.workers:
+            w.proc.join(timeout=5)
+            if w.proc.is_alive():  # pragma: no cover
+                w.proc.kill()
+
+
+def _worker_main(conn, factory) -> None:
+    """Worker process: SIGINT ignored, one torch thread, every level loaded once; then
+    answer pickled batches (:meth:`Engine.run_batch`) on ``conn`` until it closes."""
+    import pickle
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _one_torch_thread()
+    try:
+        engine = factory()
+    except BaseException as exc:  # reported by the server's start-up
+        conn.send_bytes(pickle.dumps(("failed", f"{type(exc).__name__}: {exc}")))
+        return
+    conn.send_bytes(pickle.dumps(("ready", os.getpid())))
+    while True:
+        try:
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        try:
+            out = ("ok", engine.run_batch(pickle.loads(data)))
+            payload = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as exc:  # a bug: answered as such (500), the worker lives on
+            payload = pickle.dumps(("error", RuntimeError(f"engine batch failed: {type(exc).__name__}: {exc}")))
+        conn.send_bytes(payload)
 
 
 class Limiter:
@@ -160,11 +234,15 @@ class Limiter:
     outstanding (queued or running; a call past its deadline still counts while its batch
     runs); one more gets 503 at once. Admitted calls wait in one queue; a dispatcher hands
     them to the engine workers in batches (:meth:`bgrl.service.engine.Engine.run_batch`,
-    in a worker process or a thread): when a worker is free it takes every queued call, up
-    to ``max_batch``, after waiting at most ``batch_window_ms`` from the oldest call's
-    arrival for more to join (no wait when no other admitted request could join). While
-    every worker is busy, calls accumulate, so the batches grow with the load. A call
-    whose deadline passed while queued is dropped unanswered by the engine (504).
+    in a worker process (:class:`ProcessPool`: a pickled batch down the worker's pipe, its
+    answers back when the pipe is readable) or a thread): when a worker is free it takes
+    every queued call, up to ``max_batch``, after waiting at most ``batch_window_ms`` from
+    the oldest call's arrival for more to join (no wait when no other admitted request
+    could join: one client pays no window). While every worker is busy, calls accumulate,
+    so the batches grow with the load. A call whose deadline passed while queued is
+    dropped unanswered by the engine (504). A worker process that dies fails its batch
+    with :class:`WorkerLost` (503) and is replaced; while no worker is ready, queued calls
+    get the same 503 at once.
 
     ``run(method, *args)`` is one engine call (``engine.<method>(*args)``).
     """
@@ -179,34 +257,43 @@ class Limiter:
         self.restarts = 0
         self.queue: list[_Job] = []
         self.busy = 0
+        self._running_calls = 0
+        self._closing = False
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._free: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
+        self._sweeper: asyncio.Task | None = None
+        self._pending: set[_Job] = set()  # admitted calls not answered yet (their deadlines)
         self.pool = self._new_pool()
+
+    @property
+    def _process(self) -> bool:
+        return self.settings.pool_kind == "process"
 
     def _new_pool(self):
         n = self.settings.pool_workers
-        if self.settings.pool_kind == "process":
-            import multiprocessing
-
-            return concurrent.futures.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(self.factory,))
+        if self._process:
+            return ProcessPool(n, self.factory)
         return concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="bgrl-engine", initializer=_one_torch_thread)
 
     async def start(self) -> None:
         """Start the dispatcher, and every worker process (waiting until each has loaded the levels)."""
+        self._loop = asyncio.get_running_loop()
         self._wake, self._free = asyncio.Event(), asyncio.Event()
-        self._task = asyncio.get_running_loop().create_task(self._dispatch_loop())
-        if self.settings.pool_kind != "process":
-            return
-        n, seen = self.settings.pool_workers, set()
-        t_end = time.monotonic() + 300
-        while len(seen) < n:  # ping until every worker has answered (each answers once loaded)
-            if time.monotonic() > t_end:  # pragma: no cover
-                raise RuntimeError(f"only {len(seen)} of {n} engine workers started within 300 s")
-            try:
-                seen.update(await asyncio.gather(*(asyncio.wrap_future(self.pool.submit(_worker_ready)) for _ in range(n))))
-            except concurrent.futures.BrokenExecutor:
-                raise RuntimeError("the engine worker processes failed to start (their error is printed above)") from None
+        if self._process:
+            for w in self.pool.workers:
+                self._watch(w)
+            t_end = time.monotonic() + 300
+            while not all(w.ready for w in self.pool.workers):
+                bad = [w.failed for w in self.pool.workers if w.failed]
+                if bad:
+                    raise RuntimeError(f"the engine worker processes failed to start: {bad[0]}")
+                if time.monotonic() > t_end:  # pragma: no cover
+                    raise RuntimeError(f"only {sum(w.ready for w in self.pool.workers)} of {len(self.pool.workers)} engine workers started within 300 s")
+                await asyncio.sleep(0.02)
+        self._task = self._loop.create_task(self._dispatch_loop())
+        self._sweeper = self._loop.create_task(self._sweep())
 
     def _release(self, n: int = 1) -> None:
         with self._lock:
@@ -233,18 +320,79 @@ class Limiter:
         if over:
             self._reject("overloaded")
             raise Overloaded()
-        loop = asyncio.get_running_loop()
+        if self._may_inline() and self._cheap(method, args):
+            return self._inline(method, args)
+        loop = self._loop or asyncio.get_running_loop()
         now = loop.time()
         job = _Job(method, args, loop.create_future(), now, now + self.settings.deadline_s)
         self.queue.append(job)
         self._gauge()
         self._wake.set()
+        self._pending.add(job)
         try:
-            return await asyncio.wait_for(asyncio.shield(job.future), timeout=self.settings.deadline_s)
-        except asyncio.TimeoutError:
-            job.abandoned = True
-            self._reject("deadline")
-            raise DeadlineExceeded() from None
+            return await job.future  # the deadline: _sweep (one timer for all calls, not one each)
+        finally:
+            self._pending.discard(job)
+
+    def _may_inline(self) -> bool:
+        """Whether a call may run here, in the server process: inline_idle is set, the
+        pool is of processes, and nothing else is going on (this is the only request in
+        the server, no batch runs, every worker is up, and for 50 ms no request came from
+        another connection: :attr:`ServiceMetrics.shared_until`), for a 0-ply move or
+        wildbg list only (:meth:`_cheap`): one client then pays neither the hop to a
+        worker nor its wake-up, and no other request waits for it."""
+        if not (self.settings.inline_idle and self._process) or self.queue or self.busy:
+            return False
+        if self.metrics is not None and (self.metrics.active > 1 or time.perf_counter() < self.metrics.shared_until):
+            return False
+        return all(w.ready and w.proc.is_alive() for w in self.pool.workers)
+
+    _INLINE_METHODS = {"move": 4, "wildbg_json": 5}  # method -> its arguments when no ply override is given
+
+    def _cheap(self, method: str, args: tuple) -> bool:
+        """Whether a call is a 0-ply move or wildbg list (milliseconds): only these run in
+        the server process, so that a deep search never holds up its event loop (health
+        checks, other connections)."""
+        if self._INLINE_METHODS.get(method) != len(args):
+            return False
+        lv = getattr(self.engine, "levels", {}).get(args[2]) if isinstance(args[2], str) else None
+        return lv is not None and lv.ply == 0
+
+    def _inline(self, method: str, args: tuple):
+        t0 = time.perf_counter()
+        try:
+            (r,) = self.engine.run_batch([(method, args)])
+        finally:
+            self._release()
+        if self.metrics is not None:
+            self.metrics.batch_size.observe(1)
+            self.metrics.batch_seconds.observe(time.perf_counter() - t0)
+        if isinstance(r, BaseException):
+            raise r
+        return r
+
+    async def _sweep(self) -> None:
+        """Every few milliseconds, answer 504 to each call past its deadline (the call is
+        then dropped if still queued; a running batch's answer for it is discarded)."""
+        step = min(0.05, self.settings.deadline_s / 4)
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(step)
+            now = loop.time()
+            for job in [j for j in self._pending if now >= j.deadline and not j.future.done()]:
+                job.abandoned = True
+                self._reject("deadline")
+                job.future.set_exception(DeadlineExceeded())
+
+    # -- the workers
+    def _idle_worker(self):
+        """A free process worker (None if none), or True/None for the thread pool."""
+        if self._process:
+            return next((w for w in self.pool.workers if w.ready and w.job is None), None)
+        return True if self.busy < self.settings.pool_workers else None
+
+    def _none_ready(self) -> bool:
+        return self._process and not any(w.ready for w in self.pool.workers)
 
     async def _dispatch_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -254,9 +402,15 @@ class Limiter:
             while not self.queue:
                 self._wake.clear()
                 await self._wake.wait()
-            while self.busy >= self.settings.pool_workers:
+            if self._none_ready():  # every worker is being replaced: 503 now, not a wait
+                batch, self.queue = self.queue, []
+                self._fail(batch, WorkerLost())
+                self._gauge()
+                continue
+            if self._idle_worker() is None:
                 self._free.clear()
                 await self._free.wait()
+                continue
             t_end = self.queue[0].t_enqueued + window
             while len(self.queue) < cap and self._arriving() > 0:
                 rem = t_end - loop.time()
@@ -281,8 +435,6 @@ class Limiter:
             if live:
                 self._submit(live)
 
-    _running_calls = 0
-
     def _arriving(self) -> int:
         """HTTP requests inside the server that have not reached the engine queue yet
         (being read or parsed): the ones worth waiting for."""
@@ -291,25 +443,100 @@ class Limiter:
 
     def _submit(self, live: list[_Job]) -> None:
         calls = [(j.method, j.args) for j in live]
-        try:
-            if self.settings.pool_kind == "process":
-                cf = self.pool.submit(_worker_batch, calls)
-            else:
+        t0 = time.perf_counter()
+        if self._process:
+            w = self._idle_worker()
+            try:
+                w.send(pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL))
+            except (OSError, ValueError):  # its pipe is closed: the worker died
+                self._fail(live, WorkerLost())
+                self._worker_died(w)
+                return
+            w.job = (live, t0)
+        else:
+            try:
                 cf = self.pool.submit(self.engine.run_batch, calls)
-        except concurrent.futures.BrokenExecutor:
-            self._restart()
-            self._fail(live, WorkerLost())
-            return
-        except RuntimeError:  # the pool is shutting down
-            self._fail(live, Overloaded())
-            return
+            except RuntimeError:  # the pool is shutting down
+                self._fail(live, Overloaded())
+                return
+            asyncio.wrap_future(cf).add_done_callback(lambda f: self._thread_done(f, live, t0))
         self.busy += 1
         self._running_calls += len(live)
         if self.metrics is not None:
             self.metrics.batch_size.observe(len(live))
-        t0 = time.perf_counter()
-        fut = asyncio.wrap_future(cf)
-        fut.add_done_callback(lambda f: self._finished(f, live, t0))
+
+    def _watch(self, w) -> None:
+        self._loop.add_reader(w.conn.fileno(), self._readable, w)
+
+    def _readable(self, w) -> None:
+        """The worker's pipe is readable (the event loop sets it non-blocking): take what
+        has arrived, then handle every complete message (multiprocessing's framing: a
+        4-byte big-endian length, or -1 and an 8-byte one, then the pickle)."""
+        fd = w.conn.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:  # EOF: the worker process died
+                self._worker_died(w)
+                return
+            w.buf += chunk
+            if len(chunk) < 1 << 20:
+                break
+        while len(w.buf) >= 4:
+            (n,) = struct.unpack("!i", w.buf[:4])
+            head = 4
+            if n == -1:
+                if len(w.buf) < 12:
+                    return
+                (n,) = struct.unpack("!Q", w.buf[4:12])
+                head = 12
+            if len(w.buf) < head + n:
+                return
+            data = bytes(w.buf[head:head + n])
+            del w.buf[:head + n]
+            self._message(w, *pickle.loads(data))
+
+    def _message(self, w, kind: str, value) -> None:
+        if kind == "ready":
+            w.ready = True
+            self._free.set()
+        elif kind == "failed":
+            w.failed = value
+            self._unwatch(w)
+        elif w.job is not None:
+            live, t0 = w.job
+            w.job = None
+            self._done(live, t0, value if kind == "ok" else None, value if kind == "error" else None)
+
+    def _unwatch(self, w) -> None:
+        try:
+            self._loop.remove_reader(w.conn.fileno())
+        except (OSError, ValueError):  # already closed
+            pass
+
+    def _worker_died(self, w) -> None:
+        self._unwatch(w)
+        if w.job is not None:
+            live, _t0 = w.job
+            w.job = None
+            self.busy -= 1
+            self._running_calls -= len(live)
+            self._reject("worker_lost")
+            self._fail(live, WorkerLost())
+        if not w.ready:  # died while starting
+            w.failed = w.failed or f"engine worker {w.pid} exited with status {w.proc.exitcode}"
+        if self._closing or w not in self.pool.workers:
+            return
+        new = self.pool.replace(w)
+        self._watch(new)
+        self.restarts += 1
+        if self.metrics is not None:
+            self.metrics.worker_restarts.inc()
+        self._free.set()
 
     def _fail(self, live: list[_Job], exc: Exception) -> None:
         for job in live:
@@ -317,25 +544,22 @@ class Limiter:
                 job.future.set_exception(exc)
         self._release(len(live))
 
-    def _finished(self, fut: asyncio.Future, live: list[_Job], t0: float) -> None:
+    def _thread_done(self, fut: asyncio.Future, live: list[_Job], t0: float) -> None:
+        if fut.cancelled():
+            self._done(live, t0, None, Overloaded())
+        else:
+            self._done(live, t0, None if fut.exception() else fut.result(), fut.exception())
+
+    def _done(self, live: list[_Job], t0: float, results, exc) -> None:
         self.busy -= 1
         self._running_calls -= len(live)
         self._free.set()
         if self.metrics is not None:
             self.metrics.batch_seconds.observe(time.perf_counter() - t0)
-        if fut.cancelled():
-            self._fail(live, Overloaded())
-            return
-        exc = fut.exception()
         if exc is not None:
-            if isinstance(exc, concurrent.futures.BrokenExecutor):  # a worker process died (e.g. killed): replace the pool
-                self._restart()
-                self._reject("worker_lost")
-                self._fail(live, WorkerLost())
-            else:
-                self._fail(live, exc)
+            self._fail(live, exc)
             return
-        for job, r in zip(live, fut.result()):
+        for job, r in zip(live, results):
             if job.future.done():
                 continue
             if isinstance(r, BaseException):
@@ -343,15 +567,6 @@ class Limiter:
             else:
                 job.future.set_result(r)
         self._release(len(live))
-
-    def _restart(self) -> None:
-        with self._lock:
-            if getattr(self.pool, "_broken", False):
-                self.pool.shutdown(wait=False, cancel_futures=True)
-                self.pool = self._new_pool()
-                self.restarts += 1
-                if self.metrics is not None:
-                    self.metrics.worker_restarts.inc()
 
     async def drain(self, grace_s: float) -> bool:
         """Wait up to ``grace_s`` seconds for every admitted call to be answered; True if all were."""
@@ -363,19 +578,21 @@ class Limiter:
     def shutdown(self) -> None:
         """Stop the dispatcher and the pool; worker processes are terminated (they hold no
         state worth keeping), so none outlives the server."""
-        if self._task is not None:
-            self._task.cancel()
+        self._closing = True
+        for task in (self._task, self._sweeper):
+            if task is not None:
+                task.cancel()
         for job in self.queue:
             if not job.future.done():
                 job.future.set_exception(Overloaded())
         self.queue = []
-        procs = list((getattr(self.pool, "_processes", None) or {}).values()) if self.settings.pool_kind == "process" else []
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            if proc.is_alive():
-                proc.terminate()
-        for proc in procs:
-            proc.join(timeout=5)
+        if self._process:
+            if self._loop is not None:
+                for w in self.pool.workers:
+                    self._unwatch(w)
+            self.pool.shutdown()
+        else:
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _one_torch_thread() -> None:
@@ -505,6 +722,174 @@ def _dice(given, from_xgid):
     raise ServiceError("bad_dice", "dice missing: give [d1, d2] (or an XGID that carries dice)")
 
 
+# ----------------------------------------------------------------------------- lean hot routes
+try:  # the serve extra installs orjson (several times faster than json for these small answers)
+    import orjson as _orjson
+
+    def _dumps(obj) -> bytes:
+        return _orjson.dumps(obj)
+
+    _loads = _orjson.loads
+except ImportError:  # pragma: no cover - without it the stdlib's json does the same job
+    import json as _json
+
+    def _dumps(obj) -> bytes:
+        return _json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+    _loads = _json.loads
+
+_LEVELS = frozenset(LEVEL_NAMES)
+_MOVE_KEYS = frozenset(("position", "dice", "level", "seed"))
+_POSITION_LIMITS = {"gnubg_id": 64, "xgid": 128}
+_SMALL_INT = re.compile(r"(0|-?[1-9][0-9]?)\Z")  # a pip count as wildbg sends it
+_SEED_TEXT = re.compile(r"(0|[1-9][0-9]{0,18})\Z")
+_WILDBG_MOVE_KEYS = frozenset(["die1", "die2", "x_away", "o_away", "level", "seed"] + [f"p{i}" for i in range(26)])
+
+
+def _plain_int(v) -> bool:
+    return type(v) is int
+
+
+def _lean_move_body(body: bytes):
+    """The fields of a ``POST /v1/move`` body that plainly matches :class:`MoveRequest`
+    (what clients send: JSON ints, a known level, one position field), else None: anything
+    else takes the full FastAPI path, whose validation gives the documented errors."""
+    try:
+        req = _loads(body)
+    except ValueError:
+        return None
+    if type(req) is not dict or "position" not in req or not req.keys() <= _MOVE_KEYS:
+        return None
+    p = req["position"]
+    if type(p) is not dict or len(p) != 1:
+        return None
+    ((key, val),) = p.items()
+    if key in _POSITION_LIMITS:
+        if type(val) is not str or len(val) > _POSITION_LIMITS[key]:
+            return None
+    elif key == "board":
+        if type(val) is not list or len(val) != 26 or not all(type(v) is int and -15 <= v <= 15 for v in val):
+            return None
+    else:
+        return None
+    dice = req.get("dice")
+    if dice is not None and not ((type(dice) is list and 1 <= len(dice) <= 8 and all(type(d) is int for d in dice))
+                                 or (type(dice) is str and len(dice) <= 16)):
+        return None
+    level = req.get("level", DEFAULT_HINT_LEVEL)
+    if type(level) is not str or level not in _LEVELS:
+        return None
+    seed = req.get("seed")
+    if seed is not None and not (type(seed) is int and 0 <= seed <= MAX_SEED):
+        return None
+    return {key: val}, dice, level, seed
+
+
+def _lean_wildbg_query(qs: bytes):
+    """The parameters of a ``GET /move`` query string made only of known names given once,
+    each a plain number (``die1=3&die2=1&p6=5...``), else None (the full path answers)."""
+    if not qs or b"%" in qs or b"+" in qs:
+        return None
+    try:
+        parts = qs.decode("ascii").split("&")
+    except UnicodeDecodeError:
+        return None
+    q: dict[str, str] = {}
+    for part in parts:
+        k, eq, v = part.partition("=")
+        if not eq or not v or k not in _WILDBG_MOVE_KEYS or k in q:
+            return None
+        q[k] = v
+    if q.get("die1") not in _DIE_TEXT or q.get("die2") not in _DIE_TEXT:
+        return None
+    board = [0] * 26
+    for i in range(26):
+        v = q.get(f"p{i}")
+        if v is not None:
+            if not _SMALL_INT.match(v) or abs(int(v)) > 15:
+                return None
+            board[i] = int(v)
+    away = (q.get("x_away", "0"), q.get("o_away", "0"))
+    if away not in (("0", "0"), ("1", "1")):
+        return None
+    level = q.get("level", DEFAULT_HINT_LEVEL)
+    if level not in _LEVELS:
+        return None
+    seed = q.get("seed")
+    if seed is not None:
+        if not _SEED_TEXT.match(seed) or int(seed) > MAX_SEED:
+            return None
+        seed = int(seed)
+    return board, (int(q["die1"]), int(q["die2"])), level, seed, away == ("1", "1")
+
+
+_DIE_TEXT = frozenset("123456")
+
+
+def _steps_json(steps) -> list[dict]:
+    return [{"from": a, "to": b} for a, b in steps]
+
+
+class LeanRoutes:
+    """ASGI middleware: ``POST /v1/move`` and wildbg's ``GET /move`` without FastAPI's
+    routing, pydantic validation and response model round trips.
+
+    A request is answered here only when it plainly matches the route's schema
+    (:func:`_lean_move_body`, :func:`_lean_wildbg_query`) and its position and dice parse;
+    every other one (and every one the checks here cannot vouch for) goes on to FastAPI
+    unchanged, so bad requests get exactly the documented errors. The answers are those
+    of the FastAPI handlers field for field (``tests/test_service_perf.py`` compares the
+    two paths). ``handlers``: path -> coroutine ``(scope, body) -> bytes | None`` that
+    returns the response JSON, None to hand the request on, or raises an engine error.
+    """
+
+    def __init__(self, app, handlers: dict, routes: dict, on_error):
+        self.app = app
+        self.handlers = handlers
+        self.routes = routes  # path -> the APIRoute (the access log's endpoint label)
+        self.on_error = on_error
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        h = self.handlers.get((scope["method"], scope["path"]))
+        if h is None:
+            return await self.app(scope, receive, send)
+        body = b""
+        if scope["method"] == "POST":
+            ctype = next((v for k, v in scope["headers"] if k == b"content-type"), None)
+            if ctype != b"application/json":
+                return await self.app(scope, receive, send)
+            chunks, more = [], True
+            while more:
+                msg = await receive()
+                if msg["type"] != "http.request":
+                    return
+                chunks.append(msg.get("body", b""))
+                more = msg.get("more_body", False)
+            body = b"".join(chunks)
+        try:
+            out = await h(scope, body)
+        except Exception as exc:  # engine errors: the responses of the app's exception handlers
+            scope["route"] = self.routes[scope["path"]]
+            return await self.on_error(exc)(scope, receive, send)
+        if out is None:
+            replayed = False
+
+            async def replay():
+                nonlocal replayed
+                if not replayed:
+                    replayed = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            return await self.app(scope, replay, send)
+        scope["route"] = self.routes[scope["path"]]
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", str(len(out)).encode()), (b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": out})
+
+
 # ----------------------------------------------------------------------------- the app
 def create_app(engine: Engine | None = None, settings: Settings | None = None) -> FastAPI:
     """Build the service. ``engine``: inject one (tests); None loads every level at start-up
@@ -543,10 +928,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
     metrics = ServiceMetrics()
     from bgrl.service.web import UPLOAD_MAX_BYTES, UPLOAD_PATH, router as web_router  # the web board at / and /v1/games (docs/web.md)
 
-    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes, per_path={UPLOAD_PATH: max(UPLOAD_MAX_BYTES, cfg.max_body_bytes)})
-
     app.include_router(web_router)
-    app.add_middleware(AccessLog, metrics=metrics)  # outermost: sees every answer, 413s included
     app.state.settings, app.state.metrics = cfg, metrics
 
     @app.exception_handler(RequestValidationError)
@@ -561,22 +943,24 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return _error(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
 
-    @app.exception_handler(ServiceError)
-    async def _bad(request: Request, exc: ServiceError):
-        return _error(400, exc.code, exc.message)
+    def engine_error(exc: Exception) -> JSONResponse:
+        """The JSON error answer of an exception from input parsing or the engine queue."""
+        if isinstance(exc, ServiceError):
+            return _error(400, exc.code, exc.message)
+        if isinstance(exc, Overloaded):
+            return _error(503, "overloaded", f"more than {cfg.max_inflight} requests in flight; retry later", headers={"Retry-After": str(cfg.retry_after_s)})
+        if isinstance(exc, WorkerLost):
+            return _error(503, "worker_lost", "the engine worker serving this request stopped; it has been replaced: retry",
+                          headers={"Retry-After": str(cfg.retry_after_s)})
+        if isinstance(exc, DeadlineExceeded):
+            return _error(504, "deadline_exceeded", f"the request took longer than {cfg.deadline_s} s")
+        return _error(500, "internal", f"internal error ({type(exc).__name__})")
 
-    @app.exception_handler(Overloaded)
-    async def _busy(request: Request, exc: Overloaded):
-        return _error(503, "overloaded", f"more than {cfg.max_inflight} requests in flight; retry later", headers={"Retry-After": str(cfg.retry_after_s)})
+    async def _engine_error(request: Request, exc: Exception):
+        return engine_error(exc)
 
-    @app.exception_handler(WorkerLost)
-    async def _lost(request: Request, exc: WorkerLost):
-        return _error(503, "worker_lost", "the engine worker serving this request stopped; it has been replaced: retry",
-                      headers={"Retry-After": str(cfg.retry_after_s)})
-
-    @app.exception_handler(DeadlineExceeded)
-    async def _late(request: Request, exc: DeadlineExceeded):
-        return _error(504, "deadline_exceeded", f"the request took longer than {cfg.deadline_s} s")
+    for _exc in (ServiceError, Overloaded, WorkerLost, DeadlineExceeded):
+        app.add_exception_handler(_exc, _engine_error)
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception):  # pragma: no cover - a bug; fuzz tests look for these
@@ -697,10 +1081,13 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         pos, _ = parse_position(board=pips_board(q))
         d = parse_dice_value((q.die1, q.die2))
         level_of(request, q.level)
-        items = await run(request, "move_list", pos, d, q.level, q.seed, dmp)
-        if score is not None and not dmp and items and items[0][0] is not None:
-            items = rank_by_match_equity(items, score)
-        return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=_steps(p) if p else [], probabilities=_wildbg_probs(pr)) for p, pr in items])
+        if score is not None and not dmp:  # a match score: the plays re-ranked by match winning chances
+            items = await run(request, "move_list", pos, d, q.level, q.seed, dmp)
+            if items and items[0][0] is not None:
+                items = rank_by_match_equity(items, score)
+            return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=_steps(p) if p else [], probabilities=_wildbg_probs(pr))
+                                               for p, pr in items])
+        return S.WildbgMoveResponse.model_validate_json(await run(request, "wildbg_json", pos, d, q.level, q.seed, dmp))
 
     @app.get("/eval", response_model=S.WildbgEvalResponse, tags=["wildbg"], dependencies=[_known_query_only(S.WildbgEvalQuery)])
     async def wildbg_eval(q: Annotated[S.WildbgEvalQuery, Query()], request: Request):
@@ -714,6 +1101,43 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         dbl = d.decision in ("double, take", "double, pass")
         return S.WildbgEvalResponse(cube=S.WildbgCube(double=dbl, accept=d.take), probabilities=_wildbg_probs(p))
 
+    # ---- the lean path of the hot routes (LeanRoutes): the same answers as move() and wildbg_move()
+    async def lean_move(scope, body: bytes):
+        t0 = time.perf_counter()
+        req = _lean_move_body(body)
+        if req is None:
+            return None
+        position, dice, level, seed = req
+        try:
+            pos, xd = parse_position(**position)
+            d = parse_dice_value(_dice(dice, xd))
+        except ServiceError:
+            return None  # the full path gives the same 400
+        scope.setdefault("state", {})["level"] = level
+        r = await app.state.limiter.run("move", pos, d, level, seed)
+        eng = app.state.engine
+        return _dumps({**served(eng, t0, r.level), "play": plain_notation(r.play), "moves": _steps_json(plain_steps(r.play)),
+                       "position_id": r.result_id, "level": r.level, "ply": r.ply, "seed": r.seed})
+
+    async def lean_wildbg_move(scope, body: bytes):
+        q = _lean_wildbg_query(scope.get("query_string", b""))
+        if q is None:
+            return None
+        board, dice, level, seed, dmp = q
+        try:
+            pos, _ = parse_position(board=board)
+            d = parse_dice_value(dice)
+        except ServiceError:
+            return None
+        scope.setdefault("state", {})["level"] = level
+        return await app.state.limiter.run("wildbg_json", pos, d, level, seed, dmp)
+
+    if cfg.lean_routes:
+        routes = {r.path: r for r in app.routes if getattr(r, "path", None) in ("/v1/move", "/move")}
+        app.add_middleware(LeanRoutes, handlers={("POST", "/v1/move"): lean_move, ("GET", "/move"): lean_wildbg_move},
+                           routes=routes, on_error=engine_error)
+    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes, per_path={UPLOAD_PATH: max(UPLOAD_MAX_BYTES, cfg.max_body_bytes)})
+    app.add_middleware(AccessLog, metrics=metrics)  # outermost: sees every answer, 413s included
     return app
 
 

@@ -35,7 +35,7 @@ from bgrl.agents.search import MAX_PLY, after_state_probs
 from bgrl.rules.board import Position, START_POSITION_ID, flip
 from bgrl.rules.dice import parse_dice, validate_dice
 from bgrl.rules.movegen import generate
-from bgrl.rules.notation import Play, plays_at
+from bgrl.rules.notation import Play, legal_plays_batch, plays_at
 from bgrl.rules.outcome import check_not_over
 
 __all__ = [
@@ -155,6 +155,41 @@ def plain_steps(play: Play | None) -> list[tuple[int, int]]:
         return []
     steps = [(int(s), max(int(d), 0)) for s, d, _hit in play.moves]
     return sorted(steps, key=lambda t: (-t[0], t[1]))
+
+
+_STEPS_MEMO: dict = {}
+
+try:  # the serve extra installs orjson
+    from orjson import dumps as _json_bytes
+except ImportError:  # pragma: no cover
+    import json as _json
+
+    def _json_bytes(obj) -> bytes:
+        return _json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _step_dicts(play: Play | None) -> list[dict]:
+    """:func:`plain_steps` as ``[{"from": f, "to": t}]``, remembered by the play's checker
+    moves (the same few thousand plays come up again and again; read-only)."""
+    if play is None:
+        return []
+    got = _STEPS_MEMO.get(play.moves)
+    if got is None:
+        if len(_STEPS_MEMO) > 100_000:
+            _STEPS_MEMO.clear()
+        got = _STEPS_MEMO[play.moves] = [{"from": a, "to": b} for a, b in plain_steps(play)]
+    return got
+
+
+def wildbg_move_json(items) -> bytes:
+    """The JSON body of wildbg's ``GET /move`` for :meth:`Engine.move_list`'s answer:
+    ``{"moves": [{"play": [{"from", "to"}...], "probabilities": {"win", "winG", "winBg",
+    "loseG", "loseBg"}}...]}``, probabilities rounded to 6 decimals."""
+    moves = []
+    for play, p in items:
+        w, wg, wb, lg, lb = (round(x, 6) for x in np.asarray(p, dtype=np.float64).tolist())
+        moves.append({"play": _step_dicts(play), "probabilities": {"win": w, "winG": wg, "winBg": wb, "loseG": lg, "loseBg": lb}})
+    return _json_bytes({"moves": moves})
 
 
 def plain_notation(play: Play | None) -> str:
@@ -394,7 +429,10 @@ class Engine:
             groups.setdefault((name, ply, dmp), []).append(i)
         for (name, ply, dmp), idx in groups.items():
             ranker = HintRanker.from_agent(self._agent(name, ply=ply))
-            for i, rows in zip(idx, ranker.rank_many([(items[i][0], items[i][1]) for i in idx], dmp=dmp)):
+            # every decision's legal plays from one generator call (legal_plays, batched)
+            plays = legal_plays_batch(generate(np.stack([items[i][0].board for i in idx]),
+                                               np.array([items[i][1] for i in idx], dtype=np.int8), paths=True))
+            for i, rows in zip(idx, ranker.rank_many([(items[i][0], items[i][1]) for i in idx], plays=plays, dmp=dmp)):
                 out[i] = rows
         return out
 
@@ -433,7 +471,8 @@ class Engine:
         ----------
         jobs : sequence of ``(method, args)``, method one of ``"move"``, ``"hint"``,
             ``"ranked"``, ``"move_list"``, ``"evaluate"`` and args the positional
-            arguments of that method.
+            arguments of that method; or ``"wildbg_json"``: :meth:`move_list`'s answer as
+            the JSON body of wildbg's ``GET /move`` (bytes, :func:`wildbg_move_json`).
 
         Returns
         -------
@@ -461,7 +500,7 @@ class Engine:
                         raise TypeError("ranked takes (pos, dice, level, top)")
                     ranks.append(self._prep_rank(pos, dice, level, ply, dmp))
                     plan[j] = (method, len(ranks) - 1, None, top)
-                elif method == "move_list":
+                elif method in ("move_list", "wildbg_json"):
                     pos, dice, level, seed, dmp = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, False))
                     ranks.append(self._prep_rank(pos, dice, level, None, dmp))
                     m = None
@@ -499,16 +538,18 @@ class Engine:
             elif method == "ranked":
                 rows = ranked[r]
                 out[j] = ((rows[:extra] if extra else rows), len(rows))
-            else:  # move_list
+            else:  # move_list, wildbg_json
                 rows = ranked[r]
                 if not rows:
                     pos = extra
                     out[j] = [(None, np.asarray(self.evaluator(pos.board[None]), dtype=np.float64)[0])]
-                    continue
-                if m is not None:
-                    chosen = moved[m].play
-                    rows = sorted(rows, key=lambda row: row.play.position_id != chosen.position_id)  # stable: the choice first
-                out[j] = [(row.play, row.probabilities.to_array()) for row in rows]
+                else:
+                    if m is not None:
+                        chosen = moved[m].play
+                        rows = sorted(rows, key=lambda row: row.play.position_id != chosen.position_id)  # stable: the choice first
+                    out[j] = [(row.play, row.probabilities.to_array()) for row in rows]
+                if method == "wildbg_json":  # the answer itself: small to send back, nothing left to build
+                    out[j] = wildbg_move_json(out[j])
         return out
 
     def _evaluate_items(self, items: list[tuple]) -> list[tuple[np.ndarray, int]]:

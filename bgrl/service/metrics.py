@@ -107,6 +107,12 @@ class ServiceMetrics:
         self.batch_seconds = Histogram("bgrl_batch_seconds", "Seconds a batch takes in its engine worker", buckets=_LATENCY_BUCKETS, registry=r)
         self.worker_restarts = Counter("bgrl_worker_restarts", "Engine pools replaced after a worker process died", registry=r)
         self.rejected = Counter("bgrl_rejected", "Engine calls refused, by reason", ["reason"], registry=r)
+        #: perf_counter time until which the server counts as shared: set 50 ms ahead whenever
+        #: a request comes from another connection than the one before (the service then
+        #: batches every call rather than run one in the server process)
+        self.shared_until = 0.0
+        self._last_client = None
+        self._children: dict = {}  # (endpoint, level, status) -> (request counter, latency histogram)
         #: HTTP requests being served now (the batcher waits only while some have not reached the engine yet)
         self.active = 0
 
@@ -143,6 +149,10 @@ class AccessLog:
         scope.setdefault("state", {})["request_id"] = rid
         status = [500]
         self.metrics.active += 1
+        client = scope.get("client")
+        if client != self.metrics._last_client:
+            self.metrics._last_client = client
+            self.metrics.shared_until = t0 + 0.05
 
         async def send_wrapped(msg):
             if msg["type"] == "http.response.start":
@@ -159,8 +169,15 @@ class AccessLog:
             route = scope.get("route")
             endpoint = getattr(route, "path", None) or "other"
             level = scope.get("state", {}).get("level") or "-"
-            self.metrics.requests.labels(endpoint, level, str(status[0])).inc()
-            self.metrics.latency.labels(endpoint).observe(dt)
+            m = self.metrics
+            key = (endpoint, level, status[0])
+            child = m._children.get(key)
+            if child is None:  # labelled children looked up once each (prometheus-client's labels() is slow)
+                if len(m._children) > 10_000:  # pragma: no cover - bounded by routes x levels x statuses
+                    m._children.clear()
+                child = m._children[key] = (m.requests.labels(endpoint, level, str(status[0])), m.latency.labels(endpoint))
+            child[0].inc()
+            child[1].observe(dt)
             if self.log.isEnabledFor(logging.INFO):
                 client = scope.get("client")
                 self.log.info(json.dumps({"ts": round(time.time(), 3), "request_id": rid, "method": scope.get("method"),
