@@ -43,7 +43,8 @@ for _id, (_entry, _vector_entry) in _ENVS.items():
 
 def pettingzoo_env(**kwargs):
     """The PettingZoo AEC environment (:class:`bgrl.env.pettingzoo.BackgammonAECEnv`, agents
-    ``"white"`` and ``"black"``); needs ``pip install "bgrl[pettingzoo]"`` (ImportError otherwise)."""
+    ``"white"`` and ``"black"``); needs the optional extra ``pettingzoo``
+    (:class:`bgrl._extras.MissingExtraError`, an ImportError, otherwise)."""
     from bgrl.env.pettingzoo import BackgammonAECEnv
 
     return BackgammonAECEnv(**kwargs)

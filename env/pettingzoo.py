@@ -11,7 +11,10 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+
+from bgrl._extras import require
+
+AECEnv = require("pettingzoo", "pettingzoo", "bgrl.env.pettingzoo").AECEnv
 
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
@@ -63,14 +66,23 @@ class BackgammonAECEnv(AECEnv):
 
     ## Info
 
-    Per agent: ``dice`` (the roll to play, for the agent on roll; None otherwise), ``after_states``
-    (int8 ``(k, 26)``, mover's view, for the agent on roll; empty otherwise), ``board`` (int8
-    ``(26,)`` from that agent's side); at the end ``winner`` and ``points``.
+    Per agent, with ``infos="full"`` (the default): ``dice`` (the roll to play, for the agent on
+    roll; None otherwise), ``after_states`` (int8 ``(k, 26)``, mover's view, for the agent on
+    roll; empty otherwise), ``board`` (int8 ``(26,)`` from that agent's side); at the end
+    ``winner`` and ``points``.
+
+    With ``infos="arrays"`` every info holds the same keys with the same shapes and dtypes on
+    every step, as libraries that store infos in fixed tensors need (TorchRL's
+    ``PettingZooWrapper`` builds its specs from the first ``reset``): ``dice`` int8 ``(2,)``
+    (high die first; zeros for the agent not on roll and at the end), ``board`` int8 ``(26,)``,
+    ``points`` int64 ``()`` (0 until the end, then this agent's reward: +-1/2/3).
 
     ## Arguments
 
     - ``render_mode``: None, ``"ansi"`` or ``"human"``.
     - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
+    - ``infos``: ``"full"`` (default) or ``"arrays"`` (fixed-shape numeric infos, above);
+      ValueError otherwise.
 
     ## Version History
 
@@ -79,9 +91,12 @@ class BackgammonAECEnv(AECEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "bgrl_backgammon_v0", "is_parallelizable": False}
 
-    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER):
+    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, infos: str = "full"):
         super().__init__()
         check_render_mode(render_mode, self.metadata["render_modes"])
+        if infos not in ("full", "arrays"):
+            raise ValueError(f"infos must be 'full' or 'arrays', got {infos!r}")
+        self.info_mode = infos
         self.render_mode = render_mode
         self.encoder = encoder
         self.possible_agents = [WHITE, BLACK]
@@ -140,6 +155,15 @@ class BackgammonAECEnv(AECEnv):
         return {"observation": encode(self._board_of(agent)[None], self.encoder)[0], "action_mask": mask}
 
     def _set_infos(self) -> None:
+        if self.info_mode == "arrays":
+            for a in self.agents:
+                mine = self._winner is None and a == self._on_roll
+                self.infos[a] = {
+                    "dice": np.array(self._dice if mine else (0, 0), dtype=np.int8),
+                    "board": self._board_of(a).copy(),
+                    "points": np.int64(0 if self._winner is None else (self._points if a == self._winner else -self._points)),
+                }
+            return
         for a in self.agents:
             mine = self._winner is None and a == self._on_roll
             info: dict[str, Any] = {

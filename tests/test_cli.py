@@ -110,7 +110,7 @@ def test_hint_corrupt_checkpoint(capsys, tmp_path):
 
 def test_play_session(capsys, monkeypatch, tiny_checkpoint):
     # a few commands then resign: exercises drawing, hints, illegal input and the result
-    script = "help\nboard\nhint\n24/1\nresign gammon\n"
+    script = "help\nboard\nhint\n24/1\nresign gammon\ny\n"
     code, out, _ = run(["play", "--opponent", str(tiny_checkpoint), "--seed", "5"], capsys, stdin=script, monkeypatch=monkeypatch)
     assert code == 0
     assert "13 14 15 16 17 18" in out and "Illegal play '24/1'" in out

@@ -8,7 +8,7 @@ from gymnasium.utils.env_checker import check_env
 import bgrl.env  # noqa: F401  (registers the envs)
 from bgrl.rules.board import START_BOARD, Position, board_from_position_id, flip
 from bgrl.evaluation.encoding import encode
-from bgrl.env.backgammon import MAX_PLAYS, MAX_PLAYS_DICE, MAX_PLAYS_POSITION_ID, BackgammonEnv
+from bgrl.env.backgammon import MAX_PLAYS, MAX_PLAYS_DICE, MAX_PLAYS_POSITION_ID, BackgammonEnv, BackgammonSelfPlayEnv
 from bgrl.rules.movegen import generate
 from bgrl.rules.notation import legal_plays
 
@@ -237,3 +237,14 @@ def test_make_vec(mode):
         assert ends >= 1
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize("make", [lambda: BackgammonEnv(opponent="random"), lambda: BackgammonSelfPlayEnv()])
+def test_stable_baselines3_env_checker_finds_nothing(make):
+    """Stable-Baselines3's own checker (spaces, dtypes, reset/step API, seeding) gives no warning."""
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker", reason="needs the examples extra")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb3_checker.check_env(make(), warn=True)

@@ -106,7 +106,7 @@ def test_missing_gnubg_raises_helpful_import_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "gnubg_nn", None)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[gnubg\]'"):
         gnubg_position_id(START_BOARD)
-    with pytest.raises(ImportError, match=r"install the extra"):
+    with pytest.raises(ImportError, match=r"needs the optional extra 'gnubg'"):
         gnubg_afterstates(START_BOARD, (3, 1))
 
 

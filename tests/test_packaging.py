@@ -94,3 +94,24 @@ def test_shipped_networks_resolve_by_name(tmp_path, monkeypatch):
     (tmp_path / "early").mkdir()
     assert resolve_checkpoint("early") == tmp_path / "early" or resolve_checkpoint("early") == Path("early")
     assert resolve_checkpoint("nosuch") == Path("nosuch")
+
+
+def test_quick_commands_do_not_import_torch():
+    """issue 17 item 8: `bgrl moves`, `bgrl --help` and `bgrl --version` start without
+    importing torch (or numba, or the service): checked in a fresh interpreter."""
+    code = (
+        "import sys\n"
+        "from bgrl.cli import main\n"
+        "argv = sys.argv[1:]\n"
+        "try:\n"
+        "    rc = main(argv)\n"
+        "except SystemExit as e:\n"
+        "    rc = e.code\n"
+        "bad = [m for m in ('torch', 'numba', 'fastapi', 'gymnasium', 'scipy') if m in sys.modules]\n"
+        "print('HEAVY', bad, file=sys.stderr)\n"
+        "sys.exit(3 if bad else (rc or 0))\n"
+    )
+    for argv in (["moves", "4HPwATDgc/ABMA", "31"], ["moves", "4HPwATDgc/ABMA", "31", "--json"], ["--help"],
+                 ["--version"], ["play", "--help"], ["hint", "--help"]):
+        r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd="/")
+        assert r.returncode == 0 and "HEAVY []" in r.stderr, (argv, r.stderr[-1500:])

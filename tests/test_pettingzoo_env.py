@@ -69,3 +69,58 @@ def test_same_dice_as_the_self_play_env():
         if sterm:
             assert env.terminations[agent] and env.rewards[agent] == r
             break
+
+
+def test_array_infos_keep_one_schema_and_pass_the_api_tests():
+    """infos="arrays": the same keys, shapes and dtypes on every step (TorchRL stores infos in
+    tensors whose specs come from the first reset), and PettingZoo's own tests still pass."""
+    from bgrl.env.pettingzoo import BackgammonAECEnv
+
+    api_test(BackgammonAECEnv(infos="arrays"), num_cycles=200)
+    seed_test(lambda: BackgammonAECEnv(infos="arrays"), num_cycles=200)
+    env = BackgammonAECEnv(infos="arrays")
+    env.reset(seed=5)
+    schema = {a: {k: (np.asarray(v).shape, np.asarray(v).dtype) for k, v in env.infos[a].items()} for a in env.agents}
+    assert schema["white"] == {"dice": ((2,), np.int8), "board": ((26,), np.int8), "points": ((), np.int64)}
+    full = BackgammonAECEnv()
+    full.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        assert {k: (np.asarray(v).shape, np.asarray(v).dtype) for k, v in info.items()} == schema[agent]
+        if term or trunc:
+            assert info["points"] == reward != 0 and not info["dice"].any()
+            env.step(None)
+            continue
+        assert tuple(info["dice"]) == full.infos[agent]["dice"]  # the same game as the full infos
+        np.testing.assert_array_equal(info["board"], full.infos[agent]["board"])
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(a)
+        full.step(a)
+
+
+def test_infos_argument_is_checked():
+    from bgrl.env.pettingzoo import BackgammonAECEnv
+
+    with pytest.raises(ValueError, match="infos must be 'full' or 'arrays'"):
+        BackgammonAECEnv(infos="dict")
+
+
+def test_torchrl_wrapper_specs():
+    """TorchRL's PettingZooWrapper builds specs from the array infos and its check_env_specs passes
+    (with infos="full" it cannot: None dice and variable-size after-states have no tensor spec)."""
+    pytest.importorskip("torchrl", reason="needs the examples extra")
+    import warnings
+
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+    from torchrl.envs.utils import check_env_specs
+
+    from bgrl.env.pettingzoo import BackgammonAECEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the PettingZoo version TorchRL was tested with
+        env = PettingZooWrapper(env=BackgammonAECEnv(infos="arrays"), use_mask=True, categorical_actions=True, seed=0)
+    check_env_specs(env)
+    td = env.reset()
+    assert bool(td["white", "mask"][0]) and not bool(td["black", "mask"][0])
+    assert int(td["white", "action_mask"].sum()) == int(env._env.observe("white")["action_mask"].sum()) > 0

@@ -146,3 +146,25 @@ def test_fit_device_path_on_cpu_matches_the_default(tmp_path):
     assert next(nets[1].parameters()).device.type == "cpu"  # back on the CPU after the fit
     with pytest.raises(ValueError, match="device must be cpu, cuda or auto"):
         resolve_device("tpu")
+
+
+@pytest.mark.parametrize("name,content,needle", [
+    ("r.toml", b"[[stage]]\nkind = \n", "expected a TOML or JSON table"),
+    ("r.json", b'{"stage": [', "expected a TOML or JSON table"),
+    ("r.cfg", b"not = [valid\n", "expected a TOML or JSON table"),
+    ("r.toml", b"\xb8\x00\xff\x10binary", "not a text file"),
+    ("r.json", b"[1, 2]", "expected a table, got list"),
+])
+def test_config_and_recipe_files_share_one_reader(tmp_path, capsys, name, content, needle):
+    """bgrl.training.config.read_config_table reads flat configs and recipes alike: one line each."""
+    from bgrl.training.config import read_config_table
+    from bgrl.training.pipeline import is_recipe
+
+    cfg = tmp_path / name
+    cfg.write_bytes(content)
+    with pytest.raises(ValueError, match=needle) as exc:
+        read_config_table(cfg)
+    assert "\n" not in str(exc.value) and str(cfg) in str(exc.value)
+    assert not is_recipe(cfg)
+    code, err = _err(["train", "--config", str(cfg), "--run-dir", str(tmp_path / "run")], capsys)
+    assert code == 2 and err.count("\n") == 1 and needle in err, err

@@ -95,10 +95,10 @@ def test_resign_decision_both_answers():
 def test_the_judge_not_the_hint_ranker_answers_resignations_and_draws():
     # the hint ranker (think: a beginner) sees the human ahead; the judge sees a likely gammon
     hints, judge = FixedRanker(win=0.7), FixedRanker(win=0.02, lg=0.96)
-    code, out, g = play("resign", "draw", "quit", ranker=hints, judge=judge, first_dice=(3, 1))
+    code, out, g = play("resign", "y", "draw", "yes", "quit", "y", ranker=hints, judge=judge, first_dice=(3, 1))
     assert "declines your resignation of a single game" in out and "declines the draw" in out
     assert g.game.over is None and judge.calls and not hints.calls
-    code, out, g = play("hint", "resign gammon", ranker=hints, judge=judge, first_dice=(3, 1))
+    code, out, g = play("hint", "resign gammon", "y", ranker=hints, judge=judge, first_dice=(3, 1))
     assert "accepts your resignation of a gammon" in out and g.game.over.points == 2
     assert hints.calls  # the hint came from the hint ranker
 
@@ -107,10 +107,40 @@ def test_hint_n_shows_n_plays():
     assert read_command("hint 2") == ("command", "hint", [2])
     code, out, _ = play("hint 2", "hint 0", "quit", start=Position.start(), first_dice=(3, 1))
     first, second = out.split("Hint from", 2)[1:3]
-    rows = lambda text: [ln for ln in text.splitlines() if ln[:5].strip().isdigit()]  # noqa: E731
+    rows = lambda text: [ln for ln in text.split("Why:")[0].splitlines() if ln[:5].strip().isdigit()]  # noqa: E731
     n_legal = len(legal_plays(Position.start(), (3, 1)))
     assert len(rows(first)) == 2 and f"… and {n_legal - 2} more" in first
     assert len(rows(second)) == n_legal
+
+
+def test_hint_gives_the_reasons_of_the_best_play():
+    """issue 17 item 5: the terminal game's hint ends with the explain sentences, best vs second."""
+    from bgrl.agents.explain import compare_facts, play_facts
+
+    code, out, _ = play("hint", "quit", "y", start=Position.start(), first_dice=(3, 1))
+    ranked = FixedRanker()(Position.start(), (3, 1))
+    a, b = ranked[0], ranked[1]
+    fa = play_facts(Position.start().board, a.play.after_state, a.probabilities)
+    fb = play_facts(Position.start().board, b.play.after_state, b.probabilities)
+    assert "Why:" in out and f"{a.play.compact} over {b.play.compact}:" in out
+    for sentence in compare_facts(a.play.compact, fa, b.play.compact, fb):
+        assert sentence in out
+
+
+def test_resign_draw_and_quit_ask_for_confirmation():
+    """issue 17 item 8: resign, draw and quit go ahead only on y or yes; anything else cancels
+    and the turn goes on (the judge is not asked)."""
+    judge = FixedRanker(win=0.1)  # the computer expects a lot: it would accept a backgammon resignation
+    code, out, g = play("resign backgammon", "n", "draw", "", "quit", "maybe", "resign backgammon", "YES",
+                        judge=judge, first_dice=(3, 1))
+    assert out.count("[y/N]") >= 4 and "Offer to resign a backgammon (3 points)? [y/N]" in out
+    assert "Offer a draw? [y/N]" in out and "Leave this game without finishing it? [y/N]" in out
+    assert out.count("Cancelled:") == 3 and len(judge.calls) == 1  # judged once: after the YES
+    assert g.game.over.how == "resign" and g.game.over.points == 3
+    code, out, g = play("quit", "yes", first_dice=(3, 1))
+    assert "Game abandoned." in out and g.game.over is None
+    code, out, g = play("quit", first_dice=(3, 1))  # end of input while asked: abandoned too
+    assert "End of input: game abandoned." in out
 
 
 def test_bgrl_play_judges_with_the_strongest_level(monkeypatch):
@@ -137,7 +167,8 @@ def test_bgrl_play_judges_with_the_strongest_level(monkeypatch):
     args = argparse.Namespace(**{**base, "hint_level": "casual"})
     with pytest.raises(Stop):
         play_mod.run_from_args(args, play_mod.play_ranker(args))
-    assert seen["judge"] is None  # --hint-level chooses the engine: it judges too
+    # --hint-level chooses the hints only: the strongest level still judges
+    assert seen["judge"].name == f"level {LEVEL_NAMES[-1]} (the strongest level, the judge)"
 
 
 def test_draw_decision_both_answers():
@@ -150,7 +181,7 @@ def test_draw_decision_both_answers():
 def test_resign_in_game_declined_then_accepted(tmp_path):
     # the human is far behind: best play keeps 10% wins and 60% gammons lost -> computer expects ~1.4
     ranker = FixedRanker(win=0.1, lg=0.6)
-    code, out, g = play("resign", "resign gammon", ranker=ranker, first_dice=(3, 1), save_dir=tmp_path)
+    code, out, g = play("resign", "y", "resign gammon", "Y", ranker=ranker, first_dice=(3, 1), save_dir=tmp_path)
     comp_eq = -Probabilities(0.1, 0, 0, 0.6, 0).equity()
     assert comp_eq > 1
     assert f"declines your resignation of a single game: it expects to win more (its equity {comp_eq:+.3f}" in out
@@ -161,10 +192,10 @@ def test_resign_in_game_declined_then_accepted(tmp_path):
 
 def test_draw_in_game_uses_dice_on_table():
     # the computer is ahead: declines; then a ranker where the human is ahead: accepts
-    code, out, g = play("draw", "quit", ranker=FixedRanker(win=0.4), first_dice=(6, 5))
+    code, out, g = play("draw", "y", "quit", "y", ranker=FixedRanker(win=0.4), first_dice=(6, 5))
     assert "declines the draw" in out and g.game.over is None
     ranker = FixedRanker(win=0.6)
-    code, out, g = play("draw", ranker=ranker, first_dice=(6, 5))
+    code, out, g = play("draw", "y", ranker=ranker, first_dice=(6, 5))
     assert "accepts the draw" in out and g.game.over.how == "draw"
     assert ranker.calls == [(6, 5)]
     assert "Game drawn by agreement." in out
@@ -280,7 +311,7 @@ def test_commands_and_plays_classified():
 
 
 def test_typo_in_game_not_read_as_play_and_play_echoed():
-    code, out, g = play("hnit", "quit please", "8/5 6/5", "quit", start=Position.start(), first_dice=(3, 1))
+    code, out, g = play("hnit", "quit please", "8/5 6/5", "quit", "y", start=Position.start(), first_dice=(3, 1))
     assert "Unknown command 'hnit'. Did you mean 'hint'? Type 'help'" in out
     assert "Unknown command 'quit please'. Did you mean 'quit'?" in out
     assert "You play 8/5 6/5" in out and "Game abandoned." in out
@@ -321,7 +352,7 @@ XG_EXAMPLE = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
 
 
 def test_position_practice_from_xgid_uses_its_dice_and_saves_record(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("8/5 6/5\nresign backgammon\n"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("8/5 6/5\nresign backgammon\ny\n"))
     code = main(["play", "--position", XG_EXAMPLE, "--opponent", "pubeval", "--seed", "4", "--save", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0 and "white to play 3-1>" in out and "You play 8/5 6/5" in out
@@ -613,7 +644,7 @@ def test_review_offered_at_game_end(tmp_path):
     b = board({1: 1, 2: 1}, {24: 2, 20: 13})
     code, out, g = play("2/off 1/off", "y", start=Position(b), first_dice=(2, 1), ranker=ranker, save_dir=tmp_path)
     assert code == 0 and "Review this game" in out
-    assert "supernatural" in out and "2/1 1/off" in out  # the one decision, the alternative and the rating
+    assert "supernatural" in out and "2/off " in out  # the one decision, the alternative (compact) and the rating
     code, out2, _ = play("2/off 1/off", "", start=Position(b), first_dice=(2, 1), ranker=ranker, save_dir=tmp_path)
     assert "Review this game" in out2 and "supernatural" not in out2
 
@@ -652,7 +683,7 @@ def test_review_offered_after_resignation_or_draw_before_any_human_play(end, ran
     """A game that ends by an accepted resignation (or a draw) is offered the review like one
     played to its end, even when the human ends it on their first turn (the computer has
     played); the review shows the result, not "unfinished"."""
-    code, out, g = play(end, "y", human="black", ranker=ranker, seed=3)
+    code, out, g = play(end, "y", "y", human="black", ranker=ranker, seed=3)
     assert code == 0 and g.game.over is not None and g.game.over.how == end
     assert "Review this game" in out
     review = out[out.index("Review this game"):]
@@ -663,7 +694,7 @@ def test_review_offered_after_resignation_or_draw_before_any_human_play(end, ran
 def test_resignation_after_plays_offers_review_with_result():
     """The human plays, then resigns: the review is offered and names the resignation."""
     p = legal_plays(Position.start(), (3, 1))[0].shown(True)
-    code, out, g = play(p, "resign", "y", ranker=FixedRanker(win=0.1), first_dice=(3, 1), seed=3)
+    code, out, g = play(p, "resign", "y", "y", ranker=FixedRanker(win=0.1), first_dice=(3, 1), seed=3)
     assert g.game.over.how == "resign" and "Review this game" in out
     review = out[out.index("Review this game"):]
     assert "White (human)" in review and "wins by resignation (1 point)" in review and "unfinished" not in review

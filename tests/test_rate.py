@@ -102,3 +102,23 @@ def test_play_chooser_agent_picks_the_returned_play():
 def test_rate_rejects_bad_caps(capsys):
     code, _, err = run(["rate", "random", "--max-games", "1"], capsys)
     assert code == 2 and "--max-games must be >= 2" in err
+
+
+@pytest.mark.parametrize("source,needle", [("import no_such_dependency_xyz\nagent = None\n", "ModuleNotFoundError"),
+                                           ("def agent(:\n", "SyntaxError"),
+                                           ("raise RuntimeError('boom')\n", "RuntimeError: boom")])
+def test_agent_module_that_fails_to_import_exits_2(tmp_path, capsys, source, needle):
+    f = tmp_path / "broken_agent.py"
+    f.write_text(source)
+    for cmd in (["rate", f"{f}:agent", "--max-games", "4"], ["match", f"{f}:agent", "random", "--games", "2"],
+                ["benchmark", f"{f}:agent"]):
+        code, out, err = run(cmd, capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.startswith(f"bgrl: error: cannot import agent '{f}:agent'") and needle in err
+
+
+@pytest.mark.parametrize("cmd", [["rate", f"{AGENTS}:cheater", "--max-games", "4"], ["benchmark", f"{AGENTS}:cheater"]])
+def test_illegal_play_in_rate_and_benchmark(capsys, cmd):
+    code, out, err = run(cmd, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "returned an illegal play" in err and "in position 4HPwATDgc/ABMA with dice 65" in err

@@ -273,7 +273,7 @@ def test_cli_match_save_games_then_review(tmp_path, capsys):
     code, out, _ = run(["review", str(f), "--json", "--top", "2", "--level", "default"], capsys)
     obj = json.loads(out)
     assert code == 0 and obj["format"] == "bgrl-review-1" and obj["level"] == "default"
-    assert set(obj) == {"format", "file", "level", "ranker", "games", "players"}
+    assert set(obj) == {"format", "file", "level", "ranker", "games", "players", "summary", "errors_only"}
     g = obj["games"][0]
     assert set(g) == {"game", "white", "black", "result", "notes", "turns", "players"}
     t = next(t for t in g["turns"] if t["decision"])
@@ -358,3 +358,92 @@ def test_cli_levels_match_then_review(tmp_path, capsys):
     assert (g["white"], g["black"]) == ("casual", "advanced")
     assert obj["players"]["black"]["error_rate"] == 0.0
     assert obj["players"]["white"]["total_loss"] > 0  # gnubg-style noise 0.08 errs
+
+
+# ------------------------------------------------------------------ issue 17 item 8: a whole match, errors only
+def _saved_game(path, choices, white="W", black="B"):
+    from bgrl.records.record import write_record
+
+    rec = _game(choices)
+    rec.white, rec.black = white, black
+    write_record(rec, path)
+    return rec
+
+
+def test_review_of_a_folder_and_several_files_sums_the_whole_match(tmp_path, capsys, monkeypatch):
+    from bgrl.cli import review as review_cli
+
+    d = tmp_path / "match"
+    d.mkdir()
+    _saved_game(d / "g1.jsonl", [0, 2, 1, 4, 0], white="ann", black="bob")  # ann 0 1 0, bob 2 4
+    _saved_game(d / "g2.jsonl", [3, 0, 0, 0, 0], white="bob", black="ann")  # bob 3 0 0, ann 0 0 (colours swapped)
+    (d / "notes.txt").write_text("not a game\n")
+    step = 0.05
+    monkeypatch.setattr(review_cli, "ranker_for_level", lambda level: (ScriptedRanker(step), "scripted"))
+    code, out, err = run(["review", str(d)], capsys)
+    assert code == 0, err
+    assert out.count("Review of ") == 2 and "notes.txt" not in out
+    summary = out[out.index("Summary over 2 games in 2 files"):]
+    rows = {ln.split()[0]: ln.split() for ln in summary.splitlines()[2:]}
+    # ann: decisions with losses 0, 1, 0 (g1) and 0, 0 (g2) x step; bob: 2, 4 (g1) and 3, 0, 0 (g2)
+    assert int(rows["ann"][1]) == 5 and int(rows["bob"][1]) == 5  # every opening-phase roll here is a choice
+    ann_loss, bob_loss = step * (0 + 1 + 0 + 0 + 0), step * (2 + 4 + 3 + 0 + 0)
+    assert float(rows["ann"][2]) == pytest.approx(ann_loss) and float(rows["bob"][2]) == pytest.approx(bob_loss)
+    ann_rate = 1000 * ann_loss / int(rows["ann"][1])
+    assert float(rows["ann"][3]) == pytest.approx(ann_rate, abs=0.05) and rating_for(ann_rate) in summary
+    code, out2, _ = run(["review", str(d / "g1.jsonl"), str(d / "g2.jsonl"), "--json"], capsys)
+    obj = json.loads(out2)
+    assert obj["files"] == [str(d / "g1.jsonl"), str(d / "g2.jsonl")] and [g["file"] for g in obj["games"]] == obj["files"]
+    assert set(obj["summary"]) == {"ann", "bob"} and obj["summary"]["ann"]["player"] == "white+black"
+    assert obj["summary"]["bob"]["total_loss"] == pytest.approx(bob_loss)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run(["review", str(empty)], capsys)
+    assert code == 2 and "no game file in this folder" in err
+
+
+def test_review_errors_only_keeps_the_marked_plays(tmp_path, capsys, monkeypatch):
+    from bgrl.cli import review as review_cli
+
+    _saved_game(tmp_path / "g.jsonl", [0, 2, 1, 4, 0])
+    monkeypatch.setattr(review_cli, "ranker_for_level", lambda level: (ScriptedRanker(0.03), "scripted"))
+    rv = review_record(_game([0, 2, 1, 4, 0]), ScriptedRanker(0.03))
+    marked = [t.turn for t in rv.turns if t.mark]
+    assert marked and len(marked) < len(rv.turns)  # losses 0.06 and 0.12 are marked; 0.03 and 0 are not
+    code, out, _ = run(["review", str(tmp_path / "g.jsonl"), "--errors-only"], capsys)
+    import re
+
+    listed = [int(m.group(1)) for m in re.finditer(r"^ *(\d+)\. (?:White|Black)", out, re.M)]
+    assert listed == marked
+    assert "decisions" in out  # the summary still counts every turn
+    code, out, _ = run(["review", str(tmp_path / "g.jsonl"), "--errors-only", "--json"], capsys)
+    obj = json.loads(out)
+    assert [t["turn"] for t in obj["games"][0]["turns"]] == marked and obj["errors_only"] is True
+    assert obj["players"]["white"]["decisions"] == sum(1 for t in rv.turns if t.player == "white" and t.decision)
+
+
+def test_review_text_is_compact_and_in_the_viewers_numbering():
+    rec = _game([0, 2, 1, 4, 0])
+    rv = review_record(rec, ScriptedRanker(0.01))
+    text = format_review(rv)
+    black = rv.turns[1]
+    assert black.played.compact in text  # each play in its mover's numbering, compact
+    seen = format_review(rv, viewer="white")
+    assert "Every play is written in White's numbering" in seen
+    assert f"{black.dice[0]}-{black.dice[1]}  {black.played.shown(True, other_side=True)}  loss" in seen
+    white = rv.turns[0]
+    assert f"{white.dice[0]}-{white.dice[1]}  {white.played.compact}  loss" in seen
+
+
+def test_review_of_a_played_game_shows_the_computers_plays_in_the_players_numbering(tmp_path, capsys, monkeypatch):
+    from bgrl.cli import review as review_cli
+
+    rec = _saved_game(tmp_path / "g.jsonl", [0, 2, 1, 4, 0], white="beginner", black="human")
+    monkeypatch.setattr(review_cli, "ranker_for_level", lambda level: (ScriptedRanker(0.01), "scripted"))
+    rv = review_record(rec, ScriptedRanker(0.01))
+    white_turn = rv.turns[0]  # the computer's play, in Black's (the human's) numbering
+    code, out, _ = run(["review", str(tmp_path / "g.jsonl")], capsys)
+    assert "Every play is written in Black's numbering" in out
+    assert f"{white_turn.played.shown(True, other_side=True)}  loss" in out
+    code, out, _ = run(["review", str(tmp_path / "g.jsonl"), "--numbering", "mover"], capsys)
+    assert "Every play is written" not in out and f"{white_turn.played.compact}  loss" in out

@@ -166,5 +166,5 @@ def test_cli_rounds_flag_errors(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(ray_backend, "ray_available", lambda: False)
     assert main(["train", "--backend", "ray", "--run-dir", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
-    assert "pip install 'bgrl[ray]'" in err and "Traceback" not in err
+    assert "pip install -e '.[ray]'" in err and "Traceback" not in err
     assert not (tmp_path / "x").exists()

@@ -208,3 +208,34 @@ def test_no_engine_worker_outlives_the_server():
     time.sleep(0.5)
     assert not any(p.is_alive() for p in procs)
 
+
+def test_ctrl_c_stops_cleanly_without_worker_tracebacks():
+    """issue 17 item 8: Ctrl-C in a terminal sends SIGINT to the whole process group, the
+    engine worker processes too; the server stops with one line and no traceback."""
+    import os
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "bgrl.cli", "serve", "--port", str(port), "--pool-workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert proc.poll() is None, proc.stderr.read()[-2000:]
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "bgrl serve did not become healthy within 90 s"
+            time.sleep(0.2)
+        assert httpx.get(f"http://127.0.0.1:{port}{OPENING_31}", timeout=60).status_code == 200  # the workers are busy once
+        os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C: the server's whole process group
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode in (0, -signal.SIGINT, 130)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines[-1] == "bgrl serve: stopped" and err.count("bgrl serve: stopped") == 1, err[-2000:]

@@ -569,7 +569,7 @@ def test_serve_without_the_extra_says_how_to_install(monkeypatch, capsys):
 
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn -> ImportError
     assert main(["serve"]) == 2
-    assert "pip install 'bgrl[serve]'" in capsys.readouterr().err
+    assert "needs the optional extra 'serve'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("body", [

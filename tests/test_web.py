@@ -185,3 +185,110 @@ def test_forced_plays_and_passes_are_played_with_a_note():
 def test_play_steps_in_either_numbering():
     assert play_steps(((13, 10, False), (25, 22, True))) == [[13, 10, 0], [25, 22, 1]]
     assert play_steps(((6, -1, False), (25, 20, False)), other_side=True) == [[19, 0, 0], [25, 5, 0]]
+
+
+# ------------------------------------------------------------------ issue 17: position entry, upload review, the judge
+XG_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"  # the start position, 3-1 to play
+
+
+@pytest.mark.parametrize("colour", ["white", "black"])
+def test_session_from_a_pasted_position(client, colour):
+    from bgrl.rules.xgid import read_position, to_xgid
+
+    pos, dice = read_position(XG_31)
+    st = client.post("/v1/games", json={"colour": colour, "position": XG_31, "seed": 1}).json()
+    assert st["set_up"] and st["turns"] == 0 and st["dice"] == [3, 1]  # the player on roll with the XGID's dice
+    assert st["position_id"] == pos.position_id and st["board"]["points"] == [int(x) for x in pos.board]
+    assert {p["position_id"] for p in st["plays"]} == {p.position_id for p in legal_plays(pos, dice)}
+    back, back_dice = read_position(st["xgid"])  # the position copied as an XGID reads back the same
+    assert back.position_id == pos.position_id and back_dice == (3, 1) and st["xgid"] == to_xgid(pos, (3, 1))
+    # a Position ID with dice given apart; a bear-off position of the player's
+    b = np.zeros(26, dtype=np.int8)
+    b[1], b[2], b[24] = 2, 1, -15
+    pid = Position(b).position_id
+    st = client.post("/v1/games", json={"colour": colour, "position": pid, "dice": [2, 1], "seed": 1}).json()
+    assert st["position_id"] == pid and st["dice"] == [2, 1] and len(st["plays"]) > 1
+    st = client.post(f"/v1/games/{st['id']}/play", json={"position_id": st["plays"][0]["position_id"]}).json()
+    rec = client.get(f"/v1/games/{st['id']}/record").text.splitlines()
+    assert json.loads(rec[0])["start_position_id"] == pid and json.loads(rec[0])["start_on_roll"] == colour
+    r = client.get(f"/v1/games/{st['id']}/record?format=mat")  # .mat has no start position
+    assert r.status_code == 400 and r.json()["code"] == "no_mat"
+
+
+@pytest.mark.parametrize("body, code", [
+    ({"position": "not a position"}, "bad_position"),
+    ({"position": "XGID=-b----E-C---eE---c-e----B-:0:0:1:77:0:0:0:0:10"}, "bad_position"),
+    ({"dice": [3, 1]}, "bad_request"),
+    ({"position": XG_31, "opening_roll": True}, "bad_request"),
+    ({"position": "4HPwATDgc/ABMA", "dice": [7, 1]}, "bad_dice"),
+])
+def test_bad_set_up_is_one_clear_error(client, body, code):
+    r = client.post("/v1/games", json=body)
+    assert r.status_code == 400 and r.json()["code"] == code, r.json()
+    assert "\n" not in r.json()["message"]
+
+
+def test_upload_review_of_a_mat_file_and_a_record(client):
+    from pathlib import Path
+
+    from bgrl.records.matfile import read_mat
+
+    data = Path(__file__).parent / "data"
+    text = (data / "gnubg_money_nocube.mat").read_text()
+    text += "\n" * (20_000 - len(text))  # over the service's 16 KB body limit: this route allows more
+    r = client.post("/v1/review/upload", json={"text": text, "name": "gnubg_money_nocube.mat"})
+    assert r.status_code == 200, r.text
+    rv = r.json()
+    games = read_mat(data / "gnubg_money_nocube.mat")
+    assert rv["judge"] == JUDGE_LEVEL and rv["kind"] == "mat" and len(rv["games"]) == len(games)
+    for g, mg in zip(rv["games"], games):
+        assert len(g["turns"]) == len(mg.record.turns)  # one chart point per turn
+        assert {t["mine"] for t in g["turns"]} == {True, False} and all(t["mine"] == (t["colour"] == "white") for t in g["turns"])
+        for t in g["turns"]:
+            assert bool(t["why"]) == bool(t["equity_loss"] and t["play"] != t["best"]) or t["equity_loss"] == 0
+    names = {mg.record.white for mg in games} | {mg.record.black for mg in games}
+    assert set(rv["summary"]) == names
+    total = sum(p["decisions"] for g in rv["games"] for p in g["players"].values())
+    assert sum(s["decisions"] for s in rv["summary"].values()) == total
+    # a session's bgrl record reads back the same way, as Black sees it
+    st = _play_out(client, client.post("/v1/games", json={"seed": 21}).json())
+    rec = client.get(f"/v1/games/{st['id']}/record").text
+    up = client.post("/v1/review/upload", json={"text": rec, "name": "g.jsonl", "viewer": "black"}).json()
+    assert up["kind"] == "bgrl-game-1" and len(up["games"][0]["turns"]) == st["turns"]
+    assert all(t["mine"] == (t["colour"] == "black") for t in up["games"][0]["turns"])
+    bad = client.post("/v1/review/upload", json={"text": "hello\n", "name": "x.txt"})
+    assert bad.status_code == 400 and bad.json()["code"] == "bad_file" and "not a game file" in bad.json()["message"]
+
+
+def test_review_of_a_marked_play_says_why_the_best_is_better(client):
+
+    st = _play_out(client, client.post("/v1/games", json={"seed": 13}).json(), pick=-1)  # the last legal play each turn
+    rv = client.post(f"/v1/games/{st['id']}/review", json={}).json()
+    worse = [t for t in rv["turns"] if t["player"] == "you" and t["equity_loss"]]
+    assert worse
+    t = worse[0]
+    assert t["why"] and all(isinstance(x, str) for x in t["why"])
+    assert t["best"] in t["why"][0] or any(t["best"] in x for x in t["why"])
+
+
+def test_a_weak_hint_level_never_judges(client):
+    st = client.post("/v1/games", json={"seed": 5, "hint_level": "beginner"}).json()
+    assert st["hint_level"] == "beginner"
+    r = client.post(f"/v1/games/{st['id']}/draw").json()
+    assert r["judge"] == JUDGE_LEVEL
+    rv = client.post(f"/v1/games/{st['id']}/resign", json={"value": "backgammon"}).json()
+    assert rv["judge"] == JUDGE_LEVEL
+
+
+def test_session_from_an_edited_board(client):
+    b = [0] * 26
+    b[6], b[8], b[25], b[0] = 5, 3, 1, -2  # the player: 6 and 8 points, one on the bar; the computer: two on its bar
+    b[19], b[24] = -4, -2
+    st = client.post("/v1/games", json={"board": b, "dice": [6, 5], "seed": 2}).json()
+    assert st["set_up"] and st["board"]["points"] == b and st["dice"] == [6, 5]
+    assert st["board"]["off"] == {"you": 15 - 9, "computer": 15 - 8}
+    assert {p["position_id"] for p in st["plays"]} == {p.position_id for p in legal_plays(Position(np.array(b, dtype=np.int8)), (6, 5))}
+    for bad in ([0] * 25, b[:25] + [16]):
+        assert client.post("/v1/games", json={"board": bad}).status_code in (400, 422)
+    both = client.post("/v1/games", json={"board": b, "position": "4HPwATDgc/ABMA"}).json()
+    assert both["code"] == "bad_request"

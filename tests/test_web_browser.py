@@ -112,16 +112,36 @@ def _state(drv):
     return drv.execute_script("return window.bgrl && window.bgrl.state();")
 
 
-def _new_game(drv, url, level="beginner", colour="white"):
+def _settled(drv):
+    """The page's state once the computer's play is no longer being stepped on the board."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
+
+    body = drv.find_element(By.TAG_NAME, "body")
+    if body.get_attribute("data-animating"):
+        return None
+    return body.get_attribute("data-state")
+
+
+def _open(drv, url, step_ms=0):
+    """Load the page; ``step_ms``: the pause between the computer's checker steps (0: the
+    steps are still drawn one by one, without waiting)."""
+    from selenium.webdriver.common.by import By
 
     drv.get(url + "/")
     _wait(drv, lambda: len(drv.find_elements(By.CSS_SELECTOR, "#level option")) > 0, what="the levels")
+    if step_ms is not None:
+        drv.execute_script(f"window.bgrlStepMs = {int(step_ms)};")
+
+
+def _new_game(drv, url, level="beginner", colour="white", step_ms=0):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    _open(drv, url, step_ms)
     Select(drv.find_element(By.ID, "level")).select_by_value(level)
     Select(drv.find_element(By.ID, "colour")).select_by_value(colour)
     drv.find_element(By.ID, "new-game").click()
-    _wait(drv, lambda: drv.find_element(By.TAG_NAME, "body").get_attribute("data-state") in ("your-turn", "over"), what="the first turn")
+    _wait(drv, lambda: _settled(drv) in ("your-turn", "over"), what="the first turn")
 
 
 def _click_point(drv, p):
@@ -162,9 +182,7 @@ def test_whole_game_by_clicking_and_review(browser, server, shots):
     t_end = time.monotonic() + 150
     while True:
         assert time.monotonic() < t_end, "the game took too long"
-        body = drv.find_element(By.TAG_NAME, "body")
-        state = _wait(drv, lambda: body.get_attribute("data-state") if body.get_attribute("data-state") in ("your-turn", "over") else None,
-                      what="the player's turn")
+        state = _wait(drv, lambda: _settled(drv) if _settled(drv) in ("your-turn", "over") else None, what="the player's turn")
         if state == "over":
             break
         st = _state(drv)
@@ -263,3 +281,176 @@ def test_black_lets_the_computer_open_and_resign_needs_confirmation(browser, ser
     drv.find_element(By.ID, "ask-yes").click()
     _wait(drv, lambda: _state(drv)["over"] is not None, what="the resignation")
     assert "accepts your resignation of a backgammon" in drv.find_element(By.ID, "message").text
+
+
+# ------------------------------------------------------------------ issue 17: position entry, upload review, steps, drag
+SET_UP_XGID = "XGID=-a----E-C---dE-a-cAeA-a---:0:0:1:42:0:0:0:0:10"  # after 3-1, 6-4, 5-5 (last plays); 4-2 to play
+DATA = Path(__file__).parent / "data"
+
+
+def test_position_entry_analyse_play_and_copy(browser, server, shots):
+    from selenium.webdriver.common.by import By
+
+    from bgrl.rules.notation import legal_plays
+    from bgrl.rules.xgid import read_position
+
+    drv = browser
+    drv.set_window_size(*DESKTOP)
+    _open(drv, server)
+    pos, dice = read_position(SET_UP_XGID)
+    box = drv.find_element(By.ID, "pos-input")
+    box.clear()
+    box.send_keys(SET_UP_XGID)
+    drv.find_element(By.ID, "pos-analyse").click()
+    _wait(drv, lambda: drv.find_elements(By.CSS_SELECTOR, "#hint-table tbody tr"), timeout=60, what="the analysis")
+    st = _state(drv)
+    assert st["set_up"] and st["position_id"] == pos.position_id and tuple(st["dice"]) == dice
+    assert {p["position_id"] for p in st["plays"]} == {p.position_id for p in legal_plays(pos, dice)}
+    # the board shows the pasted position: the player's checkers per point
+    hint = drv.execute_script("return window.bgrl.lastHint();")
+    arrows = sorted((int(a.get_attribute("data-from")), int(a.get_attribute("data-to")))
+                    for a in drv.find_elements(By.CSS_SELECTOR, "#arrows line.arrow"))
+    assert arrows == sorted((f, t) for f, t, _ in hint["plays"][0]["steps"])
+    # both forms shown and copyable; the XGID reads back the same position and dice
+    assert drv.find_element(By.ID, "pid").get_attribute("value") == pos.position_id
+    xg = drv.find_element(By.ID, "xgid").get_attribute("value")
+    back, back_dice = read_position(xg)
+    assert back.position_id == pos.position_id and back_dice == dice
+    drv.find_element(By.ID, "copy-xgid").click()
+    _wait(drv, lambda: "XGID copied" in drv.find_element(By.ID, "message").text, what="the copy")
+    drv.find_element(By.ID, "setup-position").screenshot(str(shots / "position-entry.png"))
+    drv.save_screenshot(str(shots / "position-desktop.png"))
+    drv.set_window_size(*PHONE)
+    drv.save_screenshot(str(shots / "position-375.png"))
+    width = drv.execute_script("return document.documentElement.scrollWidth;")
+    assert width <= PHONE[0] + 1, f"the page is {width} px wide at a {PHONE[0]} px window"
+    drv.set_window_size(*DESKTOP)
+    # a Position ID with dice typed apart, played from
+    box = drv.find_element(By.ID, "pos-input")
+    box.clear()
+    box.send_keys(pos.position_id)
+    dbox = drv.find_element(By.ID, "pos-dice")
+    dbox.clear()
+    dbox.send_keys("61")
+    drv.find_element(By.ID, "pos-play").click()
+    _wait(drv, lambda: (_state(drv) or {}).get("dice") == [6, 1] and _settled(drv) == "your-turn", what="the set-up game")
+    assert _state(drv)["position_id"] == pos.position_id
+    # a bad paste: one clear message, no game change
+    box.clear()
+    box.send_keys("not a position")
+    dbox.clear()
+    drv.find_element(By.ID, "pos-play").click()
+    _wait(drv, lambda: "expected a Position ID or an XGID" in drv.find_element(By.ID, "message").text, what="the error")
+
+
+def test_review_of_an_uploaded_mat_file(browser, server, shots):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from bgrl.records.matfile import read_mat
+
+    drv = browser
+    drv.set_window_size(*DESKTOP)
+    _open(drv, server)
+    path = DATA / "gnubg_money_nocube.mat"
+    games = read_mat(path)
+    drv.find_element(By.ID, "upload-file").send_keys(str(path))
+    _wait(drv, lambda: drv.find_elements(By.CSS_SELECTOR, "#chart circle.pt"), timeout=120, what="the upload review")
+    up = drv.execute_script("return window.bgrl.lastUpload();")
+    assert up["judge"] == "world-class" and len(up["games"]) == len(games)
+    assert len(drv.find_elements(By.CSS_SELECTOR, "#chart circle.pt")) == len(games[0].record.turns)
+    summary = drv.find_elements(By.CSS_SELECTOR, "#upload-summary tbody tr")
+    assert {r.find_elements(By.TAG_NAME, "td")[0].text for r in summary} == set(up["summary"])
+    Select(drv.find_element(By.ID, "upload-game")).select_by_value("1")
+    _wait(drv, lambda: len(drv.find_elements(By.CSS_SELECTOR, "#chart circle.pt")) == len(games[1].record.turns), what="game 2")
+    # a marked play: the position with both plays as arrows, and why the best is better
+    g = up["games"][1]
+    marked = next((t for t in g["turns"] if t["mark"] and t["why"]), None)
+    assert marked is not None
+    drv.execute_script("arguments[0].scrollIntoView({block: 'center'});",
+                       drv.find_element(By.CSS_SELECTOR, f'#chart circle[data-turn="{marked["turn"]}"]'))
+    drv.execute_script(f"document.querySelector('#chart circle[data-turn=\"{marked['turn']}\"]').dispatchEvent(new MouseEvent('click', {{bubbles: true}}));")
+    why = [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#turn-why li")]
+    assert why == marked["why"]
+    classes = {a.get_attribute("class") for a in drv.find_elements(By.CSS_SELECTOR, "#arrows line.arrow")}
+    assert "arrow played" in classes and "arrow hint" in classes
+    drv.find_element(By.ID, "review-panel").screenshot(str(shots / "upload-review.png"))
+    drv.save_screenshot(str(shots / "upload-desktop.png"))
+    drv.set_window_size(*PHONE)
+    drv.save_screenshot(str(shots / "upload-375.png"))
+    drv.set_window_size(*DESKTOP)
+
+
+def test_computer_play_is_stepped_and_a_checker_can_be_dragged(browser, server):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    drv = browser
+    drv.set_window_size(*DESKTOP)
+    _open(drv, server, step_ms=300)
+    from selenium.webdriver.support.ui import Select
+
+    Select(drv.find_element(By.ID, "colour")).select_by_value("black")
+    drv.find_element(By.ID, "new-game").click()
+    _wait(drv, lambda: drv.find_element(By.TAG_NAME, "body").get_attribute("data-animating"), what="the steps to start")
+    _wait(drv, lambda: _settled(drv) == "your-turn", what="the steps to end")
+    st = _state(drv)
+    anim = drv.execute_script("return window.bgrl.lastAnimation();")
+    ev = st["last_computer"]
+    assert anim["steps"] == ev["steps"] and len(anim["frames"]) == len(ev["steps"]) + 1
+    assert anim["frames"][0] == ev["before"]
+    # each frame moves one of the computer's checkers (negative in the player's view) by one step
+    for k, (f, t, _h) in enumerate(ev["steps"]):
+        a, b = anim["frames"][k], anim["frames"][k + 1]
+        assert (f == 25 and b[0] == a[0] + 1) or (f != 25 and b[f] == a[f] + 1)
+        assert t == 0 or b[t] < 0
+    last = anim["frames"][-1]
+    assert [x if x < 0 else 0 for x in last[1:25]] == [x if x < 0 else 0 for x in st["board"]["points"][1:25]]
+    # drag the first step of a legal play from its point to its landing point
+    src, dst, _ = st["plays"][0]["orders"][0][0]
+    # the board is redrawn once the drag starts: move by offsets from the (kept) svg element
+    centre = "const r = document.querySelector(arguments[0]).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2];"
+    sx, sy = drv.execute_script(centre, f'#board [data-hit="{src}"]')
+    tx, ty = drv.execute_script(centre, f'#board [data-hit="{dst}"]')
+    bx, by = drv.execute_script(centre, "#board")
+    svg = drv.find_element(By.ID, "board")
+    (ActionChains(drv).move_to_element_with_offset(svg, int(sx - bx), int(sy - by)).click_and_hold()
+     .move_by_offset(0, 12).move_to_element_with_offset(svg, int(tx - bx), int(ty - by)).release().perform())
+    assert drv.execute_script("return window.bgrl.made();") == [[src, dst]]
+
+
+def test_board_editor_sets_up_a_position(browser, server, shots):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    drv = browser
+    drv.set_window_size(*DESKTOP)
+    _open(drv, server)
+    drv.find_element(By.ID, "edit-board").click()
+    start = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]
+    assert drv.execute_script("return window.bgrl.editing();") == start
+    tool = Select(drv.find_element(By.ID, "edit-tool"))
+    tool.select_by_value("remove")
+    _click_point(drv, 24)
+    _click_point(drv, 24)
+    _click_point(drv, 12)  # one of the computer's checkers
+    tool.select_by_value("you")
+    _click_point(drv, 5)
+    _click_point(drv, 12)  # refused: the computer's checkers are there
+    assert "holds the computer's checkers" in drv.find_element(By.ID, "message").text
+    tool.select_by_value("computer")
+    _click_point(drv, 25)  # the computer's bar
+    want = start.copy()
+    want[24], want[12], want[5], want[0] = 0, -4, 1, -1
+    assert drv.execute_script("return window.bgrl.editing();") == want
+    assert drv.find_element(By.ID, "pip-you").text == str(sum(p * want[p] for p in range(1, 25) if want[p] > 0))
+    drv.find_element(By.ID, "setup-position").screenshot(str(shots / "board-editor-bar.png"))
+    drv.save_screenshot(str(shots / "board-editor.png"))
+    dbox = drv.find_element(By.ID, "pos-dice")
+    dbox.clear()
+    dbox.send_keys("31")
+    drv.find_element(By.ID, "pos-play").click()
+    _wait(drv, lambda: _settled(drv) == "your-turn", what="the game from the edited board")
+    st = _state(drv)
+    assert st["set_up"] and st["board"]["points"] == want and st["dice"] == [3, 1]
+    assert st["board"]["off"] == {"you": 1, "computer": 0} and drv.execute_script("return window.bgrl.editing();") is None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bgrl.evaluation.encoding import ENCODER, num_features
 
-__all__ = ["TrainConfig", "RESUME_OVERRIDES", "FLAG_NAMES", "load_config_file", "config_from_dict"]
+__all__ = ["TrainConfig", "RESUME_OVERRIDES", "FLAG_NAMES", "load_config_file", "read_config_table", "config_from_dict"]
 
 FLAG_NAMES = {
     "games": "--games", "hidden": "--hidden", "encoder": "encoder", "alpha": "--alpha", "alpha_final": "--alpha-final",
@@ -105,12 +105,12 @@ RESUME_OVERRIDES = ("games", "alpha", "alpha_final", "lam", "parallel", "eval_ev
 _KEY_ALIASES = {"lambda": "lam", "run-dir": "run_dir"}
 
 
-def load_config_file(path) -> dict:
-    """Read a training config file: TOML (``.toml``, via tomllib) or JSON (``.json``).
+def read_config_table(path) -> dict:
+    """The table in a ``--config`` file, TOML or JSON: the one reader of config files and recipes.
 
-    Keys are TrainConfig field names or the flag spellings (``alpha-final``, ``lambda``,
-    ``eval-every``, ...), plus ``run_dir``. Returns a dict keyed by field name.
-    Raises ValueError naming the file for an unreadable file or an unknown key.
+    ``.json`` is read as JSON, ``.toml`` as TOML (tomllib), any other name as JSON, else TOML.
+    Returns the top-level table (a dict). Raises ValueError, one line naming the file, when it
+    cannot be read, is not UTF-8 text, does not parse, or is not a table.
     """
     import tomllib
 
@@ -120,7 +120,7 @@ def load_config_file(path) -> dict:
     except OSError as exc:
         raise ValueError(f"--config {p}: cannot read it ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
-        raise ValueError(f"--config {p}: not a text file; expected a TOML or JSON table of settings (UTF-8)") from None
+        raise ValueError(f"--config {p}: not a text file; expected a TOML or JSON table of settings or recipe (UTF-8)") from None
     try:
         if p.suffix.lower() == ".json":
             data = json.loads(text)
@@ -132,9 +132,22 @@ def load_config_file(path) -> dict:
             except ValueError:
                 data = tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"--config {p}: expected a TOML or JSON table of settings ({exc})") from None
+        raise ValueError(f"--config {p}: expected a TOML or JSON table ({' '.join(str(exc).split())})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"--config {p}: expected a table of settings, got {type(data).__name__}")
+        raise ValueError(f"--config {p}: expected a table, got {type(data).__name__}")
+    return data
+
+
+def load_config_file(path) -> dict:
+    """Read a training config file: TOML (``.toml``, via tomllib) or JSON (``.json``).
+
+    Keys are TrainConfig field names or the flag spellings (``alpha-final``, ``lambda``,
+    ``eval-every``, ...), plus ``run_dir``. Returns a dict keyed by field name.
+    Raises ValueError naming the file for an unreadable file (:func:`read_config_table`) or an
+    unknown key.
+    """
+    p = Path(path)
+    data = read_config_table(p)
     names = {f.name for f in fields(TrainConfig)} | {"run_dir"}
     out = {}
     for key, value in data.items():

@@ -143,21 +143,9 @@ def recipe_path(spec) -> Path:
 
 
 def _read_table(p: Path) -> dict:
-    import tomllib
+    from bgrl.training.config import read_config_table
 
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"--config {p}: cannot read it ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"--config {p}: not a text file; expected a TOML or JSON recipe (UTF-8)") from None
-    try:
-        data = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"--config {p}: expected a TOML or JSON table ({' '.join(str(exc).split())})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"--config {p}: expected a table, got {type(data).__name__}")
-    return data
+    return read_config_table(p)
 
 
 def is_recipe(spec) -> bool:

@@ -26,7 +26,9 @@ import time
 
 __all__ = ["RayRunner", "ray_available", "RAY_MISSING"]
 
-RAY_MISSING = "--backend ray needs Ray: pip install 'bgrl[ray]' (or pip install 'ray>=2.40,<3')"
+from bgrl._extras import missing_extra
+
+RAY_MISSING = missing_extra("ray", "--backend ray")
 
 
 def ray_available() -> bool:

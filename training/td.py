@@ -133,7 +133,7 @@ class TDLambda:
         self.rng = rng
         self.exact = exact
         if kernel and not _kernels.AVAILABLE:
-            raise ValueError("the compiled trainer kernel needs numba (a bgrl dependency): pip install numba")
+            raise ValueError("the compiled trainer kernel needs numba, a core dependency of bgrl that cannot be imported here: reinstall bgrl")
         self.use_kernel = _kernels.AVAILABLE if kernel is None else bool(kernel)
         self.learn = True  # False: play only (benchmarks), the weights do not change
         self.after = TableNetEvaluator(net, encoder, exact, small_batch=0)

@@ -272,7 +272,8 @@ class HintRanker:
         """
         return self.rank_many([(position, dice)], dmp=dmp)[0]
 
-    def rank_many(self, items, plays: list[list[Play]] | None = None, dmp: bool = False) -> list[list[RankedPlay]]:
+    def rank_many(self, items, plays: list[list[Play]] | None = None, dmp: bool = False,
+                  progress=None) -> list[list[RankedPlay]]:
         """Rank every decision of ``items`` as :meth:`rank` does, with one search for all.
 
         Parameters
@@ -283,6 +284,8 @@ class HintRanker:
             (:func:`bgrl.rules.notation.legal_plays`, canonical order).
         dmp : bool
             See :meth:`rank`.
+        progress : optional callable(n_decisions_done), called after each searched chunk
+            (e.g. a tqdm bar's ``update``); decisions without a play count at the end.
 
         Returns
         -------
@@ -312,6 +315,10 @@ class HintRanker:
                 lo, hi = offsets[j], offsets[j + 1]
                 pr = probs[lo:hi]
                 out[i] = ranked_rows(plays[i], pr, depth[lo:hi], _dmp_values(pr) if dmp else None)
+            if progress is not None:
+                progress(len(chunk))
+        if progress is not None and len(plays) > len(todo):
+            progress(len(plays) - len(todo))
         return out
 
     def _search(self, boards: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -30,7 +30,7 @@ from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
 from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, search_plays
 
-__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
+__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "JUDGE_LEVEL", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
 
 #: Name of the measured-figures file inside the package ``bgrl.checkpoints``.
 MEASURED_FILE = "levels.json"
@@ -110,6 +110,9 @@ LEVEL_NAMES = tuple(LEVELS)
 #: The level used when none is named: ``bgrl hint``, :func:`bgrl.agents.levels.hint`, the
 #: service's requests and UBGI sessions.
 DEFAULT_HINT_LEVEL = "expert"
+#: The strongest level: the judge of resignations, draws and reviews in ``bgrl play`` and
+#: on the web board (never the level that played), and the web board's default hint level.
+JUDGE_LEVEL = LEVEL_NAMES[-1]
 
 _MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 _COLS = np.random.default_rng(0x626772_6C65766C).integers(1, 2**63 - 1, size=26, dtype=np.uint64) | np.uint64(1)

@@ -121,8 +121,9 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
         try:
             return GnubgAgent(plies)
         except ImportError:
-            raise ValueError(f"agent {s!r} needs GNU Backgammon's evaluator (PyPI gnubg-nn), an optional extra: "
-                             "pip install -e '.[gnubg]'") from None
+            from bgrl._extras import missing_extra
+
+            raise ValueError(missing_extra("gnubg", f"agent {s!r}")) from None
     from bgrl._resources import resolve_checkpoint
 
     if ":" in s and not Path(s).exists():

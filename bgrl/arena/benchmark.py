@@ -188,7 +188,12 @@ def save_benchmark(path, bench: Benchmark) -> Path:
     return Path(path)
 
 
-def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | None = None) -> np.ndarray:
+#: Decisions per ``select`` call of an agent in :func:`choices` (a fixed size, so the result does
+#: not depend on whether a progress bar is shown; large enough to keep a search batched).
+SELECT_CHUNK = 250
+
+
+def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | None = None, progress=None) -> np.ndarray:
     """The play each decision's chooser picks: int64 (D,) index inside each decision's group.
 
     chooser : one of
@@ -202,22 +207,35 @@ def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | 
           :class:`bgrl.rules.notation.Play`), called once per decision.
     bench : default the shipped benchmark.
     rng : for agents that use randomness (default: seeded with 0, so results repeat).
+    progress : optional callable(n_decisions_done), e.g. a tqdm bar's ``update``. An agent's
+        ``select`` is called on :data:`SELECT_CHUNK` decisions at a time (with or without
+        ``progress``), a ``choose_play`` object once per decision, an evaluator once.
     """
     from bgrl.evaluation.probabilities import equity
 
     b = bench if bench is not None else load_benchmark()
     rng = rng if rng is not None else np.random.default_rng(0)
     if hasattr(chooser, "select"):
-        k = np.asarray(chooser.select(b.after_states(), rng), dtype=np.int64)
-        if k.shape != (b.decisions,) or not ((k >= b.offsets[:-1]) & (k < b.offsets[1:])).all():
-            raise ValueError("an agent's select must return one row index inside each decision's group")
-        return k - b.offsets[:-1]
+        aft = b.after_states()  # checks the stored plays are the generator's
+        k = np.empty(b.decisions, dtype=np.int64)
+        for lo in range(0, b.decisions, SELECT_CHUNK):
+            hi = min(lo + SELECT_CHUNK, b.decisions)
+            part = aft if (lo, hi) == (0, b.decisions) else generate(b.board[lo:hi], b.dice[lo:hi])
+            kk = np.asarray(chooser.select(part, rng), dtype=np.int64)
+            if kk.shape != (hi - lo,) or not ((kk >= part.offsets[:-1]) & (kk < part.offsets[1:])).all():
+                raise ValueError("an agent's select must return one row index inside each decision's group")
+            k[lo:hi] = kk - part.offsets[:-1]
+            if progress is not None:
+                progress(hi - lo)
+        return k
     if hasattr(chooser, "choose_play"):
         out = np.empty(b.decisions, dtype=np.int64)
         for i in range(b.decisions):
             play = chooser.choose_play(Position.from_id(str(b.position_id[i])), (int(b.dice[i, 0]), int(b.dice[i, 1])), rng)
             lookup = {row.tobytes(): j for j, row in enumerate(b.after_board[b.offsets[i]:b.offsets[i + 1]])}
             out[i] = lookup[np.asarray(play.after_state, dtype=np.int8).tobytes()]
+            if progress is not None:
+                progress(1)
         return out
     if callable(chooser):
         v = np.asarray(chooser(b.after_board), dtype=np.float64)
@@ -225,11 +243,13 @@ def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | 
             v = equity(v)
         if v.shape != (b.after_board.shape[0],):
             raise ValueError(f"an evaluator must return (M, 5) probabilities or (M,) equities, got shape {v.shape}")
+        if progress is not None:
+            progress(b.decisions)
         return group_argmax(v, b.offsets) - b.offsets[:-1]
     raise TypeError(f"expected an agent (select), an evaluator (callable) or an object with choose_play, got {type(chooser).__name__}")
 
 
-def error_rate(chooser, bench: Benchmark | None = None, rng: np.random.Generator | None = None) -> dict:
+def error_rate(chooser, bench: Benchmark | None = None, rng: np.random.Generator | None = None, progress=None) -> dict:
     """Equity a chooser loses per decision against gnubg 2-ply's best play, in millipoints.
 
     Parameters
@@ -239,6 +259,7 @@ def error_rate(chooser, bench: Benchmark | None = None, rng: np.random.Generator
         shipped benchmark costs well under a second at 0-ply.
     bench : default the shipped benchmark (:func:`load_benchmark`).
     rng : for agents with randomness (default seeded, reproducible).
+    progress : optional callable(n_decisions_done) (see :func:`choices`).
 
     Returns
     -------
@@ -249,7 +270,7 @@ def error_rate(chooser, bench: Benchmark | None = None, rng: np.random.Generator
     is (or ties with) gnubg 0-ply's choice. A phase without decisions gets NaN.
     """
     b = bench if bench is not None else load_benchmark()
-    k = choices(chooser, b, rng)
+    k = choices(chooser, b, rng, progress)
     eq = b.equity.astype(np.float64)
     best = b.best_equity()
     loss = 1000.0 * (best - eq[b.offsets[:-1] + k])

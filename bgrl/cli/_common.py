@@ -11,7 +11,7 @@ import sys
 
 from bgrl._text import clip
 
-__all__ = ["CLIError", "clip", "dice_arg", "position_and_dice", "batch_lines", "check_position_or_batch",
+__all__ = ["CLIError", "clip", "show_progress", "dice_arg", "position_and_dice", "batch_lines", "check_position_or_batch",
            "HelpFormatter", "RULES_NOTE", "POS_HELP", "DICE_HELP", "NOTATION_HELP"]
 
 RULES_NOTE = "Rules: docs/rules.md in the repository."
@@ -19,12 +19,26 @@ POS_HELP = ("gnubg Position ID as GNU Backgammon shows it for the side on roll (
             "checkers first, then the side on roll's; e.g. 4HPwATDgc/ABMA), or an XGID "
             "(XGID=...; money game, no cube; its side on roll and dice are used)")
 DICE_HELP = "the roll: 53, 5-3 or 5 3, shown high die first (default: the XGID's dice)"
-NOTATION_HELP = ("play notation for the text output: 'dice' = one checker move per die (13/11 11/10), "
-                 "'compact' = gnubg style (13/10, 6/5(2)); JSON always uses 'dice' (default: %(default)s)")
+NOTATION_HELP = ("play notation for the text output: 'compact' = as players write it, one checker's journey "
+                 "joined (13/7 8/7, 24/18(2), 6/off, 8/5*/4), 'dice' = one checker move per die (13/11 11/10); "
+                 "JSON always uses 'dice' (default: %(default)s)")
 
 
 class CLIError(Exception):
     """A command-line input error: printed as one line ``bgrl: error: ...``, exit status 2."""
+
+
+def show_progress(json_output: bool = False) -> bool:
+    """Whether a command shows a tqdm bar: only on a terminal. False with ``--json``
+    (``json_output``) or when stdout or stderr is not a tty (a pipe, a file, a test's capture),
+    so a pipeline or a script reading the output never sees a bar. The one rule for ``rate``,
+    ``match``, ``benchmark`` and ``review``."""
+    if json_output:
+        return False
+    try:
+        return bool(sys.stdout.isatty() and sys.stderr.isatty())
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        return False
 
 
 def dice_arg(parts: list[str], from_position=None) -> tuple[int, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bgrl.arena.benchmark import error_rate, format_table, load_benchmark, shipped_benchmark_path
+from bgrl.cli._common import show_progress
 
 __all__ = ["add_parser", "cmd_benchmark"]
 
@@ -18,6 +19,8 @@ def cmd_benchmark(args) -> int:
     import sys
     import time
 
+    from tqdm import tqdm
+
     from bgrl.agents.registry import load_agent
 
     try:
@@ -29,9 +32,11 @@ def cmd_benchmark(args) -> int:
     bench = load_benchmark(args.file)
     agents = [(spec, load_agent(spec)) for spec in args.agents]  # all specs checked before any work
     rows = {}
+    quiet = not show_progress(args.json)
     for spec, agent in agents:
         t0 = time.perf_counter()
-        rows[spec] = error_rate(agent, bench)
+        with tqdm(total=bench.decisions, unit="decision", desc=str(spec)[:28], disable=quiet, leave=False) as bar:
+            rows[spec] = error_rate(agent, bench, progress=bar.update)
         rows[spec]["seconds"] = round(time.perf_counter() - t0, 3)
     if args.json:
         print(json.dumps({"benchmark": str(args.file or shipped_benchmark_path()), "results": rows}))

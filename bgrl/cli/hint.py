@@ -79,7 +79,7 @@ def cmd_hint(args) -> int:
     return 0
 
 
-def explain_text(pos, ranked, n: int = 3, compact: bool = False) -> str:
+def explain_text(pos, ranked, n: int = 3, compact: bool = True) -> str:
     """Why the best play is best, in sentences: its facts, then what differs from each of
     the next ``n - 1`` plays (:mod:`bgrl.agents.explain`)."""
     from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
@@ -210,6 +210,7 @@ def add_parser(sub) -> None:
     h.add_argument("--cube", action="store_true", help="the cube decision before the roll (no DICE): no double, "
                    "double/take, double/pass with their cubeful equities; an XGID with dice 00 asks for it too "
                    "(default: off)")
+<<<<<<< HEAD
     h.add_argument("--notation", choices=["dice", "compact"], default="dice", help=NOTATION_HELP)
     h.add_argument("--rollout", action="store_true", help="rank the candidate plays by a rollout played by the hint "
                    "level's checker play (bgrl rollout POSITION DICE; slower, more accurate; default: off)")
@@ -217,5 +218,8 @@ def add_parser(sub) -> None:
     h.add_argument("--truncate", type=int, default=None, metavar="P", help="with --rollout: stop each trial after P "
                    "plies (default: play to the end)")
     h.add_argument("--seed", type=int, default=0, help="with --rollout: seed of the dice (default: %(default)s)")
+=======
+    h.add_argument("--notation", choices=["compact", "dice"], default="compact", help=NOTATION_HELP)
+>>>>>>> main
     h.set_defaults(func=cmd_hint)
 

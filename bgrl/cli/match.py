@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
 
-from bgrl.cli._common import CLIError, HelpFormatter
+from bgrl.cli._common import CLIError, HelpFormatter, show_progress
 
 __all__ = ["add_parser", "cmd_match"]
 
@@ -26,7 +25,7 @@ def cmd_match(args) -> int:
         from bgrl.records.match_records import MatchRecorder, prepare_games_dir
 
         recorder = MatchRecorder(prepare_games_dir(args.save_games), args.games, (str(args.a), str(args.b)), args.seed)
-    bar = tqdm(total=args.games, unit="game", disable=args.json or not sys.stderr.isatty())
+    bar = tqdm(total=args.games, unit="game", disable=not show_progress(args.json))
     res = play_match(a, b, args.games, seed=args.seed, progress=bar.update, names=(str(args.a), str(args.b)), recorder=recorder)
     bar.close()
     if args.json:

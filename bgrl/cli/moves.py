@@ -46,6 +46,6 @@ def add_parser(sub) -> None:
     m.add_argument("--batch", metavar="FILE", help="read lines 'POSITION [DICE]' from FILE ('-' = stdin) and print "
                    "one JSON object per line (default: off)")
     m.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
-    m.add_argument("--notation", choices=["dice", "compact"], default="dice", help=NOTATION_HELP)
+    m.add_argument("--notation", choices=["compact", "dice"], default="compact", help=NOTATION_HELP)
     m.set_defaults(func=cmd_moves)
 

@@ -15,7 +15,7 @@ follows:
   equity. Draws (:func:`draw_decision`): accepted only when the computer is behind (equity
   below zero). Both judge the position with the human's dice on the table: the computer's
   equity is minus the equity of the human's best play, by the *judge*: the strongest level
-  (``world-class``) unless --hint-level or --checkpoint names the engine, never the
+  (``world-class``, :func:`judge_ranker`) whatever --hint-level or --checkpoint say, never the
   opponent's own level (a beginner that judged by its own weak network would accept a
   gammon resignation where a backgammon is likely). The judge also reviews the game at its end.
 * The game record (``bgrl-game-1``, :mod:`bgrl.records.record`) is written when the game ends or
@@ -50,20 +50,25 @@ __all__ = [
 ]
 
 COMMANDS = ("hint", "board", "resign", "draw", "help", "quit")
+#: The commands asked to be confirmed (``y`` or ``yes``; anything else cancels).
+CONFIRMED = ("resign", "draw", "quit")
 _ALIASES = {"exit": "quit", "q": "quit", "?": "help"}
 HOW = {1: "single", 2: "gammon", 3: "backgammon"}
 
 HELP = """Commands:
   a play in your own numbering (the board is drawn in it), e.g. 13/10 10/5, 24/13,
       bar/22*, 6/off, 8/5(2); a span through a hit (8/4 for 8/5*/4) is accepted
-  hint [N]          rank the legal plays with the hint engine (equities and probabilities); N rows (default 5, 0 = all)
+  hint [N]          rank the legal plays with the hint engine (equities and probabilities); N rows (default 5, 0 = all),
+                    then why the best play is best (blots and shots, points, primes, pips) against the second
   board             draw the board again
   resign [single|gammon|backgammon]
                     offer to resign at that value (default single); the computer accepts
-                    when it is at least the points it expects to win
+                    when it is at least the points it expects to win (judged by the
+                    strongest level)
   draw              offer a draw; the computer accepts only when it is behind
   help              this text
   quit              leave without finishing (Ctrl-C too)
+resign, draw and quit ask for confirmation: y or yes goes ahead, anything else cancels.
 Rules: docs/rules.md in the repository."""
 
 
@@ -290,7 +295,7 @@ class TerminalGame:
             ranker = self.judge
         else:
             ranker = HintRanker.from_agent(self.agent) if isinstance(self.agent, LevelAgent) else self.ranker
-        self.say(format_review(review_record(self.record, ranker)))
+        self.say(format_review(review_record(self.record, ranker), viewer=self.human))
 
     def _computer_turn(self, dice) -> None:
         g = self.game
@@ -370,6 +375,13 @@ class TerminalGame:
                 g.apply(play.after_state, dice)
                 return True
             _, name, args = kind
+            if name in CONFIRMED:
+                answer = self._confirm(self._confirm_question(name, args))
+                if answer is None:
+                    return False
+                if not answer:
+                    self.say(f"  Cancelled: no {name}; you are still to play {dice[0]}-{dice[1]}.")
+                    continue
             if name == "quit":
                 self.say("Game abandoned.")
                 return False
@@ -381,6 +393,7 @@ class TerminalGame:
                 self.say(hint_table(ranking(), getattr(self.ranker, "name", "the hint engine"),
                                     getattr(ranking()[0], "ply", getattr(self.ranker, "ply", 0)), top=args[0] if args else 5,
                                     compact=self.compact))
+                self.say(self._reasons(pos, ranking()))
             elif name == "resign":
                 pts = RESIGN_VALUES[args[0]] if args else 1
                 ok, text = resign_decision(-judging()[0].equity, pts)
@@ -394,6 +407,30 @@ class TerminalGame:
                 if ok:
                     g.agree_draw()
                     return True
+
+    def _reasons(self, pos, ranked) -> str:
+        """Why the hint's best play is best: its facts and what differs from the second
+        (:func:`bgrl.cli.hint.explain_text`, :mod:`bgrl.agents.explain`), indented."""
+        from bgrl.cli.hint import explain_text
+
+        return "\n".join("  " + line for line in explain_text(pos, ranked, n=2, compact=self.compact).splitlines())
+
+    def _confirm_question(self, name: str, args) -> str:
+        """The question :meth:`_confirm` asks before ``resign``, ``draw`` or ``quit``."""
+        if name == "resign":
+            pts = RESIGN_VALUES[args[0]] if args else 1
+            return f"Offer to resign a {KIND[pts]} ({pts} point{'s' if pts > 1 else ''})?"
+        if name == "draw":
+            return "Offer a draw?"
+        return "Leave this game without finishing it?"
+
+    def _confirm(self, question: str) -> bool | None:
+        """Ask ``question [y/N]``: True for ``y`` or ``yes`` (any case), False for anything
+        else, None at end of input (the game is abandoned)."""
+        line = self._ask(f"  {question} [y/N] ")
+        if line is None:
+            return None
+        return line.strip().lower() in ("y", "yes")
 
     def _illegal(self, text: str, exc: IllegalPlayError, ranked) -> None:
         self.say(f"  Illegal play {clip(text, 40)!r}: {exc.reason}.")
@@ -449,11 +486,7 @@ def run_from_args(args, load_ranker) -> int:
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**32))
     agent = load_agent(args.opponent)
     ranker = load_ranker(agent)
-    judge = None
-    if getattr(args, "hint_level", None) is None and getattr(args, "checkpoint", None) is None:
-        from bgrl.agents.levels import LEVEL_NAMES, load_level
-
-        judge = level_ranker(load_level(LEVEL_NAMES[-1]), "the strongest level, the judge")
+    judge = judge_ranker()
     save_dir = None if args.no_save else (Path(args.save).expanduser() if args.save else default_games_dir())
     if save_dir is not None:  # refuse an unusable folder before the game, not after it
         if save_dir.exists() and not save_dir.is_dir():
@@ -470,6 +503,15 @@ def run_from_args(args, load_ranker) -> int:
 
 
 # ----------------------------------------------------------------------------- the command
+def judge_ranker() -> HintRanker:
+    """The judge of ``bgrl play``'s resignations, draws and end-of-game review: the strongest
+    level (:data:`bgrl.agents.levels.JUDGE_LEVEL`), whatever the opponent and the hint
+    engine (--hint-level, --checkpoint) are."""
+    from bgrl.agents.levels import JUDGE_LEVEL, load_level
+
+    return level_ranker(load_level(JUDGE_LEVEL), "the strongest level, the judge")
+
+
 def level_ranker(agent, whose: str = "the opponent's") -> HintRanker:
     """The hint ranker of a level agent (:class:`bgrl.agents.levels.LevelAgent`): its
     noise-free search at its ply, named ``level <name> (<whose>)``."""
@@ -528,10 +570,10 @@ def add_parser(sub) -> None:
     pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the "
                     "higher moves first with both (default: off)")
     pl.add_argument("--hint-level", metavar="LEVEL", default=None, help="level whose noise-free search gives the hints "
-                    "(default: the opponent's level; see bgrl levels); given, it also judges resignations and draws and reviews "
-                    "the game, which the strongest level does otherwise")
-    pl.add_argument("--checkpoint", metavar="PATH", help="network that gives the hints and judges your resignations "
-                    "and draw offers (default: the opponent's network, or the shipped one when the opponent has none)")
+                    "(default: the opponent's level; see bgrl levels); resignations, draws and the end-of-game review are "
+                    "always judged by the strongest level")
+    pl.add_argument("--checkpoint", metavar="PATH", help="network that gives the hints at 0-ply "
+                    "(default: the opponent's network, or the shipped one when the opponent has none)")
     pl.add_argument("--position", metavar="ID", help="practise a position: start from this Position ID or XGID with "
                     "you on roll (default: the start position)")
     pl.add_argument("--dice", metavar="D", help="your first roll with --position, e.g. 31 (default: the XGID's dice, "

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
 
-from bgrl.cli._common import CLIError, HelpFormatter
+from bgrl.cli._common import CLIError, HelpFormatter, show_progress
 
 __all__ = ["add_parser", "cmd_rate"]
 
@@ -32,8 +31,7 @@ def cmd_rate(args) -> int:
     except ImportError:  # pragma: no cover - torch is a core dependency
         pass
     agent = load_agent(args.agent)
-    quiet = args.json or not sys.stderr.isatty()
-    bar = tqdm(total=args.max_games, unit="game", desc="rating", disable=quiet)
+    bar = tqdm(total=args.max_games, unit="game", desc="rating", disable=not show_progress(args.json))
     try:
         r = rate(agent, name=str(args.agent), max_games=args.max_games, seed=args.seed, progress=bar.update,
                  start=args.start)

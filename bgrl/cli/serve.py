@@ -14,7 +14,7 @@ __all__ = ["add_serve_parser", "add_ubgi_parser", "cmd_serve", "cmd_ubgi"]
 def add_serve_parser(sub) -> None:
     s = sub.add_parser(
         "serve",
-        help="HTTP bot service (needs the serve extra: pip install 'bgrl[serve]')",
+        help="HTTP bot service and the web board (needs the optional extra 'serve')",
         description="Serve moves, hints and evaluations over HTTP (FastAPI + uvicorn), with wildbg-compatible "
         "GET /move and GET /eval. OpenAPI at /docs. Binds loopback unless --host says otherwise.",
     )
@@ -85,11 +85,13 @@ def add_ubgi_parser(sub) -> None:
 def cmd_serve(args) -> int:
     from bgrl.cli._common import CLIError
 
+    from bgrl._extras import MissingExtraError, require
+
     try:
-        import fastapi  # noqa: F401
-        import uvicorn
-    except ImportError:
-        raise CLIError("bgrl serve needs the serve extra: pip install 'bgrl[serve]' (FastAPI and uvicorn)") from None
+        require("fastapi", "serve", "bgrl serve")
+        uvicorn = require("uvicorn", "serve", "bgrl serve")
+    except MissingExtraError as exc:
+        raise CLIError(str(exc)) from None
     if not 0 < args.port < 65536:
         raise CLIError(f"--port must be 1..65535, got {args.port}")
     for flag, v in (("--workers", args.workers), ("--max-body", args.max_body), ("--max-batch", args.max_batch)):

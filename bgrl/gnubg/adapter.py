@@ -45,16 +45,12 @@ __all__ = [
     "position_id_roundtrip",
 ]
 
-_INSTALL_HINT = "install the extra: pip install -e '.[gnubg]'"
-
-
 def require_gnubg():
-    """Import and return the ``gnubg_nn`` module, or raise ImportError with the install hint."""
-    try:
-        import gnubg_nn
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(f"gnubg_nn (PyPI gnubg-nn) is not installed; {_INSTALL_HINT}") from exc
-    return gnubg_nn
+    """Import and return the ``gnubg_nn`` module, or raise ImportError
+    (:class:`bgrl._extras.MissingExtraError`) naming the extra and its pip command."""
+    from bgrl._extras import require
+
+    return require("gnubg_nn", "gnubg", "GNU Backgammon's evaluator (gnubg_nn)")
 
 
 def to_gnubg(board) -> list[list[int]]:

@@ -51,8 +51,10 @@ __all__ = [
     "review_records",
     "summarize",
     "totals",
+    "by_player",
     "format_review",
     "review_json",
+    "match_summary_lines",
     "NAME_WIDTH",
     "shown_name",
 ]
@@ -131,7 +133,9 @@ class TurnReview:
     equity_loss : best_equity - equity (>= 0), None when not a decision; mark : see
     :data:`MARKS`; ranked : the ranker's whole list (best first), empty when not a decision;
     ply : the search depth at which the played and the best play were compared;
-    played_index : the played play's place in ``ranked`` (0-based), None when not a decision.
+    played_index : the played play's place in ``ranked`` (0-based), None when not a decision;
+    played : the play made, a :class:`bgrl.rules.notation.Play` (None for a pass), for
+    showing it in another notation or numbering (:func:`format_review`).
     """
 
     turn: int
@@ -149,6 +153,7 @@ class TurnReview:
     ranked: tuple = ()
     ply: int | None = None
     played_index: int | None = None
+    played: object = field(default=None, repr=False, compare=False)
 
     @property
     def decision(self) -> bool:
@@ -247,6 +252,7 @@ class Review:
     ranker: str
     notes: list[str] = field(default_factory=list)
     game: int = 1
+    source: str | None = None
 
     def as_dict(self, top: int = 3) -> dict:
         return {"game": self.game, "white": self.white, "black": self.black, "result": self.result,
@@ -266,13 +272,15 @@ def summarize(turns, names: dict) -> dict:
     return out
 
 
-def review_records(records, ranker, notes=None, name: str | None = None) -> list[Review]:
+def review_records(records, ranker, notes=None, name: str | None = None, progress=None) -> list[Review]:
     """Review several games; all their decisions are ranked together (one
     ``ranker.rank_many`` call when the ranker has it, else one ranker call per decision).
 
     records : list of :class:`bgrl.records.record.GameRecord`; ranker : see the module docstring;
     notes : optional list (one list of strings per record) copied into each review;
-    name : label of the ranker in the reports (default: its ``name`` attribute).
+    name : label of the ranker in the reports (default: its ``name`` attribute);
+    progress : optional callable(n_decisions_ranked) (e.g. a tqdm bar's ``update``), called as
+    decisions (turns with more than one legal play) are ranked.
 
     Raises
     ------
@@ -307,11 +315,17 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
         prepared.append(rows)
     items = [(prepared[ri][ti][1], prepared[ri][ti][0].dice) for ri, ti in decisions]
     if isinstance(ranker, HintRanker):  # reuse the legal plays found above
-        ranked_lists = ranker.rank_many(items, plays=[prepared[ri][ti][2] for ri, ti in decisions])
+        ranked_lists = ranker.rank_many(items, plays=[prepared[ri][ti][2] for ri, ti in decisions], progress=progress)
     elif hasattr(ranker, "rank_many"):
         ranked_lists = ranker.rank_many(items)
+        if progress is not None:
+            progress(len(items))
     else:
-        ranked_lists = [ranker(pos, dice) for pos, dice in items]
+        ranked_lists = []
+        for pos, dice in items:
+            ranked_lists.append(ranker(pos, dice))
+            if progress is not None:
+                progress(1)
     ranked_at = {key: with_shared_ranks(r) for key, r in zip(decisions, ranked_lists)}  # any ranker: ties share a rank
     mine_at = {}
     for (ri, ti), ranked in ranked_at.items():
@@ -338,7 +352,7 @@ def review_records(records, ranker, notes=None, name: str | None = None) -> list
         for ti, (t, pos, plays, played) in enumerate(prepared[ri]):
             base = dict(turn=ti + 1, player=t.player, name=names[t.player], position_id=pos.position_id,
                         dice=(max(t.dice), min(t.dice)), play=None if played is None else played.notation,
-                        legal=len(plays))
+                        legal=len(plays), played=played)
             ranked = ranked_at.get((ri, ti))
             if ranked is None:
                 turns.append(TurnReview(**base))
@@ -375,10 +389,24 @@ def _result_text(result: dict | None, names: dict) -> str:
     return f"{who} wins by resignation ({pts} point{'s' if pts != 1 else ''})"
 
 
-def format_review(review: Review | list, top: int = 3, title: str | None = None) -> str:
+def _shown_play(play, mover: str, viewer: str | None) -> str:
+    """A play in the compact notation players write (:meth:`bgrl.rules.notation.Play.shown`),
+    in the mover's numbering, or in ``viewer``'s when the viewer is the other colour."""
+    return play.shown(True, other_side=viewer is not None and viewer != mover)
+
+
+def format_review(review: Review | list, top: int = 3, title: str | None = None, viewer: str | None = None,
+                  errors_only: bool = False) -> str:
     """Plain-text report of one review (or a list of them): every turn with the roll,
     the ``top`` best plays and the played one (equity after the play and the difference
-    to the best), the loss and mark, then each player's error rate and rating."""
+    to the best), the loss and mark, then each player's error rate and rating.
+
+    Plays are written in the compact notation players write (``13/7 8/7``, ``24/18(2)``,
+    ``6/off``, hits ``*``; :func:`bgrl.rules.notation.compact_notation`), each in its mover's
+    numbering, or, with ``viewer`` ('white' or 'black'), every play in the viewer's
+    numbering (the terminal game shows the computer's plays in the human's).
+    ``errors_only`` lists only the turns with a mark (doubtful, bad, very bad); the
+    summary still counts every turn."""
     reviews = review if isinstance(review, list) else [review]
     out = []
     if title:
@@ -387,26 +415,34 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None)
         names = {"white": shown_name(rv.white), "black": shown_name(rv.black)}
         out.append(f"Game {rv.game}: {names['white']} (White) vs {names['black']} (Black); {_result_text(rv.result, names)}")
         out.append(f"Ranked by {rv.ranker}; equity = cubeless equity after the play, opponent to roll (points per game)")
+        if viewer is not None:
+            out.append(f"Every play is written in {viewer.capitalize()}'s numbering")
         for note in rv.notes:
             out.append(f"  note: {note}")
         for t in rv.turns:
+            if errors_only and not t.mark:
+                continue
             who = f"{t.player.capitalize()} ({shown_name(t.name)})"
             head = f"{t.turn:4d}. {who:<16} {t.dice[0]}-{t.dice[1]}  "
             if t.legal == 0:
                 out.append(head + "no legal play: the turn passes")
                 continue
+            made = t.play if t.played is None else _shown_play(t.played, t.player, viewer)
             if t.legal == 1:
-                out.append(head + f"{t.play}  (forced)")
+                out.append(head + f"{made}  (forced)")
                 continue
             tag = f"  {t.mark.upper()}" if t.mark else ""
-            out.append(head + f"{t.play}  loss {t.equity_loss:.3f}{tag}")
-            width = max(len(r.play.notation) for r in t.shown(top))
+            out.append(head + f"{made}  loss {t.equity_loss:.3f}{tag}")
+            texts = [_shown_play(r.play, t.player, viewer) for r in t.shown(top)]
+            width = max(len(x) for x in texts)
             deep = any(getattr(r, "ply", 0) for r in t.shown(top))
-            for r in t.shown(top):
+            for r, text in zip(t.shown(top), texts):
                 arrow = ">" if t.is_played(r) else " "
                 ply = f"  {r.ply}-ply" if deep else ""
-                out.append(f"        {arrow}{r.rank:3d}. {r.play.notation:<{width}}  {r.equity:+.3f}  "
+                out.append(f"        {arrow}{r.rank:3d}. {text:<{width}}  {r.equity:+.3f}  "
                            f"({vs_best(r.equity_loss):+.3f}){ply}")
+        if errors_only and not any(t.mark for t in rv.turns):
+            out.append("  no marked play")
         out.append("")
     out += _summary_table(reviews)
     return "\n".join(out)
@@ -445,10 +481,66 @@ def _summary_table(reviews: list[Review]) -> list[str]:
     return lines
 
 
-def review_json(reviews: list[Review], source: str | None = None, level: str | None = None, top: int = 3) -> dict:
-    """The JSON object of ``bgrl review --json`` (format ``bgrl-review-1``; see README)."""
+def by_player(reviews: list[Review]) -> dict:
+    """PlayerSummary per player over several reviews (a whole match: the games of several
+    files, whichever colour each player had), keyed by the player's name; by
+    ``"name (Colour)"`` instead for a game whose two sides have the same name. Each
+    summary's ``player`` lists the colours played ('white', 'black' or 'white+black')."""
+    tot: dict = {}
+    colours: dict = {}
+    for rv in reviews:
+        same = rv.white == rv.black
+        for c, s in rv.players.items():
+            key = f"{s.name} ({c.capitalize()})" if same else s.name
+            t = tot.setdefault(key, PlayerSummary(c, key))
+            colours.setdefault(key, set()).add(c)
+            t.turns += s.turns
+            t.decisions += s.decisions
+            t.forced += s.forced
+            t.passes += s.passes
+            t.total_loss += s.total_loss
+            for k, v in s.marks.items():
+                t.marks[k] += v
+    for key, t in tot.items():
+        t.player = "+".join(c for c in ("white", "black") if c in colours[key])
+    return tot
+
+
+def match_summary_lines(reviews: list[Review], files: int) -> list[str]:
+    """The text of a summary over a whole match (:func:`by_player`): games, files, and each
+    player's decisions, total loss, error rate and rating over all the games."""
+    tot = by_player(reviews)
+    lines = [f"Summary over {len(reviews)} game{'s' if len(reviews) != 1 else ''} in {files} file{'s' if files != 1 else ''}",
+             f"{'Player':<22} decisions  total loss  error rate (mp)  rating         doubtful bad very-bad"]
+    for key, s in tot.items():
+        er = "-" if s.error_rate is None else f"{s.error_rate:.1f}"
+        lines.append(f"{shown_name(key, 22):<22} {s.decisions:9d}  {s.total_loss:10.3f}  {er:>15}  "
+                     f"{(s.rating or '-'):<14} {s.marks['doubtful']:8d} {s.marks['bad']:3d} {s.marks['very bad']:8d}")
+    return lines
+
+
+def review_json(reviews: list[Review], source: str | None = None, level: str | None = None, top: int = 3,
+                errors_only: bool = False, files: list | None = None) -> dict:
+    """The JSON object of ``bgrl review --json`` (format ``bgrl-review-1``; see README).
+
+    ``players``: the summary per colour over the games; ``summary``: per player over the
+    whole match (:func:`by_player`); ``files``: the files reviewed when there are several
+    (each game then names its ``file``); ``errors_only`` keeps only the marked turns."""
     tot = totals(reviews)
-    return {"format": REVIEW_FORMAT, "file": source, "level": level,
-            "ranker": reviews[0].ranker if reviews else None,
-            "games": [rv.as_dict(top) for rv in reviews],
-            "players": {c: s.as_dict() for c, s in tot.items()}}
+    games = []
+    for rv in reviews:
+        g = rv.as_dict(top)
+        if errors_only:
+            g["turns"] = [t for t in g["turns"] if t["mark"]]
+        if getattr(rv, "source", None) is not None:
+            g["file"] = rv.source
+        games.append(g)
+    out = {"format": REVIEW_FORMAT, "file": source, "level": level,
+           "ranker": reviews[0].ranker if reviews else None,
+           "games": games,
+           "players": {c: s.as_dict() for c, s in tot.items()},
+           "summary": {k: s.as_dict() for k, s in by_player(reviews).items()},
+           "errors_only": bool(errors_only)}
+    if files is not None:
+        out["files"] = [str(f) for f in files]
+    return out

@@ -110,7 +110,14 @@ _WORKER_ENGINE = None
 
 
 def _init_worker(factory) -> None:
-    """Worker process start-up: one torch thread, every level loaded once."""
+    """Worker process start-up: SIGINT ignored, one torch thread, every level loaded once.
+
+    Ctrl-C in a terminal sends SIGINT to the whole process group, engine workers included;
+    they ignore it and are stopped by the server's shutdown (lifespan end), so Ctrl-C on
+    ``bgrl serve`` prints one line and no worker tracebacks."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _WORKER_ENGINE
     _one_torch_thread()
     _WORKER_ENGINE = factory()
@@ -407,19 +414,22 @@ def _error(status: int, code: str, message: str, headers: dict | None = None, **
 
 class BodyLimit:
     """ASGI middleware: answer 413 (JSON) for a request body over ``max_bytes``, whether
-    the size is announced in Content-Length or only seen while reading."""
+    the size is announced in Content-Length or only seen while reading. ``per_path`` maps
+    a path to a larger limit of its own (the web board's upload of a game file)."""
 
-    def __init__(self, app, max_bytes: int):
+    def __init__(self, app, max_bytes: int, per_path: dict | None = None):
         self.app = app
         self.max_bytes = max_bytes
+        self.per_path = dict(per_path or {})
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.per_path.get(scope.get("path"), self.max_bytes)
         for k, v in scope.get("headers", []):
             if k == b"content-length":
-                if not v.isdigit() or int(v) > self.max_bytes:
-                    return await _error(413, "too_large", f"request body over {self.max_bytes} bytes")(scope, receive, send)
+                if not v.isdigit() or int(v) > limit:
+                    return await _error(413, "too_large", f"request body over {limit} bytes")(scope, receive, send)
         # Read the (small) body here, stopping at the limit, then hand it on in one piece.
         chunks, seen, more = [], 0, True
         while more:
@@ -428,8 +438,8 @@ class BodyLimit:
                 return
             body = msg.get("body", b"")
             seen += len(body)
-            if seen > self.max_bytes:
-                return await _error(413, "too_large", f"request body over {self.max_bytes} bytes")(scope, receive, send)
+            if seen > limit:
+                return await _error(413, "too_large", f"request body over {limit} bytes")(scope, receive, send)
             chunks.append(body)
             more = msg.get("more_body", False)
         replayed = False
@@ -531,8 +541,9 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
                    504: {"model": S.ErrorResponse, "description": "past the deadline"}},
     )
     metrics = ServiceMetrics()
-    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
-    from bgrl.service.web import router as web_router  # the web board at / and /v1/games (docs/web.md)
+    from bgrl.service.web import UPLOAD_MAX_BYTES, UPLOAD_PATH, router as web_router  # the web board at / and /v1/games (docs/web.md)
+
+    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes, per_path={UPLOAD_PATH: max(UPLOAD_MAX_BYTES, cfg.max_body_bytes)})
 
     app.include_router(web_router)
     app.add_middleware(AccessLog, metrics=metrics)  # outermost: sees every answer, 413s included

@@ -57,7 +57,9 @@ except ImportError:  # the serve extra installs it; without it the service runs 
     Counter = Gauge = Histogram = _NoMetric
 
     def generate_latest(registry) -> bytes:
-        return b"# prometheus-client is not installed: pip install 'bgrl[serve]'\n"
+        from bgrl._extras import missing_extra
+
+        return f"# {missing_extra('serve', '/metrics')}\n".encode()
 
 __all__ = ["ServiceMetrics", "AccessLog", "CONTENT_TYPE_LATEST", "access_logger", "configure_logging"]
 

@@ -14,8 +14,9 @@ Each turn of the player comes with every legal play of the whole roll
 :func:`bgrl.rules.movegen.generate`) as single-die steps, so the page highlights only the
 landing points of legal plays and never loses a die that must be played. A forced play (one
 legal play) is played for the player, and a roll that cannot be played is passed, each with
-a note. Resignations and draws are judged, and hints and reviews are given, by the strongest
-level (:data:`JUDGE_LEVEL`) unless the request names another.
+a note. Resignations and draws are judged by the strongest level
+(:data:`bgrl.agents.levels.JUDGE_LEVEL`) whatever the session's hint level; hints and
+reviews use it too unless the request names another level.
 """
 
 from __future__ import annotations
@@ -35,25 +36,31 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
-from bgrl.agents.levels import LEVEL_NAMES
+from bgrl.agents.levels import JUDGE_LEVEL
 from bgrl.agents.offers import draw_decision, resign_decision
 from bgrl.evaluation.probabilities import equity as equity_of
 from bgrl.records.matfile import mat_text
+from bgrl.records.files import read_games_text
 from bgrl.records.record import GameRecord
-from bgrl.records.review import review_record
+from bgrl.records.review import by_player, review_record
 from bgrl.rules.board import Position, flip, pip_counts, borne_off
 from bgrl.rules.dice import opening_roll, random_roll
 from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game
 from bgrl.rules.notation import legal_plays
-from bgrl.service.engine import ServiceError
+from bgrl.rules.xgid import read_position, to_xgid
+from bgrl.service.engine import ServiceError, parse_dice_value, parse_position
 from bgrl.service import schemas as S
 
-__all__ = ["router", "JUDGE_LEVEL", "MAX_GAMES", "WebGame", "play_steps"]
+__all__ = ["router", "JUDGE_LEVEL", "MAX_GAMES", "UPLOAD_MAX_BYTES", "UPLOAD_PATH", "WebGame", "play_steps", "start_position"]
 
-#: The strongest level: the default judge of resignations, draws, hints and reviews.
-JUDGE_LEVEL = LEVEL_NAMES[-1]
+#: The route of the review of an uploaded game file.
+UPLOAD_PATH = "/v1/review/upload"
+
 #: Game sessions kept in memory at once (the oldest is dropped beyond this).
 MAX_GAMES = 256
+#: Largest uploaded game file (POST /v1/review/upload), in bytes; the service's body limit
+#: allows this much on that route only.
+UPLOAD_MAX_BYTES = 1_048_576
 _HOW = {1: "single", 2: "gammon", 3: "backgammon"}
 
 router = APIRouter(responses={404: {"model": S.ErrorResponse, "description": "no game with this id on this server (sessions are kept in memory)"}})
@@ -65,7 +72,16 @@ class NewGame(BaseModel):
     colour: Literal["white", "black"] = Field("white", description="the player's colour; White moves first, so black = the computer opens")
     opening_roll: bool = Field(False, description="RULES.md option: each side throws one die, the higher moves first with both")
     seed: int | None = Field(None, ge=0, le=2**63 - 1, description="seed of the dice and the computer's noise (default: random)")
-    hint_level: str | None = Field(None, description=f"level of hints, resignation/draw judgement and review (default {JUDGE_LEVEL})")
+    hint_level: str | None = Field(None, description=f"level of hints (default {JUDGE_LEVEL}); resignations, draws and reviews are judged by {JUDGE_LEVEL}")
+    position: str | None = Field(None, max_length=120, description="start from this position, the player on roll: a gnubg "
+                                 "Position ID (as GNU Backgammon shows it for the side on roll) or an XGID (its side on roll "
+                                 "is the player; its dice, if any, are the first roll); default: the start position")
+    board: list[int] | None = Field(None, min_length=26, max_length=26, description="start from this board instead of "
+                                    "`position` (the board editor): 26 ints, the player's view, the player on roll (1..24 "
+                                    "the player's points, + the player's checkers, 25 the player's bar, 0 the computer's bar "
+                                    "as a negative count)")
+    dice: list[int] | None = Field(None, min_length=2, max_length=2, description="the player's first roll with `position` "
+                                   "or `board`, e.g. [3, 1] (default: the XGID's dice, else a random roll)")
 
 
 class PlayIn(BaseModel):
@@ -81,8 +97,16 @@ class ResignIn(BaseModel):
     value: Literal["single", "gammon", "backgammon"] = "single"
 
 
+class UploadIn(BaseModel):
+    text: str = Field(..., max_length=UPLOAD_MAX_BYTES, description="the file's text: a bgrl game record (bgrl-game-1 JSON "
+                      "lines) or a Jellyfish .mat export (GNU Backgammon)")
+    name: str = Field("upload", max_length=200, description="the file's name, for messages")
+    level: str | None = Field(None, description=f"judge level (default {JUDGE_LEVEL}, the strongest)")
+    viewer: Literal["white", "black"] = Field("white", description="whose numbering the boards and plays are shown in")
+
+
 class ReviewIn(BaseModel):
-    level: str | None = Field(None, description="judge level (default: the session's hint level)")
+    level: str | None = Field(None, description=f"judge level (default {JUDGE_LEVEL}, the strongest)")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -129,6 +153,35 @@ def _view(board: np.ndarray) -> dict:
             "off": {"you": int(om), "computer": int(oo)}}
 
 
+def start_position(req: NewGame) -> tuple[Position | None, tuple[int, int] | None]:
+    """The position (from the player, on roll) and first dice a session starts from:
+    ``req.position`` read by :func:`bgrl.rules.xgid.read_position`, or ``req.board`` (checked
+    by :func:`bgrl.service.engine.parse_position`), ``req.dice`` (else the
+    XGID's). (None, None) for the start position. Raises ServiceError ``bad_position``
+    (unreadable, or a finished game), ``bad_dice`` and ``bad_request`` (dice without a
+    position, or a position with the opening roll)."""
+    if req.position is None and req.board is None:
+        if req.dice is not None:
+            raise ServiceError("bad_request", "dice need a position: they are the first roll of a set-up position")
+        return None, None
+    if req.position is not None and req.board is not None:
+        raise ServiceError("bad_request", "give a position or a board, not both")
+    if req.opening_roll:
+        raise ServiceError("bad_request", "a set-up position and the opening roll exclude each other: in a set-up position you are on roll")
+    if req.board is not None:
+        pos, dice = parse_position(board=req.board)
+    else:
+        try:
+            pos, dice = read_position(req.position)
+        except (TypeError, ValueError) as exc:
+            raise ServiceError("bad_position", f"{exc}; expected a Position ID or an XGID") from None
+    if 15 in pos.off:
+        raise ServiceError("bad_position", f"position {pos.position_id}: the game is over (a side has borne off all 15 checkers)")
+    if req.dice is not None:
+        dice = parse_dice_value(list(req.dice))
+    return pos, None if dice is None else (max(dice), min(dice))
+
+
 class WebGame:
     """One game session: the :class:`bgrl.rules.game.Game`, its record, the dice and the
     legal plays of the player's current roll. Methods that need the engine take it."""
@@ -141,11 +194,13 @@ class WebGame:
         self.computer = BLACK if self.human == WHITE else WHITE
         self.seed = req.seed if req.seed is not None else secrets.randbits(63)
         self.rng = np.random.default_rng(self.seed)
-        self.game = Game()
+        start, self.first_dice = start_position(req)
+        self.game = Game() if start is None else Game(start.board, white_on_roll=(self.human == WHITE))
+        self.set_up = start is not None
         self.opening = req.opening_roll
         self.record = GameRecord(white="you" if self.human == WHITE else f"bgrl {self.level}",
                                  black="you" if self.human == BLACK else f"bgrl {self.level}",
-                                 start_position_id=self.game.position.position_id, start_on_roll=WHITE, seed=self.seed,
+                                 start_position_id=self.game.position.position_id, start_on_roll=self.game.on_roll, seed=self.seed,
                                  date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
         self.dice: tuple[int, int] | None = None
         self.plays = []
@@ -160,7 +215,11 @@ class WebGame:
         return g.board.copy() if mover == self.human else flip(g.board)
 
     def roll(self):
-        """The next throw; the first comes from the opening roll when that option is on."""
+        """The next throw; the first comes from the opening roll when that option is on, or
+        from the set-up position's dice."""
+        if self.first_dice is not None:
+            d, self.first_dice = self.first_dice, None
+            return d
         if self.opening and not self.record.turns and self.dice is None:
             white_first, dice, throws = opening_roll(self.rng)
             self.game.white_on_roll = white_first
@@ -254,7 +313,8 @@ class WebGame:
         return {
             "id": self.id, "level": self.level, "hint_level": self.hint_level, "colour": self.human, "computer_colour": self.computer,
             "seed": self.seed, "opening_roll": self.opening, "turns": len(self.record.turns),
-            "board": _view(board), "position_id": pos.position_id, "dice": None if self.dice is None else list(self.dice),
+            "board": _view(board), "position_id": pos.position_id, "xgid": to_xgid(pos, self.dice), "set_up": self.set_up,
+            "dice": None if self.dice is None else list(self.dice),
             "plays": [{"play": p.compact, "position_id": p.position_id, "steps": play_steps(p.moves),
                        "orders": _orders(board, play_steps(p.moves), self.dice)} for p in self.plays],
             "events": self.events[-12:], "last_computer": self.last_computer, "over": over,
@@ -318,6 +378,7 @@ async def new_game(req: NewGame, request: Request):
     eng = _engine(request)
     eng.level(req.level)
     eng.level(req.hint_level or JUDGE_LEVEL)
+    eng.level(JUDGE_LEVEL)  # the judge of resignations and draws
     games = _games(request)
     game = WebGame(secrets.token_hex(8), req)
     with request.app.state.web_lock:
@@ -368,44 +429,50 @@ async def game_hint(gid: str, req: HintIn, request: Request):
 
 @router.post("/v1/games/{gid}/resign", tags=["games"])
 async def resign(gid: str, req: ResignIn, request: Request):
-    """Offer to resign at ``value``; the hint level judges. Accepted: the game ends."""
+    """Offer to resign at ``value``; the strongest level judges (never the level that plays,
+    whatever the hint level). Accepted: the game ends."""
     game = _get(request, gid)
     if game.game.over is not None:
         raise ServiceError("game_over", "the game is over")
     pts = RESIGN_VALUES[req.value]
-    eq = await _locked(game, game.computer_equity, _engine(request), game.hint_level)
+    eq = await _locked(game, game.computer_equity, _engine(request), JUDGE_LEVEL)
     ok, reason = resign_decision(eq, pts)
     if ok:
         with game.lock:
             game.game.resign(game.human, pts)
             game.dice, game.plays = None, []
             game.finish_record()
-    return {"accepted": ok, "reason": reason, "judge": game.hint_level, "computer_equity": round(eq, 6), "state": game.state()}
+    return {"accepted": ok, "reason": reason, "judge": JUDGE_LEVEL, "computer_equity": round(eq, 6), "state": game.state()}
 
 
 @router.post("/v1/games/{gid}/draw", tags=["games"])
 async def draw(gid: str, request: Request):
-    """Offer a draw; the hint level judges. Accepted: the game ends, no points."""
+    """Offer a draw; the strongest level judges. Accepted: the game ends, no points."""
     game = _get(request, gid)
     if game.game.over is not None:
         raise ServiceError("game_over", "the game is over")
-    eq = await _locked(game, game.computer_equity, _engine(request), game.hint_level)
+    eq = await _locked(game, game.computer_equity, _engine(request), JUDGE_LEVEL)
     ok, reason = draw_decision(eq)
     if ok:
         with game.lock:
             game.game.agree_draw()
             game.dice, game.plays = None, []
             game.finish_record()
-    return {"accepted": ok, "reason": reason, "judge": game.hint_level, "computer_equity": round(eq, 6), "state": game.state()}
+    return {"accepted": ok, "reason": reason, "judge": JUDGE_LEVEL, "computer_equity": round(eq, 6), "state": game.state()}
 
 
-def _review(eng, game: WebGame, level: str) -> dict:
-    rec = game.record
+def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None = None) -> dict:
+    """The review of one game record by ``level``: every turn with the position, the play
+    made and the best play (steps and notation in ``viewer``'s numbering), the viewer's
+    equity after the turn (the chart), the mark and, for a play that is not the best, why
+    the best is better (:mod:`bgrl.agents.explain`); each side's summary. ``labels`` maps
+    'white'/'black' to the names the turns and summaries use (default: the colours)."""
+    labels = labels or {WHITE: WHITE, BLACK: BLACK}
     rv = review_record(rec, lambda pos, dice: eng.hint(pos, dice, level), name=level)
     turns = []
     for t, tr in zip(rec.turns, rv.turns):
         pos = Position.from_id(t.position_id)
-        mine = t.player == game.human
+        mine = t.player == viewer
         if tr.played_index is not None:
             played = tr.ranked[tr.played_index].play
         else:
@@ -420,8 +487,14 @@ def _review(eng, game: WebGame, level: str) -> dict:
             e_mover = -float(equity_of(p))
         view = _view(pos.board if mine else flip(pos.board))
         best = tr.ranked[0] if tr.ranked else None
+        why = []
+        if best is not None and played is not None and tr.played_index != 0 and tr.equity_loss:
+            mover = tr.ranked[tr.played_index]
+            fb = play_facts(pos.board, best.play.after_state, best.probabilities)
+            fp = play_facts(pos.board, played.after_state, mover.probabilities)
+            why = compare_facts(best.play.shown(True), fb, played.shown(True), fp)
         turns.append({
-            "turn": tr.turn, "player": "you" if mine else "computer", "dice": [max(t.dice), min(t.dice)],
+            "turn": tr.turn, "player": labels[t.player], "colour": t.player, "mine": mine, "dice": [max(t.dice), min(t.dice)],
             "position_id": t.position_id,
             "play": None if played is None else played.shown(True, other_side=not mine),
             "best": None if best is None else best.play.shown(True, other_side=not mine),
@@ -429,32 +502,76 @@ def _review(eng, game: WebGame, level: str) -> dict:
             "best_steps": [] if best is None else play_steps(best.play.moves, other_side=not mine),
             "equity": round(e_mover if mine else -e_mover, 6),
             "equity_loss": None if tr.equity_loss is None else round(tr.equity_loss, 6), "mark": tr.mark,
-            "legal_plays": tr.legal, "board": view["points"], "off": view["off"],
+            "legal_plays": tr.legal, "board": view["points"], "off": view["off"], "why": why,
         })
-    players = {("you" if c == game.human else "computer"): s.as_dict() for c, s in rv.players.items()}
-    return {"judge": level, "ply": eng.level(level).ply, "result": rec.result, "turns": turns, "players": players}
+    players = {labels[c]: s.as_dict() for c, s in rv.players.items()}
+    return {"judge": level, "ply": eng.level(level).ply, "result": rec.result, "turns": turns, "players": players,
+            "white": rec.white, "black": rec.black, "viewer": viewer, "_review": rv}
+
+
+def _game_review(eng, game: WebGame, level: str) -> dict:
+    out = _review(eng, game.record, level, game.human, {game.human: "you", game.computer: "computer"})
+    out.pop("_review")
+    return out
+
+
+def _upload_review(eng, req: UploadIn, level: str) -> dict:
+    try:
+        records, notes, kind = read_games_text(req.text, req.name[:80])
+    except ValueError as exc:
+        raise ServiceError("bad_file", str(exc)) from None
+    if not records:
+        raise ServiceError("bad_file", f"{req.name[:80]}: no game in the file")
+    games = []
+    for i, (rec, note) in enumerate(zip(records, notes)):
+        labels = {WHITE: f"{rec.white} (White)", BLACK: f"{rec.black} (Black)"}
+        try:
+            g = _review(eng, rec, level, req.viewer, labels)
+        except ValueError as exc:
+            raise ServiceError("bad_file", f"game {i + 1}: {exc}") from None
+        g["game"], g["notes"] = i + 1, list(note)
+        games.append(g)
+    reviews = [g.pop("_review") for g in games]
+    return {"name": req.name, "kind": kind, "judge": level, "ply": eng.level(level).ply, "games": games,
+            "summary": {k: s.as_dict() for k, s in by_player(reviews).items()}}
 
 
 @router.post("/v1/games/{gid}/review", tags=["games"])
 async def review(gid: str, req: ReviewIn, request: Request):
-    """Every turn judged by ``level`` (default the session's hint level): the player's
+    """Every turn judged by ``level`` (default the strongest level): the player's
     equity after each turn (the chart), the marks and each side's error rate and rating."""
     game = _get(request, gid)
     eng = _engine(request)
-    level = req.level or game.hint_level
+    level = req.level or JUDGE_LEVEL
     eng.level(level)
     if not game.record.turns:
         raise ServiceError("no_turns", "no turn has been played yet")
-    return await _locked(game, _review, eng, game, level)
+    return await _locked(game, _game_review, eng, game, level)
+
+
+@router.post(UPLOAD_PATH, tags=["games"])
+async def review_upload(req: UploadIn, request: Request):
+    """Review an uploaded game file (a bgrl record or a gnubg ``.mat`` export; up to
+    :data:`UPLOAD_MAX_BYTES`): every game judged by ``level`` (default the strongest), each
+    turn as in a session's review, in ``viewer``'s numbering, and a summary per player over
+    all the games. Errors: ``bad_file`` naming the line or turn."""
+    eng = _engine(request)
+    level = req.level or JUDGE_LEVEL
+    eng.level(level)
+    return await asyncio.to_thread(_upload_review, eng, req, level)
 
 
 @router.get("/v1/games/{gid}/record", tags=["games"])
 async def record(gid: str, request: Request, format: Literal["bgrl", "mat"] = "bgrl"):
-    """The game record as a download: ``format=bgrl`` (bgrl-game-1 JSON lines) or ``mat``."""
+    """The game record as a download: ``format=bgrl`` (bgrl-game-1 JSON lines) or ``mat``
+    (not for a session from a set-up position: 400 ``no_mat``)."""
     import json
 
     game = _get(request, gid)
     if format == "mat":
+        if game.set_up:
+            raise ServiceError("no_mat", "a game from a set-up position cannot be written as .mat (the format always "
+                               "starts from the opening position); download the bgrl record (format=bgrl)")
         body, name = mat_text(game.record), f"bgrl-{gid}.mat"
     else:
         body = "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in game.record.lines())

@@ -8,6 +8,12 @@ let selected = null;   // the point whose top checker is picked up
 let arrows = [];       // arrows drawn on the board
 let pending = null;    // the action waiting for a confirmation
 let busy = false;
+let animating = null;  // the computer's play being stepped on the board: {steps, shown}
+let lastAnimation = null;
+let drag = null;       // a checker being dragged: {from, x, y, moving}
+let suppressClick = false;
+let reviewView = null; // the review on show: {viewer colour}
+let editing = null;    // the board being edited (26 ints, the player's view, the player on roll), or null
 
 async function api(method, path, body) {
   const r = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
@@ -27,6 +33,7 @@ function log(text) {
 
 // the board after the steps made so far (hits move the computer's blot to its bar)
 function current() {
+  if (!S) return { b: START.slice(), off: { you: 0, computer: 0 } };  // before any game: the start position
   const b = S.board.points.slice();
   const off = { ...S.board.off };
   for (const [f, t] of made) {
@@ -82,7 +89,54 @@ function complete() {
   return c ? c.play : null;
 }
 
+// ---- the board editor: click points to add or remove checkers, then play or analyse from it
+const START = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0];
+
+function onBoard(b, side) {  // checkers of a side on the board and the bar
+  let n = 0;
+  for (let p = 0; p <= 25; p++) if (side === "you" ? b[p] > 0 : b[p] < 0) n += Math.abs(b[p]);
+  return n;
+}
+
+function editClick(p) {
+  const b = editing, tool = $("edit-tool").value;
+  if (p === 0) return;  // the trays hold what is not on the board
+  if (tool === "remove") {
+    if (p === 25) { if (b[25] > 0) b[25] -= 1; else if (b[0] < 0) b[0] += 1; }
+    else if (b[p] > 0) b[p] -= 1; else if (b[p] < 0) b[p] += 1;
+  } else if (tool === "you") {
+    if (onBoard(b, "you") >= 15) { say("All 15 of your checkers are on the board: remove one first."); return; }
+    if (p === 25) b[25] += 1;
+    else if (b[p] < 0) { say(`Point ${p} holds the computer's checkers: remove them first.`); return; }
+    else b[p] += 1;
+  } else {
+    if (onBoard(b, "computer") >= 15) { say("All 15 of the computer's checkers are on the board: remove one first."); return; }
+    if (p === 25) b[0] -= 1;  // the bar area: the computer's bar
+    else if (b[p] > 0) { say(`Point ${p} holds your checkers: remove them first.`); return; }
+    else b[p] -= 1;
+  }
+  say(`Editing: ${onBoard(b, "you")} of your checkers and ${onBoard(b, "computer")} of the computer's on the board; the rest are borne off.`);
+  render();
+}
+
+function setEditing(on) {
+  editing = on ? (S ? current().b.slice() : START.slice()) : null;
+  $("edit-board").setAttribute("aria-pressed", on ? "true" : "false");
+  $("edit-board").textContent = on ? "Stop editing" : "Edit board";
+  $("edit-tools").hidden = !on;
+  arrows = [];
+  say(on ? "Editing the board: click a point (or the bar) to add or remove a checker; then Play from here or Analyse." : "");
+  render();
+}
+
 function render() {
+  if (animating) return;  // the computer's play is being stepped: the last frame stays until it ends
+  if (editing) {
+    const off = { you: 15 - onBoard(editing, "you"), computer: 15 - onBoard(editing, "computer") };
+    drawBoard($("board"), editing, { colour: $("colour").value, off, pips: pips(editing), targets: new Set(), arrows: [] });
+    document.body.dataset.state = "editing";
+    return;
+  }
   const { b, off } = current();
   const playing = S && S.dice && !S.over;
   const targets = playing && selected !== null ? targetsFrom(selected) : new Set();
@@ -95,7 +149,8 @@ function render() {
   $("resign").disabled = !S || !!S.over;
   $("draw").disabled = !S || !!S.over;
   $("review").disabled = !S || !S.over || S.turns === 0;
-  $("pid").textContent = S ? S.position_id : "";
+  $("pid").value = S ? S.position_id : "";
+  $("xgid").value = S && S.xgid ? S.xgid : "";
   document.body.dataset.state = !S ? "setup" : S.over ? "over" : playing ? "your-turn" : "waiting";
 }
 
@@ -107,12 +162,56 @@ function show(state, notes = true) {
   const last = state.last_computer;
   if (last && last.steps && last.steps.length && !state.over) arrows = last.steps.map(([f, t]) => ({ from: f, to: t, cls: "comp", mine: false }));
   if (state.over) say(state.over.text);
-  else if (state.dice) say(last ? `${last.note} Your turn.` : "Your turn: click a checker, then a highlighted point.");
+  else if (state.dice) say(last ? `${last.note} Your turn.` : "Your turn: click or drag a checker to a highlighted point.");
   $("downloads").hidden = !state.turns;
   $("dl-bgrl").href = `/v1/games/${state.id}/record?format=bgrl`;
   $("dl-mat").href = `/v1/games/${state.id}/record?format=mat`;
+  $("dl-mat").hidden = !!state.set_up;  // .mat always starts from the opening position
   $("hints").hidden = true;
   render();
+  const fresh = (state.events_new || []).filter((e) => e.who === "computer" && e.steps && e.steps.length && e.before);
+  if (notes && fresh.length) animate(fresh[fresh.length - 1]);
+}
+
+// The computer's play stepped checker by checker on the board, in the player's numbering:
+// from the board before it (ev.before, the player's view), one step [from, to, hit] at a
+// time (25 = the computer's bar, 0 = borne off, as seen by the computer), each with its arrow.
+const STEP_MS = 450;
+function stepBoard(b, off, [f, t]) {
+  if (f === 25) b[0] += 1; else b[f] += 1;            // the computer's checkers are negative in the player's view
+  if (t === 0) { off.computer += 1; return; }
+  if (b[t] === 1) { b[t] = 0; b[25] += 1; }           // a hit: the player's blot goes to the bar
+  b[t] -= 1;
+}
+
+async function animate(ev) {
+  const b = ev.before.slice();
+  let onBoard = 0;
+  for (let p = 0; p <= 24; p++) if (b[p] < 0) onBoard -= b[p];
+  const off = { you: S.board.off.you, computer: 15 - onBoard };
+  const me = S.colour;
+  const frames = [];
+  const draw = (k) => {
+    const arrowsNow = ev.steps.slice(0, k).map(([f, t]) => ({ from: f, to: t, cls: "comp", mine: false }));
+    drawBoard($("board"), b, { colour: me, off, pips: pips(b), arrows: arrowsNow, targets: new Set() });
+    frames.push(b.slice());
+  };
+  animating = { steps: ev.steps };
+  document.body.dataset.animating = "1";
+  try {
+    draw(0);
+    for (let k = 0; k < ev.steps.length; k++) {
+      await new Promise((r) => setTimeout(r, window.bgrlStepMs ?? STEP_MS));
+      stepBoard(b, off, ev.steps[k]);
+      draw(k + 1);
+    }
+    await new Promise((r) => setTimeout(r, window.bgrlStepMs ?? STEP_MS));
+  } finally {
+    animating = null;
+    delete document.body.dataset.animating;
+    lastAnimation = { steps: ev.steps, frames };
+    render();
+  }
 }
 
 async function act(fn) {
@@ -121,20 +220,69 @@ async function act(fn) {
   try { await fn(); } catch (e) { say(e.message); } finally { busy = false; render(); }
 }
 
+function moveSelectedTo(p) {
+  made.push([selected, p]);
+  selected = null;
+  arrows = [];
+  const done = complete();
+  say(done ? `${done.play}: confirm, or undo.` : "Next checker.");
+  // one checker left to move with only one choice of source: keep it picked up
+  const srcs = sources();
+  if (!done && srcs.size === 1) selected = [...srcs][0];
+}
+
+const canMove = () => S && S.dice && !S.over && !busy && !animating;
+
+// drag: press on a checker that can move, move the pointer, release on a highlighted point
+function pointAt(x, y) {
+  const e = document.elementFromPoint(x, y);
+  const hit = e && e.closest ? e.closest("#board [data-hit]") : null;
+  return hit ? Number(hit.dataset.hit) : null;
+}
+
+function onPointerDown(ev) {
+  suppressClick = false;
+  if (editing || !canMove()) return;
+  const hit = ev.target.closest("[data-hit]");
+  if (!hit) return;
+  const p = Number(hit.dataset.hit);
+  if (targetsFrom(p).size) drag = { from: p, x: ev.clientX, y: ev.clientY, moving: false };
+}
+
+function onPointerMove(ev) {
+  if (!drag) return;
+  if (!drag.moving && Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) > 8) {
+    drag.moving = true;
+    selected = drag.from;
+    render();
+  }
+}
+
+function onPointerUp(ev) {
+  const d = drag;
+  drag = null;
+  if (!d || !d.moving) return;
+  suppressClick = true;
+  const p = pointAt(ev.clientX, ev.clientY);
+  if (p !== null && p !== d.from && targetsFrom(d.from).has(p)) {
+    selected = d.from;
+    moveSelectedTo(p);
+  } else {
+    if (p !== null && p !== d.from) say(`${p === 0 ? "off" : p === 25 ? "the bar" : p} is not a legal landing point for that checker.`);
+    selected = null;
+  }
+  render();
+}
+
 function onBoardClick(ev) {
-  if (!S || !S.dice || S.over || busy) return;
+  if (suppressClick) { suppressClick = false; return; }
+  if (editing) { const h = ev.target.closest("[data-hit]"); if (h) editClick(Number(h.dataset.hit)); return; }
+  if (!canMove()) return;
   const hit = ev.target.closest("[data-hit]");
   if (!hit) return;
   const p = Number(hit.dataset.hit);
   if (selected !== null && targetsFrom(selected).has(p)) {
-    made.push([selected, p]);
-    selected = null;
-    arrows = [];
-    const done = complete();
-    say(done ? `${done.play}: confirm, or undo.` : "Next checker.");
-    // one checker left to move with only one choice of source: keep it picked up
-    const srcs = sources();
-    if (!done && srcs.size === 1) selected = [...srcs][0];
+    moveSelectedTo(p);
   } else if (targetsFrom(p).size) {
     selected = p;
   } else {
@@ -217,12 +365,14 @@ function showWhy(row) {
   for (const s of row.why || []) { const li = document.createElement("li"); li.textContent = s; ul.appendChild(li); }
 }
 
-function showReview(rv) {
+function showReview(rv, title = null, before = null) {
   const box = $("review-panel");
   box.hidden = false;
   box.replaceChildren();
+  reviewView = { viewer: rv.viewer || (S ? S.colour : "white") };
+  if (before) box.appendChild(before);
   const h = document.createElement("h3");
-  h.textContent = `Review by ${rv.judge} (${rv.ply}-ply): your equity after each turn`;
+  h.textContent = title || `Review by ${rv.judge} (${rv.ply}-ply): your equity after each turn`;
   box.appendChild(h);
   const NS = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(NS, "svg");
@@ -238,7 +388,7 @@ function showReview(rv) {
   for (const v of [top, -top]) { const t = mk("text", { class: "axis-text", x: 2, y: Y(v) + 4 }); t.textContent = fmt(v, 1); }
   mk("polyline", { class: "line", points: rv.turns.map((t, i) => `${X(i)},${Y(t.equity)}`).join(" ") });
   rv.turns.forEach((t, i) => {
-    const c = mk("circle", { class: `pt ${t.player}${t.mark ? " mark mark-" + t.mark.replace(" ", "-") : ""}`, cx: X(i), cy: Y(t.equity), r: t.mark ? 7 : 4, "data-turn": t.turn });
+    const c = mk("circle", { class: `pt ${t.mine ? "you" : "computer"}${t.mark ? " mark mark-" + t.mark.replace(" ", "-") : ""}`, cx: X(i), cy: Y(t.equity), r: t.mark ? 7 : 4, "data-turn": t.turn });
     const tip = document.createElementNS(NS, "title");
     tip.textContent = `turn ${t.turn} (${t.player}) ${t.dice[0]}-${t.dice[1]}: ${t.play || "no play"}` + (t.mark ? ` — ${t.mark}, best ${t.best} (−${t.equity_loss.toFixed(3)})` : "");
     c.appendChild(tip);
@@ -247,7 +397,9 @@ function showReview(rv) {
   box.appendChild(svg);
   const legend = document.createElement("p");
   legend.className = "legend";
-  legend.innerHTML = '<span><i class="sw" style="background:#1e88e5"></i>your turn</span><span><i class="sw" style="background:#888"></i>the computer\'s</span>' +
+  const names = S && rv.viewer === undefined ? ["your turn", "the computer's"]
+    : [`${rv.viewer === "black" ? rv.black : rv.white} (${rv.viewer})`, `${rv.viewer === "black" ? rv.white : rv.black}`];
+  legend.innerHTML = `<span><i class="sw" style="background:#1e88e5"></i>${esc(names[0])}</span><span><i class="sw" style="background:#888"></i>${esc(names[1])}</span>` +
     '<span><i class="sw" style="background:#fbc02d"></i>doubtful</span><span><i class="sw" style="background:#fb8c00"></i>bad</span><span><i class="sw" style="background:#d32f2f"></i>very bad</span>';
   box.appendChild(legend);
   const tab = document.createElement("table");
@@ -266,32 +418,131 @@ function showReview(rv) {
   info.id = "turn-info";
   info.textContent = "Click a point of the chart to see that turn: the play made in red, the best play in blue.";
   box.appendChild(info);
+  const why = document.createElement("ul");
+  why.id = "turn-why";
+  box.appendChild(why);
 }
 
+function esc(text) { const d = document.createElement("div"); d.textContent = String(text); return d.innerHTML; }
+
 function showTurn(t) {
-  const mine = t.player === "you";
+  const mine = t.mine;
   const b = t.board;
   arrows = t.play_steps.map(([f, to]) => ({ from: f, to, cls: "played", mine }))
     .concat(t.best && t.best !== t.play ? t.best_steps.map(([f, to]) => ({ from: f, to, cls: "hint", mine })) : []);
-  drawBoard($("board"), b, { colour: S.colour, off: t.off, pips: pips(b), arrows, targets: new Set() });
+  drawBoard($("board"), b, { colour: reviewView ? reviewView.viewer : S.colour, off: t.off, pips: pips(b), arrows, targets: new Set() });
+  const ul = $("turn-why");
+  ul.replaceChildren();
+  for (const s of t.why || []) { const li = document.createElement("li"); li.textContent = s; ul.appendChild(li); }
   $("turn-info").textContent = `Turn ${t.turn} (${t.player}), ${t.dice[0]}-${t.dice[1]}: played ${t.play || "no play"}` +
     (t.best && t.best !== t.play ? `; best ${t.best}, loss ${t.equity_loss.toFixed(3)}${t.mark ? " (" + t.mark + ")" : ""}` : "") + ".";
 }
 
 function start() {
   act(async () => {
+    if (editing) setEditing(false);
     $("log").replaceChildren();
     $("review-panel").hidden = true;
     const st = await api("POST", "/v1/games", { level: $("level").value, colour: $("colour").value,
       opening_roll: $("opening").checked, hint_level: $("hint-level").value });
     st.events_new = st.events;
-    log(`New game against ${st.level}; you play ${st.colour}. Hints and judgement: ${st.hint_level}.`);
+    log(`New game against ${st.level}; you play ${st.colour}. Hints: ${st.hint_level}; resignations and draws are judged by the strongest level.`);
     show(st);
   });
 }
 
+// ---- position entry: paste a Position ID or an XGID, play or analyse from it; copy either form
+function startFrom(analyse) {
+  act(async () => {
+    const text = $("pos-input").value.trim();
+    if (!text && !editing) { say("Paste a Position ID or an XGID first (you are on roll in it), or edit the board."); return; }
+    const dice = $("pos-dice").value.replace(/[^1-6]/g, "");
+    const body = { level: $("level").value, colour: $("colour").value, hint_level: $("hint-level").value };
+    if (editing) body.board = editing.slice(); else body.position = text;
+    if (dice.length === 2) body.dice = [Number(dice[0]), Number(dice[1])];
+    else if ($("pos-dice").value.trim()) { say("Dice: two digits 1-6, e.g. 31 (or leave empty)."); return; }
+    $("log").replaceChildren();
+    $("review-panel").hidden = true;
+    const st = await api("POST", "/v1/games", body);
+    if (editing) setEditing(false);
+    st.events_new = st.events;
+    log(`Position ${st.position_id} set up; you play ${st.colour} against ${st.level}.`);
+    show(st);
+    if (analyse && st.dice && st.plays.length) showHints(await api("POST", `/v1/games/${st.id}/hint`, { level: $("hint-level").value, top: 10 }));
+  });
+}
+
+async function copyText(id, what) {
+  const box = $(id);
+  if (!box.value) return;
+  try {
+    await navigator.clipboard.writeText(box.value);
+  } catch (e) {  // no clipboard API (a page not on localhost or https): select it for Ctrl-C
+    box.select();
+    try { document.execCommand("copy"); } catch (e2) { /* selected: the user copies */ }
+  }
+  box.select();
+  say(`${what} copied: ${box.value}`);
+}
+
+// ---- review of an uploaded bgrl record or .mat file
+function uploadReview() {
+  const f = $("upload-file").files[0];
+  if (!f) return;
+  act(async () => {
+    say(`Reviewing ${f.name}…`);
+    const text = await f.text();
+    const rv = await api("POST", "/v1/review/upload", { text, name: f.name, viewer: $("upload-viewer").value });
+    lastUpload = rv;
+    showUploadGame(rv, 0);
+    say(`Review of ${f.name} ready: ${rv.games.length} game(s).`);
+  });
+}
+
+let lastUpload = null;
+function showUploadGame(rv, i) {
+  const g = rv.games[i];
+  let picker = null;
+  if (rv.games.length > 1) {
+    picker = document.createElement("label");
+    picker.textContent = "Game ";
+    const sel = document.createElement("select");
+    sel.id = "upload-game";
+    rv.games.forEach((x, k) => { const o = document.createElement("option"); o.value = k; o.textContent = `${k + 1}: ${x.white} vs ${x.black}`; if (k === i) o.selected = true; sel.appendChild(o); });
+    sel.addEventListener("change", () => showUploadGame(rv, Number(sel.value)));
+    picker.appendChild(sel);
+  }
+  showReview(g, `Review of ${rv.name}, game ${g.game}: ${g.white} (White) vs ${g.black} (Black), by ${rv.judge} (${rv.ply}-ply); ${g.viewer}'s equity after each turn`, picker);
+  if (rv.games.length > 1) {
+    const tab = document.createElement("table");
+    tab.id = "upload-summary";
+    tab.innerHTML = "<thead><tr><th>player, all games</th><th>decisions</th><th>error rate (mpp)</th><th>rating</th></tr></thead>";
+    const tb = document.createElement("tbody");
+    for (const [who, s] of Object.entries(rv.summary)) {
+      const tr = document.createElement("tr");
+      tr.innerHTML = `<td>${esc(who)}</td><td>${s.decisions}</td><td>${s.error_rate === null ? "-" : s.error_rate.toFixed(1)}</td><td>${s.rating || "-"}</td>`;
+      tb.appendChild(tr);
+    }
+    tab.appendChild(tb);
+    $("review-panel").appendChild(tab);
+  }
+  if (g.turns.length) showTurn(g.turns[0]);
+}
+
 function wire() {
   $("board").addEventListener("click", onBoardClick);
+  $("board").addEventListener("pointerdown", onPointerDown);
+  window.addEventListener("pointermove", onPointerMove);
+  window.addEventListener("pointerup", onPointerUp);
+  $("pos-play").addEventListener("click", () => startFrom(false));
+  $("pos-analyse").addEventListener("click", () => startFrom(true));
+  $("pos-input").addEventListener("keydown", (e) => { if (e.key === "Enter") startFrom(false); });
+  $("copy-pid").addEventListener("click", () => copyText("pid", "Position ID"));
+  $("copy-xgid").addEventListener("click", () => copyText("xgid", "XGID"));
+  $("upload-file").addEventListener("change", uploadReview);
+  $("edit-board").addEventListener("click", () => setEditing(!editing));
+  $("edit-clear").addEventListener("click", () => { if (editing) { editing = Array(26).fill(0); render(); } });
+  $("edit-start").addEventListener("click", () => { if (editing) { editing = START.slice(); render(); } });
   $("new-game").addEventListener("click", start);
   $("undo").addEventListener("click", () => { made.pop(); selected = null; arrows = []; say("Undone."); render(); });
   $("confirm").addEventListener("click", () => act(async () => {
@@ -322,12 +573,14 @@ function wire() {
   $("ask-no").addEventListener("click", () => { $("ask").hidden = true; pending = null; say("Cancelled."); });
   $("review").addEventListener("click", () => act(async () => {
     say("Reviewing…");
-    showReview(await api("POST", `/v1/games/${S.id}/review`, { level: $("hint-level").value }));
+    showReview(await api("POST", `/v1/games/${S.id}/review`, {}));  // the judge: the strongest level
     say("Review ready.");
   }));
 }
 
 wire();
 // read-only hooks for the browser tests (tests/test_web_browser.py)
-window.bgrl = { state: () => S, made: () => made.slice(), targetsFrom: (p) => [...targetsFrom(p)], lastHint: () => lastHint };
+window.bgrl = { state: () => S, made: () => made.slice(), targetsFrom: (p) => [...targetsFrom(p)], lastHint: () => lastHint,
+  lastAnimation: () => lastAnimation, lastUpload: () => lastUpload, animating: () => !!animating,
+  editing: () => (editing ? editing.slice() : null) };
 levels().then(render).catch((e) => say(e.message));
