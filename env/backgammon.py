@@ -44,6 +44,7 @@ __all__ = [
     "feature_bounds",
     "action_index",
     "check_render_mode",
+    "JanowskiCube",
 ]
 
 #: The largest number of distinct legal plays (after-states) of any position and roll: 2226,
@@ -103,8 +104,11 @@ class LegalPlaySpace(spaces.Discrete):
     def __init__(self, n: int, seed: int | np.random.Generator | None = None):
         super().__init__(n, seed=seed)
         self._legal_count: int | None = None
+        self._legal_choices: np.ndarray | None = None  # legal indices that are not a prefix (cube actions)
 
     def sample(self, mask=None, probability=None):  # noqa: D102 - documented on the class
+        if mask is None and probability is None and self._legal_choices is not None:
+            return self.start + np.int64(self._legal_choices[self.np_random.integers(len(self._legal_choices))])
         if mask is None and probability is None and self._legal_count:
             return self.start + np.int64(self.np_random.integers(self._legal_count))
         return super().sample(mask=mask, probability=probability)
@@ -239,6 +243,7 @@ class _BackgammonBase(gym.Env):
         if self._after.shape[0] > MAX_PLAYS:  # pragma: no cover - MAX_PLAYS is the proven maximum
             raise RuntimeError(f"{self._after.shape[0]} legal plays exceed MAX_PLAYS={MAX_PLAYS}")
         self.action_space._legal_count = int(self._after.shape[0])
+        self.action_space._legal_choices = None
 
     def _check_action(self, action) -> int:
         if self._over:
@@ -249,10 +254,71 @@ class _BackgammonBase(gym.Env):
             f"0..{k - 1} (info['action_mask'] marks them); the action space holds {MAX_PLAYS} indices",
         )
 
+    # ------------------------------------------------------------------ the cube (cube=True)
+    _table = None  # bgrl.env.cube.CubeTable when the cube is in play
+    _phase = "play"  # "play", "decide" (a cube decision before the roll) or "answer" (a double offered)
+    _first_turn = True
+
+    def _init_cube(self, cube, match_length, encoder) -> None:
+        from bgrl.env.cube import CUBE_FEATURES, CubeTable, check_cube_options
+
+        self.cube, self.match_length = check_cube_options(cube, match_length)
+        self._table = CubeTable(self.match_length) if self.cube else None
+        if self.cube:
+            low, high = feature_bounds(encoder)
+            low = np.concatenate([low, np.zeros(CUBE_FEATURES, dtype=np.float32)])
+            high = np.concatenate([high, np.ones(CUBE_FEATURES, dtype=np.float32)])
+            self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+            self.action_space = LegalPlaySpace(MAX_PLAYS + 4)
+
+    def _cube_phase(self, phase: str) -> None:
+        """Enter a cube step ('decide' or 'answer'): no dice, the two cube actions legal."""
+        self._phase = phase
+        self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+        self.action_space._legal_count = None
+        lo = MAX_PLAYS + (0 if phase == "decide" else 2)
+        self.action_space._legal_choices = np.array([lo, lo + 1])
+
     def _mask(self) -> np.ndarray:
-        m = np.zeros(MAX_PLAYS, dtype=np.int8)
-        m[: self._after.shape[0]] = 1
+        if self._table is None:
+            m = np.zeros(MAX_PLAYS, dtype=np.int8)
+            m[: self._after.shape[0]] = 1
+            return m
+        m = np.zeros(MAX_PLAYS + 4, dtype=np.int8)
+        if self._over:
+            return m
+        if self._phase == "play":
+            m[: self._after.shape[0]] = 1
+        else:
+            lo = MAX_PLAYS + (0 if self._phase == "decide" else 2)
+            m[lo: lo + 2] = 1
         return m
+
+    def _roll_once(self) -> bool:
+        """Roll for the side on roll: True with its play to make, False (turn passed) otherwise."""
+        self._first_turn = False
+        dice = self._roll()
+        after = self._generate(dice)
+        if after.dice_used[0]:
+            self._phase = "play"
+            self._set_turn(dice, after)
+            return True
+        self._pass()
+        return False
+
+    def _check_cube_action(self, action) -> int:
+        if self._over:
+            raise RuntimeError("the game is over: call reset() before step()")
+        lo = MAX_PLAYS + (0 if self._phase == "decide" else 2)
+        names = ("no double", "double") if self._phase == "decide" else ("take", "pass")
+        what = "a cube decision before the roll" if self._phase == "decide" else "an answer to a double"
+        msg = (f"this is {what}, so the action must be {lo} ({names[0]}) or {lo + 1} ({names[1]}) "
+               "(info['action_mask'] marks them)")
+        a = action_index(action, MAX_PLAYS + 4, expected="the actions", illegal=lambda a, k: f"illegal action {a}: {msg}")
+        if a not in (lo, lo + 1):
+            raise ValueError(f"illegal action {a}: {msg}")
+        return a
+
 
     def _notation(self) -> list[str]:
         if not self.notation or self._over:
@@ -377,6 +443,15 @@ class BackgammonEnv(_BackgammonBase):
     - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
     - ``notation``: build ``info["legal_plays"]`` (default True; False is faster, the list is then
       empty).
+    - ``cube``, ``match_length``: the doubling cube and N-point matches, with the actions,
+      masks, observation units, rewards (times the cube value) and ``info["cube"]`` /
+      ``info["phase"]`` of ``bgrl/BackgammonSelfPlay-v0`` (see there); the agent gets a cube
+      step before each of its rolls where it may double, and an answer step (take, pass)
+      when the opponent doubles. ``opponent_cube``: the opponent's cube play, an object with
+      ``doubles(position, cube) -> bool`` and ``takes(position, cube) -> bool`` (position
+      and :class:`bgrl.rules.cube.CubeState` from the doubler's side); by default an opponent
+      with an ``evaluator`` (the networks, the levels) decides by Janowski's model at 0-ply
+      (:func:`bgrl.agents.cube.cube_hint`), any other never doubles and always takes.
 
     ## Version History
 
@@ -390,23 +465,114 @@ class BackgammonEnv(_BackgammonBase):
         render_mode: str | None = None,
         encoder: str = ENCODER,
         notation: bool = True,
+        cube: bool = False,
+        match_length: int = 0,
+        opponent_cube=None,
     ):
         super().__init__(render_mode=render_mode, encoder=encoder, notation=notation)
         self.agent_color = colour_arg(agent_color)
         self.opponent = load_opponent(opponent)
         self._episodes = 0
         self._agent = WHITE
+        self._init_cube(cube, match_length, encoder)
+        if opponent_cube is not None and not (hasattr(opponent_cube, "doubles") and hasattr(opponent_cube, "takes")):
+            raise ValueError("opponent_cube must have doubles(position, cube) and takes(position, cube)")
+        self.opponent_cube = opponent_cube if opponent_cube is not None else JanowskiCube.for_agent(self.opponent)
 
     def _obs_board(self) -> np.ndarray:
         if self._over and self._winner != self._agent:
             return flip(self._board)  # the board is kept from the winner's side at the end
+        if not self._over and self._phase == "answer":
+            return flip(self._board)  # the opponent is on roll, having doubled
         return self._board
 
+    def _obs(self) -> np.ndarray:
+        obs = super()._obs()
+        if self._table is None:
+            return obs
+        return np.concatenate([obs, self._table.features(self._agent, "play" if self._over else self._phase)])
+
     def _info(self) -> dict[str, Any]:
-        return {**self._base_info(), "agent_color": self._agent}
+        info = {**self._base_info(), "agent_color": self._agent}
+        if self._table is not None:
+            info["cube"] = self._table.as_dict()
+            info["phase"] = "over" if self._over else self._phase
+        return info
+
+    def _end(self, winner: str, value: int) -> float:
+        """The game ends by a pass: ``winner`` scores the cube value; the agent's reward."""
+        self._over, self._winner, self._points = True, winner, value
+        self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+        self._phase = "play"
+        self._table.finish(winner, value)
+        return float(value if winner == self._agent else -value)
+
+    def _scored(self, pts: int) -> float:
+        """Points of a finished play for the agent's reward, times the cube value."""
+        value = pts * self._table.value
+        self._points = value
+        self._table.finish(self._winner, value)
+        return float(value if self._winner == self._agent else -value)
+
+    def _advance_cube(self) -> float:
+        """With the cube: play on until the agent acts (a cube step or a play) or the game ends."""
+        from bgrl.rules.board import Position
+
+        for _ in range(_MAX_PASSES):
+            side = self._on_roll
+            may = not self._first_turn and self._table.may_double(side)
+            if side == self._agent:
+                if may:
+                    self._cube_phase("decide")
+                    return 0.0
+                if self._roll_once():
+                    return 0.0
+                continue
+            if may and self.opponent_cube.doubles(Position(self._board), self._table.state(side)):
+                self._cube_phase("answer")
+                return 0.0
+            self._first_turn = False
+            dice = self._roll()
+            after = self._generate(dice)
+            if not after.dice_used[0]:
+                self._pass()
+                continue
+            k = int(self.opponent.select(after, self.np_random)[0])
+            pts = self._apply(after.boards[k])
+            if pts:
+                return self._scored(pts)
+        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
+
+    def _cube_step(self, a: int) -> float:
+        from bgrl.rules.board import Position
+
+        other = BLACK if self._agent == WHITE else WHITE
+        if self._phase == "decide":
+            if a == MAX_PLAYS:  # no double: roll
+                return 0.0 if self._roll_once() else self._advance_cube()
+            if not self.opponent_cube.takes(Position(self._board), self._table.state(self._agent)):
+                return self._end(self._agent, self._table.value)
+            self._table.take(other)
+            return 0.0 if self._roll_once() else self._advance_cube()
+        if a == MAX_PLAYS + 3:  # the agent passes the opponent's double
+            return self._end(other, self._table.value)
+        self._table.take(self._agent)
+        self._phase = "play"
+        # the opponent, who doubled, now rolls and plays
+        self._first_turn = False
+        dice = self._roll()
+        after = self._generate(dice)
+        if not after.dice_used[0]:
+            self._pass()
+            return self._advance_cube()
+        k = int(self.opponent.select(after, self.np_random)[0])
+        pts = self._apply(after.boards[k])
+        return self._scored(pts) if pts else self._advance_cube()
 
     def _advance(self) -> float:
         """Play until the agent has a roll with a legal play or the game ends; return its reward."""
+        if self._table is not None:
+            return self._advance_cube()
         while True:
             dice, after = self._roll_playable()
             if self._on_roll == self._agent:
@@ -428,18 +594,60 @@ class BackgammonEnv(_BackgammonBase):
             colour = WHITE if self._episodes % 2 == 0 else BLACK
         self._episodes += 1
         self._agent = colour
+        if self._table is not None:
+            if (options or {}).get("new_match") or seed is not None:
+                self._table.new_match()
+            else:
+                self._table.new_game()
+            self._phase, self._first_turn = "play", True
         self._advance()  # cannot end the game from the start
         if self.render_mode == "human":
             self.render()
         return self._obs(), self._info()
 
     def step(self, action):
-        a = self._check_action(action)
-        pts = self._apply(self._after[a])
-        reward = float(pts) if pts else self._advance()
+        if self._table is not None and self._phase != "play":
+            reward = self._cube_step(self._check_cube_action(action))
+        else:
+            a = self._check_action(action)
+            pts = self._apply(self._after[a])
+            if self._table is not None:
+                reward = self._scored(pts) if pts else self._advance()
+            else:
+                reward = float(pts) if pts else self._advance()
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, self._over, False, self._info()
+
+
+class JanowskiCube:
+    """A built-in opponent's cube play: Janowski's model on its evaluator at 0-ply
+    (:func:`bgrl.agents.cube.cube_hint`), or, for an opponent without an evaluator, never
+    double and always take (:meth:`for_agent`)."""
+
+    def __init__(self, evaluator=None):
+        self.evaluator = evaluator
+
+    @classmethod
+    def for_agent(cls, agent) -> "JanowskiCube":
+        return cls(getattr(agent, "evaluator", None))
+
+    def _decision(self, position, cube):
+        from bgrl.agents.cube import cube_hint
+
+        return cube_hint(self.evaluator, position, cube, 0)[0]
+
+    def doubles(self, position, cube) -> bool:
+        """Whether the side on roll of ``position`` doubles (cube from its side)."""
+        if self.evaluator is None:
+            return False
+        return self._decision(position, cube).decision in ("double, take", "double, pass")
+
+    def takes(self, position, cube) -> bool:
+        """Whether the opponent of the doubler (on roll in ``position``) takes."""
+        if self.evaluator is None:
+            return True
+        return bool(self._decision(position, cube).take)
 
 
 class BackgammonSelfPlayEnv(_BackgammonBase):
@@ -487,37 +695,123 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
     - ``render_mode``: None, ``"ansi"`` or ``"human"``.
     - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
     - ``notation``: build ``info["legal_plays"]`` (default True).
+    - ``cube``: play with the doubling cube (default False: cubeless, as above). Then the
+      action space is ``Discrete(MAX_PLAYS + 4)``: ``MAX_PLAYS + i`` is
+      :data:`bgrl.env.cube.CUBE_ACTIONS` ``[i]`` (``no double``, ``double``, ``take``,
+      ``pass``). Before its roll, a side that may double (:class:`bgrl.rules.cube.CubeState`:
+      not the opponent's cube, not the Crawford game, under the cap; never before the opening
+      roll) gets a cube step (mask: no double, double; ``info["dice"]`` None); after a double
+      its opponent acts (mask: take, pass; ``info["to_move"]`` the taker); a take doubles the
+      cube and gives it to the taker, a pass ends the game for the cube value. The
+      observation is ``Box(float32, (F + 10,))``: the encoding from the acting side and the
+      :data:`bgrl.env.cube.CUBE_FEATURES` cube units (value, owner, score, Crawford, phase).
+      Rewards are points times the cube value, from the acting side (a pass: minus the cube
+      value). ``info["cube"]``: value, owner, match_length, score, crawford, match_over.
+    - ``match_length``: N > 0 plays an N-point match (needs ``cube=True``): the score carries
+      over from one episode (game) to the next, with the Crawford rule; a reset after the
+      match is over (or ``reset(options={"new_match": True})``) starts a new match at 0-0.
 
     ## Version History
 
     - v0: initial version.
     """
 
-    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, notation: bool = True):
+    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, notation: bool = True,
+                 cube: bool = False, match_length: int = 0):
         super().__init__(render_mode=render_mode, encoder=encoder, notation=notation)
+        self._init_cube(cube, match_length, encoder)
+
+    # the side to act: the side on roll, or its opponent while answering a double
+    @property
+    def _actor(self) -> str:
+        if self._phase == "answer":
+            return BLACK if self._white_on_roll else WHITE
+        return self._on_roll
 
     def _obs_board(self) -> np.ndarray:
+        if self._phase == "answer":
+            return flip(self._board)
         return self._board
 
+    def _obs(self) -> np.ndarray:
+        obs = super()._obs()
+        if self._table is None:
+            return obs
+        side = self._winner if self._over else self._actor
+        return np.concatenate([obs, self._table.features(side, "play" if self._over else self._phase)])
+
+
     def _info(self) -> dict[str, Any]:
-        return {**self._base_info(), "to_move": self._on_roll, "current_player": 0 if self._white_on_roll else 1}
+        info = {**self._base_info(), "to_move": self._actor, "current_player": 0 if self._actor == WHITE else 1}
+        if self._table is not None:
+            info["cube"] = self._table.as_dict()
+            info["phase"] = "over" if self._over else self._phase
+        return info
 
     def _next_turn(self) -> None:
-        self._set_turn(*self._roll_playable())
+        if self._table is None:
+            self._set_turn(*self._roll_playable())
+            return
+        # with the cube: a cube step for a side that may double, else roll; a roll with no
+        # legal play passes the turn to the other side's cube step
+        for _ in range(_MAX_PASSES):
+            if not self._first_turn and self._table.may_double(self._on_roll):
+                self._cube_phase("decide")
+                return
+            if self._roll_once():
+                return
+        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self._new_game(seed)
+        if self._table is not None:
+            if (options or {}).get("new_match") or seed is not None:
+                self._table.new_match()
+            else:
+                self._table.new_game()
+            self._phase, self._first_turn = "play", True
         self._next_turn()
         if self.render_mode == "human":
             self.render()
         return self._obs(), self._info()
 
     def step(self, action):
-        a = self._check_action(action)
-        pts = self._apply(self._after[a])
-        if not pts:
-            self._next_turn()
+        if self._table is None or self._phase == "play":
+            if self._table is not None and not self._over:
+                a = action_index(action, self._after.shape[0], expected="info['legal_plays']",
+                                 illegal=lambda a, k: f"illegal action {a}: this roll {self._dice} has {k} legal plays, "
+                                 f"so the action must be 0..{k - 1} (info['action_mask'] marks them)")
+            else:
+                a = self._check_action(action)
+            pts = self._apply(self._after[a])
+            reward = float(pts)
+            if self._table is not None and pts:
+                reward = float(pts * self._table.value)
+                self._points = pts * self._table.value
+                self._table.finish(self._winner, self._points)
+            if not pts:
+                self._next_turn()
+        else:
+            a = self._check_cube_action(action)
+            reward = 0.0
+            if self._phase == "decide":
+                if a == MAX_PLAYS:  # no double: roll
+                    if not self._roll_once():
+                        self._next_turn()
+                else:
+                    self._cube_phase("answer")
+            elif a == MAX_PLAYS + 2:  # take: the doubler rolls
+                self._table.take(self._actor)
+                if not self._roll_once():
+                    self._next_turn()
+            else:  # pass: the doubler wins the cube value
+                value = self._table.value
+                self._over, self._winner, self._points = True, self._on_roll, value
+                self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+                self._table.finish(self._winner, value)
+                self._phase = "play"
+                reward = -float(value)
         if self.render_mode == "human":
             self.render()
-        return self._obs(), float(pts), self._over, False, self._info()
+        return self._obs(), reward, self._over, False, self._info()

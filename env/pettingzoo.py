@@ -83,6 +83,15 @@ class BackgammonAECEnv(AECEnv):
     - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
     - ``infos``: ``"full"`` (default) or ``"arrays"`` (fixed-shape numeric infos, above);
       ValueError otherwise.
+    - ``cube``, ``match_length``: the doubling cube and N-point matches, as in
+      ``bgrl/BackgammonSelfPlay-v0`` (:class:`bgrl.env.backgammon.BackgammonSelfPlayEnv`, whose
+      rules this env then runs): actions ``Discrete(MAX_PLAYS + 4)`` (the last four: no
+      double, double, take, pass; the mask marks those legal), observation ``Box(F + 10)``
+      with the cube units of :mod:`bgrl.env.cube` from the observing agent, rewards the
+      points won times the cube value (a pass: the doubler wins the cube value). The agent
+      selected is the one to act: the side on roll, or its opponent answering a double.
+      ``infos[agent]["cube"]`` and ``["phase"]`` tell the cube and the phase (``infos="full"`` only:
+      ``infos="arrays"`` with the cube is a ValueError).
 
     ## Version History
 
@@ -91,15 +100,34 @@ class BackgammonAECEnv(AECEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "bgrl_backgammon_v0", "is_parallelizable": False}
 
-    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, infos: str = "full"):
+    def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, infos: str = "full",
+                 cube: bool = False, match_length: int = 0):
         super().__init__()
         check_render_mode(render_mode, self.metadata["render_modes"])
         if infos not in ("full", "arrays"):
             raise ValueError(f"infos must be 'full' or 'arrays', got {infos!r}")
         self.info_mode = infos
+        from bgrl.env.cube import CUBE_FEATURES, check_cube_options
+
+        self.cube, self.match_length = check_cube_options(cube, match_length)
+        if self.cube and infos != "full":
+            raise ValueError("infos='arrays' is not available with cube=True (use infos='full')")
         self.render_mode = render_mode
         self.encoder = encoder
         self.possible_agents = [WHITE, BLACK]
+        self._sp = None
+        if self.cube:
+            from bgrl.env.backgammon import BackgammonSelfPlayEnv
+
+            self._sp = BackgammonSelfPlayEnv(encoder=encoder, notation=False, cube=True, match_length=self.match_length)
+            n_act = MAX_PLAYS + 4
+            self._obs_spaces = {a: spaces.Dict({"observation": self._sp.observation_space,
+                                                "action_mask": spaces.Box(low=0, high=1, shape=(n_act,), dtype=np.int8)})
+                                for a in self.possible_agents}
+            self._act_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
+            self._cube_features = CUBE_FEATURES
+            self._winner, self._points = None, 0
+            return
         low, high = feature_bounds(encoder)
         self._obs_spaces = {
             a: spaces.Dict(
@@ -148,7 +176,54 @@ class BackgammonAECEnv(AECEnv):
     def _board_of(self, agent: str) -> np.ndarray:
         return self._board if agent == self._on_roll else flip(self._board)
 
+    # ------------------------------------------------------------------ the cube (delegated)
+    def _cube_observe(self, agent: str) -> dict[str, np.ndarray]:
+        sp = self._sp
+        if not sp._over and agent == sp._actor:
+            return {"observation": sp._obs(), "action_mask": sp._mask()}
+        board = sp._board if agent == (sp._winner if sp._over else sp._on_roll) else flip(sp._board)
+        obs = np.concatenate([encode(board[None], self.encoder)[0],
+                              sp._table.features(agent, "play" if sp._over else sp._phase)])
+        return {"observation": obs, "action_mask": np.zeros(MAX_PLAYS + 4, dtype=np.int8)}
+
+    def _cube_infos(self, info: dict) -> None:
+        sp = self._sp
+        for a in self.agents:
+            mine = not sp._over and a == sp._actor
+            d = {"dice": info["dice"] if mine else None,
+                 "after_states": sp.after_states() if mine else np.zeros((0, 26), dtype=np.int8),
+                 "board": self._cube_observe_board(a), "cube": info["cube"], "phase": info["phase"]}
+            if sp._over:
+                d.update(winner=sp._winner, points=sp._points)
+            self.infos[a] = d
+
+    def _cube_observe_board(self, agent: str) -> np.ndarray:
+        sp = self._sp
+        side = sp._winner if sp._over else sp._on_roll
+        return (sp._board if agent == side else flip(sp._board)).copy()
+
+    def _cube_reset(self, seed, options) -> None:
+        _, info = self._sp.reset(seed=seed, options=options)
+        self.agent_selection = info["to_move"]
+        self._cube_infos(info)
+
+    def _cube_step(self, action) -> None:
+        agent = self.agent_selection
+        _, r, term, _, info = self._sp.step(action)  # ValueError (one line) for an illegal action
+        self._cumulative_rewards[agent] = 0
+        other = BLACK if agent == WHITE else WHITE
+        self.rewards = {agent: r, other: -r} if term else {a_: 0 for a_ in self.agents}
+        if term:
+            self.terminations = {a_: True for a_ in self.agents}
+            self._winner, self._points = self._sp._winner, self._sp._points
+        else:
+            self.agent_selection = info["to_move"]
+        self._cube_infos(info)
+        self._accumulate_rewards()
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self._sp is not None:
+            return self._cube_observe(agent)
         mask = np.zeros(MAX_PLAYS, dtype=np.int8)
         if self._winner is None and agent == self._on_roll:
             mask[: self._after.shape[0]] = 1
@@ -188,6 +263,11 @@ class BackgammonAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        if self._sp is not None:
+            self._cube_reset(seed, options)
+            if self.render_mode == "human":
+                self.render()
+            return
         self._board, self._white_on_roll = START_BOARD.copy(), True
         self._winner, self._points = None, 0
         self._roll_playable()
@@ -200,6 +280,11 @@ class BackgammonAECEnv(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
+            return
+        if self._sp is not None:
+            self._cube_step(action)
+            if self.render_mode == "human":
+                self.render()
             return
         a = action_index(
             action, self._after.shape[0], expected="the legal plays",
@@ -230,7 +315,11 @@ class BackgammonAECEnv(AECEnv):
         """``ansi``: the board text (White's numbering); ``human``: print it."""
         if self.render_mode is None:
             return None
-        text = render_board(self._board, self._white_on_roll, self._dice)
+        if self._sp is not None:
+            sp = self._sp
+            text = render_board(sp._board, sp._white_on_roll, sp._dice)
+        else:
+            text = render_board(self._board, self._white_on_roll, self._dice)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

@@ -40,14 +40,14 @@ def test_gnubg_export_details():
     pas = [t for t in rec.turns if t.play is None]
     assert len(pas) == 1 and pas[0].dice == (6, 6) and pas[0].player == "white"  # "66:" = could not enter
     assert rec.result == {"type": "result", "winner": "black", "points": 1, "how": "resign"}
-    assert any("Doubles => 2" in n and "skipped" in n for n in g.notes)
-    assert any("Drops" in n for n in g.notes)
+    assert [(a.action, a.value) for a in g.cube_actions][:1] == [("double", 2)]
+    assert g.cube_actions[-1].action == "drop"
     nocube = read_mat(DATA / "gnubg_money_nocube.mat")
     assert [x.record.result["how"] for x in nocube] == ["single", "resign", "single"]
     assert nocube[0].notes == [] and nocube[0].match_length == 0
     cube = read_mat(DATA / "gnubg_money_cube.mat")
     assert cube[4].record.result == {"type": "result", "winner": "black", "points": 2, "how": "gammon"}  # 4 points at cube 2
-    assert sum("Takes" in n for x in cube for n in x.notes) == 4
+    assert sum(a.action == "take" for x in cube for a in x.cube_actions) == 4
 
 
 def test_handwritten_fixture():
@@ -61,7 +61,8 @@ def test_handwritten_fixture():
     assert [t.position_id for t in r.turns] == ["4HPwATDgc/ABMA", "4HPkQSDgc/ABMA", "hm/BATDgc+QBUA",
                                                 "4PPIASSGb8EBMA", "Dm/BATDg88gBUA", "4POSASQOb8EBMA"]
     assert r.result == {"type": "result", "winner": "white", "points": 1, "how": "resign"}
-    assert sum("cube action skipped" in n for n in g1.notes) == 4
+    assert [a.action for a in g1.cube_actions] == ["double", "take", "double", "drop"]
+    assert any("4 cube action(s) read" in n for n in g1.notes)
     assert any("dropped" in n for n in g1.notes)
     r2 = g2.record
     assert (r2.white, r2.start_on_roll, r2.result) == ("Alice Smith(USA)", "black", None)
@@ -102,7 +103,7 @@ def test_names_on_two_lines_bom_and_crlf():
 
 def test_match_file_is_reviewed_as_money():
     (g,) = parse_mat(" 7 point match\n\n Game 1\n a : 0        b : 0\n  1) 31: 8/5 6/5\n")
-    assert g.match_length == 7 and "reviewed as cubeless money play" in g.notes[0]
+    assert g.match_length == 7 and "checker plays by cubeless money equity" in g.notes[0]
 
 
 def test_second_match_in_one_file_is_ignored():

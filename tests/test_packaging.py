@@ -62,6 +62,7 @@ def test_wheel_ships_network_and_hint_runs_from_it(tmp_path):
     (wheel,) = wheel_dir.glob("bgrl-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "bgrl/checkpoints/default.pt" in names and "bgrl/py.typed" in names
+    assert "bgrl/checkpoints/distilled-r1.npz" in names  # the expert level's numpy twin: hint without torch
     assert "bgrl/data/bearoff.npz" in names
     assert "bgrl/data/benchmark.npz" in names  # the error-rate benchmark (bgrl.arena.benchmark)
     r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
@@ -77,6 +78,24 @@ def test_wheel_ships_network_and_hint_runs_from_it(tmp_path):
     r = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stdout[-1000:] + r.stderr[-2000:]
     assert '"8/5 6/5"' in r.stdout
+
+
+def test_hint_does_not_import_torch():
+    """issue 17 item 8: `bgrl hint POSITION DICE` at every level's ply (0-ply expert, 1-ply
+    world-class) and at 2-ply evaluates the shipped networks' numpy twins and never imports
+    torch (checked in a fresh interpreter); its table is the usual one."""
+    code = (
+        "import sys\n"
+        "from bgrl.cli import main\n"
+        "rc = main(sys.argv[1:])\n"
+        "print('TORCH', 'torch' in sys.modules, file=sys.stderr)\n"
+        "sys.exit(rc or 0)\n"
+    )
+    for extra in ([], ["--level", "world-class"], ["--ply", "2"], ["--json"]):
+        argv = ["hint", "4HPwATDgc/ABMA", "31", *extra]
+        r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd="/")
+        assert r.returncode == 0 and "TORCH False" in r.stderr, (argv, r.stderr[-1500:])
+        assert "8/5 6/5" in r.stdout, r.stdout
 
 
 def test_shipped_networks_resolve_by_name(tmp_path, monkeypatch):

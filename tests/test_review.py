@@ -302,7 +302,7 @@ def test_cli_match_save_games_then_review(tmp_path, capsys):
 def test_cli_review_mat(capsys):
     code, out, err = run(["review", str(DATA / "gnubg_money_cube.mat"), "--game", "2"], capsys)
     assert code == 0, err
-    assert "Game 2: alice (White) vs bob (Black)" in out and "cube action skipped" in out
+    assert "Game 2: alice (White) vs bob (Black)" in out and "cube action(s) read" in out and "WRONG DOUBLE" in out
     assert f"Review of {DATA / 'gnubg_money_cube.mat'} (.mat file, game 2 of 5)" in out  # not "1 game"
     code, out, _ = run(["review", str(DATA / "gnubg_money_cube.mat")], capsys)
     assert code == 0 and "(.mat file, 5 games)" in out

@@ -454,3 +454,30 @@ def test_board_editor_sets_up_a_position(browser, server, shots):
     st = _state(drv)
     assert st["set_up"] and st["board"]["points"] == want and st["dice"] == [3, 1]
     assert st["board"]["off"] == {"you": 1, "computer": 0} and drv.execute_script("return window.bgrl.editing();") is None
+
+
+def test_cube_session_double_button_and_cube_on_the_board(browser, server):
+    """A money session with the cube: the cube is drawn centred, Double is offered before the
+    roll, and after the computer's answer the cube shows its new value and owner."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    drv = browser
+    drv.get(server + "/")
+    _wait(drv, lambda: len(drv.find_elements(By.CSS_SELECTOR, "#level option")) > 0, what="the levels")
+    Select(drv.find_element(By.ID, "level")).select_by_value("beginner")
+    Select(drv.find_element(By.ID, "cube-mode")).select_by_value("money")
+    drv.find_element(By.ID, "new-game").click()
+    st = _wait(drv, lambda: (s := _state(drv)) and s.get("cube") and s["cube"]["awaiting"] == "cube" and s, what="the cube prompt")
+    cube = drv.find_element(By.CSS_SELECTOR, "#board #cube")
+    assert cube.get_attribute("data-owner") == "centre" and cube.get_attribute("data-value") == "1"
+    assert drv.find_element(By.ID, "cube-double").is_enabled() and not drv.find_element(By.ID, "cube-take").is_enabled()
+    drv.find_element(By.ID, "cube-double").click()
+    st = _wait(drv, lambda: (s := _state(drv)) and (s["over"] or s["cube"]["value"] == 2) and s, what="the computer's answer")
+    if st["over"]:
+        assert st["over"]["how"] == "pass" and drv.find_element(By.ID, "next-game").is_enabled()
+    else:
+        cube = drv.find_element(By.CSS_SELECTOR, "#board #cube")
+        assert cube.get_attribute("data-owner") == "computer" and cube.get_attribute("data-value") == "2"
+        assert "Cube 2, owned by the computer" in drv.find_element(By.ID, "cube-text").text
+        assert st["dice"] is not None and not drv.find_element(By.ID, "cube-double").is_enabled()

@@ -224,21 +224,24 @@ class LevelAgent(Agent):
         return HintRanker.from_agent(self, ply).rank(position, dice)
 
 
-def _evaluator(network: str):
+def _evaluator(network: str, backend: str = "torch"):
     """(evaluator, meta) of a shipped network, shared (read-only, so safe to share) and
     checked against the manifest (:func:`bgrl.evaluation.networks.open_network`)."""
     from bgrl.evaluation.networks import open_network
 
-    loaded = open_network(shipped_checkpoint(network))
+    loaded = open_network(shipped_checkpoint(network), backend=backend)
     return loaded.evaluator, loaded.meta
 
 
-def load_level(name: str, seed: int = 0) -> LevelAgent:
-    """The agent of a named level. ValueError naming the levels for an unknown name."""
+def load_level(name: str, seed: int = 0, backend: str = "torch") -> LevelAgent:
+    """The agent of a named level. ValueError naming the levels for an unknown name.
+
+    ``backend``: how its network is evaluated, ``"torch"``, ``"numpy"`` (no torch import)
+    or ``"auto"`` (:func:`bgrl.evaluation.networks.open_network`)."""
     lv = LEVELS.get(str(name))
     if lv is None:
         raise ValueError(f"unknown level {name!r}: expected one of {', '.join(LEVEL_NAMES)}")
-    ev, meta = _evaluator(lv.network)
+    ev, meta = _evaluator(lv.network, backend)
     return LevelAgent(lv, ev, seed=seed, meta=meta)
 
 

@@ -37,7 +37,8 @@ def cmd_hint(args) -> int:
 
     if args.top is not None and args.top < 0:
         raise CLIError(f"--top must be >= 0 (0 = all plays), got {args.top}")
-    agent, ply, label = hint_agent(args.level, args.ply, args.checkpoint)
+    # "auto": the shipped networks' numpy twins, so that a hint starts without importing torch
+    agent, ply, label = hint_agent(args.level, args.ply, args.checkpoint, backend="auto")
 
     def obj(pos, dice):
         ranked = agent.hint(pos, dice, ply=ply)

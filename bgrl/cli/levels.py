@@ -29,22 +29,29 @@ def check_level(name) -> str:
     return str(name)
 
 
-def hint_agent(level=None, ply=None, checkpoint=None) -> tuple[LevelAgent, int, str]:
+def hint_agent(level=None, ply=None, checkpoint=None, backend: str = "torch") -> tuple[LevelAgent, int, str]:
     """The agent whose noise-free search ranks the plays, the ply and a label.
 
     level : level name (default ``expert``); ply : 0..3 overrides the level's ply;
-    checkpoint : a network path replacing the level's network.
+    checkpoint : a network path replacing the level's network; backend : how networks are
+    evaluated (``"auto"``: in numpy, importing no torch, while torch is not imported and
+    the network has its ``.npz`` twin; :func:`bgrl.evaluation.networks.open_network`).
     Raises ValueError for an unknown level or a ply outside 0..3.
     """
     name = check_level(level)
     if ply is not None and not 0 <= int(ply) <= MAX_PLY:
         raise ValueError(f"--ply must be 0..{MAX_PLY}, got {ply}")
-    agent = load_level(name)
+    if checkpoint is None:
+        agent = load_level(name, backend=backend)
+    else:  # only the level's definition is needed: its network is replaced
+        from bgrl.agents.levels import LEVELS
+
+        agent = LevelAgent(LEVELS[name], None)
     label = f"level {name}"
     if checkpoint is not None:
         from bgrl.evaluation.networks import open_network
 
-        loaded = open_network(checkpoint)
+        loaded = open_network(checkpoint, backend=backend)
         agent = LevelAgent(agent.level, loaded.evaluator, meta=loaded.meta)
         label += f" with network {loaded.path.name}"
     use_ply = agent.level.ply if ply is None else int(ply)

@@ -1,4 +1,5 @@
-"""``bgrl match A B``: a session of N paired-dice money games between two agents."""
+"""``bgrl match A B``: a session of N paired-dice money games between two agents; with
+``--cube``, cubeful money games or N-point matches (``--match N``, bgrl.arena.cubeful)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,10 @@ def cmd_match(args) -> int:
         raise CLIError(f"--games must be >= 1, got {args.games}")
     if args.seed < 0:
         raise CLIError(f"--seed must be >= 0, got {args.seed}")
+    rules = cube_rules(args)
     a, b = load_agent(args.a), load_agent(args.b)
+    if rules is not None:
+        return _cmd_match_cubeful(args, a, b, rules)
     recorder = None
     if args.save_games is not None:  # game records: bgrl.records.match_records
         from bgrl.records.match_records import MatchRecorder, prepare_games_dir
@@ -41,6 +45,57 @@ def cmd_match(args) -> int:
     return 0
 
 
+def cube_rules(args):
+    """The :class:`bgrl.rules.match.MatchRules` of ``--cube [--match N] [--jacoby] [--beavers]
+    [--cube-cap V]``, or None for the default cubeless money games. CLIError (exit 2) for a
+    bad combination: a cube option without --cube, a match longer than the match equity
+    table, a cap that is not a power of 2, Jacoby or beavers in a match."""
+    from bgrl.rules.match import MatchRules
+
+    opts = [f for f, v in (("--match", args.match), ("--jacoby", args.jacoby), ("--beavers", args.beavers),
+                           ("--cube-cap", args.cube_cap)) if v not in (None, False)]
+    if not args.cube:
+        if opts:
+            raise CLIError(f"{opts[0]} needs --cube (the default is cubeless money play)")
+        return None
+    if args.match is not None:
+        from bgrl.evaluation.match_equity import default_met
+
+        if args.match < 1:
+            raise CLIError(f"--match must be a match length >= 1 point, got {args.match}")
+        try:
+            default_met().check_length(args.match)
+        except ValueError as exc:
+            raise CLIError(f"--match {args.match}: {exc}") from None
+    if args.match and (args.jacoby or args.beavers):
+        raise CLIError("--jacoby and --beavers are money-game options; they do not go with --match")
+    try:
+        return MatchRules(match_length=args.match or 0, jacoby=args.jacoby, beavers=args.beavers,
+                          **({} if args.cube_cap is None else {"max_value": args.cube_cap}))
+    except ValueError as exc:
+        raise CLIError(f"--cube-cap: {exc}" if args.cube_cap is not None and "cap" in str(exc) else str(exc)) from None
+
+
+def _cmd_match_cubeful(args, a, b, rules) -> int:
+    """``bgrl match A B --cube``: cubeful money games or N-point matches (bgrl.arena.cubeful)."""
+    from tqdm import tqdm
+
+    from bgrl.arena.cubeful import play_cubeful
+
+    if args.save_games is not None:
+        raise CLIError("--save-games does not go with --cube yet (game records hold no cube actions)")
+    bar = tqdm(total=args.games, unit="match" if rules.is_match else "game", disable=args.json or not sys.stderr.isatty())
+    res = play_cubeful(a, b, args.games, rules, seed=args.seed, progress=bar.update, names=(str(args.a), str(args.b)))
+    bar.close()
+    if args.json:
+        d = res.as_dict()
+        d["ci95"] = None if d["ci95"] != d["ci95"] else d["ci95"]
+        print(json.dumps(d))
+    else:
+        print(res.summary())
+    return 0
+
+
 def add_parser(sub) -> None:
     ma = sub.add_parser("match", help="play N money games between two agents (paired dice)", formatter_class=HelpFormatter)
     ma.add_argument("a", help="agent A: random, pubeval, a level name, default, gnubg, gnubg:N (N-ply; gnubg extra), a checkpoint file or a run folder")
@@ -50,5 +105,14 @@ def add_parser(sub) -> None:
     ma.add_argument("--seed", type=int, default=0, help="seed of the dice, >= 0 (default: %(default)s)")
     ma.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
     ma.add_argument("--save-games", metavar="DIR", help="write one bgrl-game-1 record per game to DIR/game-NNNN.jsonl (default: none)")
+    ma.add_argument("--cube", action="store_true", help="play with the doubling cube: money games, or N-point "
+                    "matches with --match (default: off, cubeless money games)")
+    ma.add_argument("--match", type=int, metavar="N", default=None, help="with --cube: N-point matches (Crawford rule); "
+                    "--games then counts matches (default: money games)")
+    ma.add_argument("--jacoby", action="store_true", help="with --cube, money: the Jacoby rule (gammons count single "
+                    "until the cube is turned) (default: off)")
+    ma.add_argument("--beavers", action="store_true", help="with --cube, money: beavers allowed (default: off)")
+    ma.add_argument("--cube-cap", type=int, metavar="V", default=None, help="with --cube: the largest cube value, a "
+                    "power of 2 (default: 32768)")
     ma.set_defaults(func=cmd_match)
 

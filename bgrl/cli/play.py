@@ -472,14 +472,15 @@ def run_from_args(args, load_ranker) -> int:
     if args.seed is not None and args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     start, dice = None, None
-    if args.position is not None:
+    cube = _wants_cube(args)  # the cube reads --position/--dice itself (bgrl.cli.play_cube)
+    if args.position is not None and not cube:
         if args.opening_roll:
             raise ValueError("--position and --opening-roll exclude each other: in a practised position you are on roll")
         start, dice = read_position(args.position)
         m_off, o_off = start.off
         if m_off == 15 or o_off == 15:
             raise ValueError(f"--position {start.position_id}: the game is over (a side has borne off all 15 checkers)")
-    if args.dice is not None:
+    if args.dice is not None and not cube:
         if args.position is None:
             raise ValueError("--dice needs --position (the first roll of a practised position)")
         dice = parse_dice(args.dice)
@@ -496,10 +497,24 @@ def run_from_args(args, load_ranker) -> int:
         except OSError as exc:
             raise ValueError(f"--save {clip(str(save_dir), 40)}: cannot create or write in the folder "
                              f"({exc.strerror or exc}); expected a writable folder, or --no-save") from None
+    if cube:
+        return _run_cubeful(args, agent, ranker, seed, save_dir, judge)
     game = TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), compact=(args.notation == "compact"),
                         start=start, first_dice=dice, opening_roll=args.opening_roll, save_dir=save_dir, seed=seed,
                         opponent_name=getattr(agent, "name", str(args.opponent)), judge=judge)
     return game.run()
+
+
+def _wants_cube(args) -> bool:
+    """Whether ``bgrl play`` was given --cube or one of its options."""
+    return bool(getattr(args, "cube", False) or any(getattr(args, f, None) for f in ("match", "jacoby", "beavers", "cube_cap")))
+
+
+def _run_cubeful(args, agent, ranker, seed, save_dir, judge) -> int:
+    """``bgrl play --cube ...``: the game with the doubling cube (bgrl.cli.play_cube)."""
+    from bgrl.cli.play_cube import cubeful_game
+
+    return cubeful_game(args, agent, ranker, seed, save_dir, judge).run()
 
 
 # ----------------------------------------------------------------------------- the command
@@ -558,7 +573,7 @@ def cmd_play(args) -> int:
 
 def add_parser(sub) -> None:
     pl = sub.add_parser("play", help="play a game against the computer in the terminal", formatter_class=HelpFormatter,
-                        description="A money game (no cube) against the computer in the terminal. The board is drawn "
+                        description="A money game (no cube; --cube adds it, --match N plays a match) against the computer in the terminal. The board is drawn "
                         f"and numbered from your side; type 'help' in the game for its commands. {RULES_NOTE}")
     pl.add_argument("--color", "--colour", choices=["white", "black"], default="white",
                     help="your colour; White moves first (default: %(default)s)")
@@ -583,5 +598,18 @@ def add_parser(sub) -> None:
     pl.add_argument("--save", metavar="DIR", help="folder for the game record, bgrl-game-1 JSON lines "
                     "(default: $BGRL_GAMES_DIR, else ~/.bgrl/games)")
     pl.add_argument("--no-save", action="store_true", help="do not save a game record (default: off)")
+    _add_cube_flags(pl)
     pl.set_defaults(func=cmd_play)
+
+
+def _add_cube_flags(pl) -> None:
+    """``bgrl play``'s cube options (bgrl.cli.play_cube; docs/cube.md)."""
+    pl.add_argument("--cube", action="store_true", help="play with the doubling cube: type 'double' before you roll, "
+                    "'take'/'pass' when the computer doubles; a money session, or a match with --match (default: off)")
+    pl.add_argument("--match", type=int, metavar="N", default=None, help="with --cube: play an N-point match "
+                    "(Crawford rule) (default: money play)")
+    pl.add_argument("--jacoby", action="store_true", help="with --cube, money: the Jacoby rule (default: off)")
+    pl.add_argument("--beavers", action="store_true", help="with --cube, money: beavers allowed (default: off)")
+    pl.add_argument("--cube-cap", type=int, metavar="V", default=None, help="with --cube: the largest cube value, a "
+                    "power of 2 (default: 32768)")
 

@@ -15,9 +15,11 @@ from pathlib import Path
 __all__ = ["load_games", "game_files", "ranker_for_level", "cmd_review", "add_review_parser"]
 
 
-def load_games(path) -> tuple[list, list[list[str]], str]:
+def load_games(path, with_cube: bool = False):
     """Read a game file: returns (records, notes per record, kind 'bgrl-game-1' or 'mat')
-    (:func:`bgrl.records.files.read_games`).
+    (:func:`bgrl.records.files.read_games`), and with ``with_cube`` a fourth item: per record
+    the cube information for :func:`bgrl.records.review.review_cube` (None for a bgrl game
+    record, which holds no cube actions).
 
     Raises
     ------
@@ -26,7 +28,7 @@ def load_games(path) -> tuple[list, list[list[str]], str]:
     """
     from bgrl.records.files import read_games
 
-    return read_games(path)
+    return read_games(path, with_cube=with_cube)
 
 
 def ranker_for_level(level: str | None):
@@ -94,18 +96,19 @@ def cmd_review(args) -> int:
     files = game_files(args.file)
     if args.game is not None and len(files) > 1:
         raise ValueError(f"--game {args.game} picks a game of one file; {len(files)} files were given")
-    loaded = [(f, *load_games(f)) for f in files]
+    loaded = [(f, *load_games(f, with_cube=True)) for f in files]
     ranker, level = ranker_for_level(args.level)
-    records, notes, sources, numbers = [], [], [], []
-    for f, recs, nts, kind in loaded:
+    records, notes, sources, numbers, cube_info = [], [], [], [], []
+    for f, recs, nts, kind, cubes in loaded:
         if args.game is not None:
             if not 1 <= args.game <= len(recs):
                 raise ValueError(f"--game {args.game}: {f} holds {len(recs)} game(s)")
-            recs, nts, first = [recs[args.game - 1]], [nts[args.game - 1]], args.game
+            recs, nts, cubes, first = [recs[args.game - 1]], [nts[args.game - 1]], [cubes[args.game - 1]], args.game
         else:
             first = 1
         records += recs
         notes += nts
+        cube_info += cubes
         sources += [str(f)] * len(recs)
         numbers += list(range(first, first + len(recs)))
     from tqdm import tqdm
@@ -117,13 +120,18 @@ def cmd_review(args) -> int:
         reviews = review_records(records, ranker, notes, progress=bar.update)
     for rv, src, n in zip(reviews, sources, numbers):
         rv.game, rv.source = n, (src if len(files) > 1 else None)
+    if not args.no_cube and any(c is not None for c in cube_info):
+        for c in cube_info:
+            if c is not None:
+                c["jacoby"] = bool(args.jacoby)
+        _review_cube(reviews, cube_info, ranker)
     if args.json:
         obj = review_json(reviews, source=str(files[0]) if len(files) == 1 else None, level=level, top=args.top,
                           errors_only=args.errors_only, files=files if len(files) > 1 else None)
         text = json.dumps(obj)
     else:
         parts = []
-        for f, recs, _, kind in loaded:
+        for f, recs, _, kind, _cubes in loaded:
             mine = [rv for rv, src in zip(reviews, sources) if src == str(f)]
             what = "bgrl game record" if kind != "mat" else ".mat file"
             total = len(recs)
@@ -135,6 +143,22 @@ def cmd_review(args) -> int:
         text = "\n\n".join(parts)
     print(text)  # built whole first: an error never leaves half a report
     return 0
+
+
+def _review_cube(reviews, cube_info, ranker) -> None:
+    """Judge the cube decisions of the games that carry cube information (.mat files) with
+    the ranker's evaluator at its ply (:func:`bgrl.agents.cube.cube_hints_many`)."""
+    from bgrl.agents.cube import cube_hints_many
+    from bgrl.records.review import attach_cube, review_cube
+
+    idx = [i for i, c in enumerate(cube_info) if c is not None]
+    names = [{"white": reviews[i].white, "black": reviews[i].black} for i in idx]
+
+    def judge(positions, cubes):
+        return cube_hints_many(ranker.evaluator, positions, cubes, ranker.ply)
+
+    lists = review_cube([cube_info[i] for i in idx], judge, names)
+    attach_cube([reviews[i] for i in idx], lists, f"{ranker.name}, cube at {ranker.ply}-ply")
 
 
 #: The names bgrl gives the player in its own records: ``bgrl play`` ("human") and the web board ("you").
@@ -176,4 +200,9 @@ def add_review_parser(sub) -> None:
                         "player's in a record of bgrl play or the web board (as in the game), else the mover's "
                         "(default: %(default)s; JSON always uses the mover's)")
     r.add_argument("--json", action="store_true", help="print one JSON object (format bgrl-review-1)")
+    r.add_argument("--no-cube", action="store_true",
+                   help="do not judge the cube decisions of a .mat file (e.g. a session played without the cube)")
+    r.add_argument("--jacoby", action="store_true",
+                   help="judge the cube of money games with the Jacoby rule (gammons count only after a double); "
+                        "a .mat file does not say, and GNU Backgammon's money sessions use it by default")
     r.set_defaults(func=cmd_review)

@@ -66,7 +66,7 @@ from bgrl.rules.outcome import is_race
 __all__ = [
     "DECISIONS", "X_CONTACT", "X_BEAROFF", "X_RACE_MIN", "X_RACE_MAX", "CubeDecision", "average_values",
     "cube_life", "is_last_roll", "money_equity", "money_take_point", "money_cube_decision",
-    "match_cube_decision", "cube_decision", "decide",
+    "match_cube_decision", "cube_decision", "decide", "cubeful_equity", "GNUBG_SHALLOW_X", "cube_life_shallow",
 ]
 
 #: The four decisions of the side on roll, in the words ``bgrl hint --json`` uses.
@@ -166,6 +166,32 @@ def cube_life(board) -> float:
     return X_CONTACT
 
 
+#: GNU Backgammon's second set of cube-life parameters, the one it uses for 0- and 1-ply
+#: cube decisions (``show cubeefficiency`` of gnubg 1.1.0a16, PyPI ``gnubg``: "2+ ply/0-1
+#: ply" values; the 2+ ply set is the manual's, :data:`X_CONTACT` etc.): contact and crashed
+#: 0.76; race ``0.60 + 0.0025 x pips`` of the side on roll, clamped to [0.6, 0.8]; one-sided
+#: bear-off 0.6.
+GNUBG_SHALLOW_X = {"contact": 0.76, "race_coefficient": 0.60, "race_factor": 0.0025, "race_min": 0.6,
+                   "race_max": 0.8, "bearoff": 0.6}
+
+
+def cube_life_shallow(board) -> float:
+    """Cube life by gnubg's 0-1-ply parameter set (:data:`GNUBG_SHALLOW_X`), with bgrl's
+    exact last-roll case (0). bgrl's levels use :func:`cube_life` (the manual's values);
+    this one reproduces gnubg's own 0-ply and 1-ply cube decisions
+    (``scripts/cube_vs_gnubg.py``). board : int (26,), from the side on roll."""
+    g = GNUBG_SHALLOW_X
+    b = np.asarray(board, dtype=np.int64)
+    if is_last_roll(b):
+        return 0.0
+    if bool(is_bearoff(b.reshape(1, -1))[0]):
+        return g["bearoff"]
+    if bool(is_race(b)):
+        pips = float(pip_counts(b)[0])
+        return float(min(g["race_max"], max(g["race_min"], g["race_coefficient"] + g["race_factor"] * pips)))
+    return g["contact"]
+
+
 def _check_x(x) -> float:
     x = float(x)
     if not 0.0 <= x <= 1.0:
@@ -218,11 +244,14 @@ def money_take_point(probs_taker, x: float) -> float:
 def decide(no_double: float, double_take: float, double_pass: float) -> tuple[str, bool]:
     """``(decision, take)`` from the three equities of the side on roll (gnubg's logic): the
     opponent takes when taking costs it no more than passing; the side doubles when the
-    opponent's best answer gives it more than not doubling; it is too good to double when
-    playing on is worth more than the opponent's pass."""
+    opponent's best answer gives it more than not doubling (on a tie: when the answer is a
+    pass); it is too good to double when playing on is worth more than the opponent's pass."""
     take = double_take <= double_pass
     answer = min(double_take, double_pass)
-    if no_double > answer:  # ties go to doubling (a sure single win is a double/pass)
+    # a tie goes to doubling when the opponent passes (a sure single win is a double/pass) and
+    # to no double when it takes (doubling gains nothing and hands over the cube: a sure loss
+    # is "no double", as gnubg says)
+    if no_double > answer or (take and no_double >= answer - 1e-12):
         return ("too good to double" if no_double > double_pass else "no double"), take
     return ("double, take" if take else "double, pass"), take
 
@@ -397,3 +426,44 @@ def cube_decision(probs, cube: CubeState | None = None, x: float = X_CONTACT, me
     if cube.is_match:
         return match_cube_decision(probs, cube, x, met)
     return money_cube_decision(probs, cube, x)
+
+
+def cubeful_equity(probs, cube: CubeState, x: float = X_CONTACT, met=None) -> float:
+    """The cubeful equity of the side on roll before it rolls, with its best cube action.
+
+    This is the value a cubeful checker play gives an after-state (from the side now on
+    roll, the opponent of the mover): when the side may double, the better of no double and
+    the opponent's best answer to a double (``max(no_double, min(double_take,
+    double_pass))``); when it may not (the opponent owns the cube, the cap, the Crawford
+    game), Janowski's equity with the cube as it is.
+
+    Parameters
+    ----------
+    probs : float (5,), cubeless probabilities of the side on roll before the roll.
+    cube : CubeState from the same side, cube in play.
+    x : cube life; met : match equity table (match play; default Kazaross-XG2).
+
+    Returns
+    -------
+    float: money play, equity per unit of the current cube; match play, MWC on gnubg's
+    equity scale for the current cube (``+1`` = winning the cube value, ``-1`` losing it).
+    """
+    if cube.may_double():
+        d = cube_decision(probs, cube, x, met)
+        return float(max(d.no_double, min(d.double_take, d.double_pass)))
+    x = _check_x(x)
+    if not cube.is_match:
+        owner = cube.owner
+        if owner == 1 or not cube.cube_in_play or 2 * cube.value > cube.max_value:
+            owner = 2  # a cube at its cap (whoever owns it), or no cube: dead
+        return money_equity(probs, owner, x, jacoby=cube.jacoby)
+    if met is None:
+        from bgrl.evaluation.match_equity import default_met
+
+        met = default_met()
+    met.check_length(cube.match_length)
+    mm = _MatchModel(probs, cube, met)
+    c = cube.value
+    v = mm.cubeful(c, cube.owner, x)
+    hi, lo = mm.m(mm.a - c, mm.b), mm.m(mm.a, mm.b - c)
+    return float((2.0 * v - (hi + lo)) / (hi - lo))

@@ -15,26 +15,39 @@ It is read with ``torch.load(weights_only=True)``, which refuses arbitrary pickl
 and validated before use. Writes go to a temporary file in the same folder, are flushed
 and fsynced, then renamed over the target (``os.replace``), so a crash never leaves a
 half-written checkpoint under the real name.
+
+Weights twins. Each shipped network ``checkpoints/<name>.pt`` has a numpy twin
+``checkpoints/<name>.npz`` beside it (float32 weights, the meta as JSON, the ``.pt``'s
+sha256; :func:`write_weights_twin`, called by ``scripts/ship_checkpoint.py``), listed with
+its own sha256 under the manifest entry's ``npz``. ``open_network(spec, backend="numpy")``
+reads it with ``np.load(allow_pickle=False)`` into a
+:class:`bgrl.evaluation.table_np.NumpyTableEvaluator` and imports no torch; ``"auto"`` (what
+``bgrl hint`` asks for) does so while torch is not imported.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from bgrl._version import __version__
 from bgrl.evaluation.encoding import num_features
 from bgrl._fileio import atomic_writer, write_text_atomic
-from bgrl.evaluation.model import TDNet
+
+if TYPE_CHECKING:
+    from bgrl.evaluation.model import TDNet
+
+# torch is imported by the functions that need it: open_network(backend="numpy") reads a
+# shipped network's .npz twin (bgrl.evaluation.table_np) and imports no torch at all
 
 __all__ = ["FORMAT", "CheckpointError", "ManifestError", "save_checkpoint", "load_checkpoint", "load_network",
-           "LoadedNetwork", "open_network", "load_evaluator", "verify_manifest", "sha256_of", "write_manifest_entry", "MANIFEST"]
+           "LoadedNetwork", "open_network", "load_evaluator", "weights_twin", "write_weights_twin", "BACKENDS", "verify_manifest", "sha256_of", "write_manifest_entry", "MANIFEST"]
 
 FORMAT = "bgrl-checkpoint/1"
 
@@ -51,6 +64,8 @@ def _p(path) -> str:
 
 def save_checkpoint(path, net: TDNet, meta: dict, trainer: dict | None = None) -> Path:
     """Write ``net`` and ``meta`` to ``path`` atomically. Returns the path."""
+    import torch
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {
@@ -107,6 +122,8 @@ def load_checkpoint(path) -> dict:
     CheckpointError
         if the file is missing, unreadable, not made by bgrl, or inconsistent.
     """
+    import torch
+
     path = Path(path)
     if path.is_dir():
         raise CheckpointError(f"{_p(path)} is a folder without final.pt or latest.pt; expected a checkpoint file or a run folder")
@@ -147,6 +164,10 @@ def load_checkpoint(path) -> dict:
 
 def load_network(path) -> tuple[TDNet, dict]:
     """Load a checkpoint's network. Returns ``(net, meta)``; raises CheckpointError."""
+    import torch
+
+    from bgrl.evaluation.model import TDNet
+
     payload = load_checkpoint(path)
     meta = payload["meta"]
     for name, t in payload["model"].items():
@@ -210,11 +231,13 @@ def verify_manifest(path, manifest=None) -> tuple[str, bool]:
             data = json.loads(manifest.read_text(encoding="utf-8"))
         except ValueError as exc:
             raise ManifestError(f"{_p(manifest)} is not valid JSON ({exc}): cannot verify the networks") from None
-        for entry in data.values() if isinstance(data, dict) else []:
-            if isinstance(entry, dict) and Path(str(entry.get("file", ""))).name == path.name and "sha256" in entry:
-                if entry["sha256"] != digest:
-                    raise ManifestError(f"network {_p(path)} has sha256 {digest}, but {manifest.name} says {entry['sha256']}")
-                return digest, True
+        for top in data.values() if isinstance(data, dict) else []:
+            # an entry names the .pt ("file", "sha256") and its weights twin ("npz": {"file", "sha256"})
+            for entry in (top, top.get("npz")) if isinstance(top, dict) else ():
+                if isinstance(entry, dict) and Path(str(entry.get("file", ""))).name == path.name and "sha256" in entry:
+                    if entry["sha256"] != digest:
+                        raise ManifestError(f"network {_p(path)} has sha256 {digest}, but {manifest.name} says {entry['sha256']}")
+                    return digest, True
     return digest, False
 
 
@@ -241,6 +264,9 @@ class LoadedNetwork:
     meta : the checkpoint's meta dict (encoder, hidden, games, config...).
     path : the file it was read from; sha256 : its hex digest;
     listed : whether ``manifest.json`` beside it lists it (and so it was verified).
+    backend : ``"torch"`` (:class:`bgrl.evaluation.table.TableNetEvaluator` or
+        ``NetEvaluator``) or ``"numpy"`` (:class:`bgrl.evaluation.table_np.NumpyTableEvaluator`
+        on the ``.npz`` twin beside ``path``).
     """
 
     evaluator: object
@@ -248,6 +274,7 @@ class LoadedNetwork:
     path: Path
     sha256: str
     listed: bool
+    backend: str = "torch"
 
 
 _CACHE: dict[tuple, LoadedNetwork] = {}
@@ -262,7 +289,60 @@ def _stat_key(path: Path) -> tuple:
 _CACHE_LOCK = threading.Lock()
 
 
-def open_network(spec="default", *, cache: bool = True) -> LoadedNetwork:
+BACKENDS = ("torch", "numpy", "auto")
+
+
+def weights_twin(path) -> Path:
+    """Where the numpy weights twin of a checkpoint lies: the ``.npz`` beside it
+    (``checkpoints/default.pt`` -> ``checkpoints/default.npz``), written by
+    ``scripts/ship_checkpoint.py`` (:func:`bgrl.evaluation.table_np.write_weights_npz`)."""
+    return Path(path).with_suffix(".npz")
+
+
+def write_weights_twin(path) -> Path:
+    """Write the ``.npz`` weights twin of checkpoint ``path`` beside it (float32 arrays,
+    its meta, the ``.pt``'s sha256; :func:`bgrl.evaluation.table_np.write_weights_npz`),
+    atomically. Returns the twin's path. Raises CheckpointError for a bad checkpoint."""
+    from bgrl.evaluation.table_np import write_weights_npz
+
+    path = Path(path)
+    net, meta = load_network(path)
+    weights = {k: v.detach().float().numpy() for k, v in net.state_dict().items()}
+    return write_weights_npz(weights_twin(path), weights, meta, sha256_of(path))
+
+
+def _numpy_network(path: Path) -> LoadedNetwork:
+    """A checkpoint's network from its ``.npz`` twin, without torch: the ``.pt`` and the
+    twin are each checked against the manifest, and the twin must name the ``.pt``'s sha256
+    (so a twin left behind by a re-shipped network is refused)."""
+    from bgrl.evaluation.table_np import NumpyTableEvaluator, read_weights_npz
+
+    twin = weights_twin(path)
+    digest, listed = verify_manifest(path)
+    verify_manifest(twin)
+    try:
+        weights, meta, source = read_weights_npz(twin)
+    except (OSError, ValueError) as exc:
+        raise CheckpointError(f"weights twin {_p(twin)} cannot be used: {exc}") from None
+    if source != digest:
+        raise CheckpointError(f"weights twin {_p(twin)} was written for a .pt with sha256 {source}, but {path.name} has "
+                              f"{digest}: write it again with scripts/ship_checkpoint.py, or use backend='torch'")
+    try:
+        evaluator = NumpyTableEvaluator(weights, meta["encoder"])
+    except ValueError as exc:
+        raise CheckpointError(f"{_p(twin)}: {exc}") from None
+    return LoadedNetwork(evaluator, meta, path, digest, listed, "numpy")
+
+
+def _pick_backend(backend: str, path: Path) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "auto":
+        return "numpy" if "torch" not in sys.modules and weights_twin(path).is_file() else "torch"
+    return backend
+
+
+def open_network(spec="default", *, cache: bool = True, backend: str = "torch") -> LoadedNetwork:
     """The one way a checkpoint becomes an evaluator (the CLI, agents, levels, review and the
     service all come here).
 
@@ -273,24 +353,40 @@ def open_network(spec="default", *, cache: bool = True) -> LoadedNetwork:
         network (``"td198g"``, ``"distilled"``), a run folder (its ``final.pt``, else
         ``latest.pt``) or a checkpoint file.
     cache : bool
-        Share one evaluator per file (by path, size and modification time); evaluators are
-        only read, so sharing is thread-safe.
+        Share one evaluator per file (by path, size and modification time) and backend;
+        evaluators are only read, so sharing is thread-safe.
+    backend : {"torch", "numpy", "auto"}
+        ``"torch"``: read the ``.pt`` with torch (:class:`bgrl.evaluation.table.TableNetEvaluator`).
+        ``"numpy"``: read its ``.npz`` weights twin (:func:`weights_twin`; every shipped
+        network has one) and evaluate in numpy
+        (:class:`bgrl.evaluation.table_np.NumpyTableEvaluator`), importing no torch: the same
+        values bit for bit on batches of up to 64 positions, within float32 rounding (~4e-7)
+        on larger ones. ``"auto"``: numpy while torch is not imported and a twin exists, else
+        torch (also when the twin cannot be used: stale, damaged); ``bgrl hint`` uses it, so
+        it starts without importing torch.
 
     Raises
     ------
     CheckpointError
-        for an empty spec, a missing, corrupt or foreign file; :class:`ManifestError` when the
-        file differs from the manifest that lists it.
+        for an empty spec, a missing, corrupt or foreign file, or (numpy) a missing, damaged
+        or stale twin; :class:`ManifestError` when a file differs from the manifest that
+        lists it. ValueError for an unknown backend.
     """
     from bgrl._resources import resolve_checkpoint
-    from bgrl.evaluation.table import network_evaluator
 
     if not str(spec).strip():
         raise CheckpointError("the network is empty: give 'default', a shipped network name, a run folder or a .pt file")
     path = resolve_checkpoint(spec)
+    asked, backend = backend, _pick_backend(backend, path)
+    if backend == "numpy" and not weights_twin(path).is_file():
+        if not path.is_file():
+            load_network(path)  # raises its CheckpointError naming what was expected
+        raise CheckpointError(f"{_p(path)} has no numpy weights twin {weights_twin(path).name} beside it "
+                              "(shipped networks have one; write it with scripts/ship_checkpoint.py), or use backend='torch'")
     try:  # the file and the manifest beside it, as they are now
         st = path.stat()
-        key = (str(path.resolve()), st.st_size, st.st_mtime_ns, _stat_key(path.with_name(MANIFEST)))
+        key = (str(path.resolve()), st.st_size, st.st_mtime_ns, _stat_key(path.with_name(MANIFEST)), backend,
+               _stat_key(weights_twin(path)) if backend == "numpy" else ())
     except OSError:
         key = None
     if cache and key is not None:
@@ -300,16 +396,28 @@ def open_network(spec="default", *, cache: bool = True) -> LoadedNetwork:
             return hit
     if key is None or not path.is_file():
         load_network(path)  # raises its CheckpointError naming what was expected
-    digest, listed = verify_manifest(path)
-    net, meta = load_network(path)
-    loaded = LoadedNetwork(network_evaluator(net, meta["encoder"]), meta, path, digest, listed)
+    loaded = None
+    if backend == "numpy":
+        try:
+            loaded = _numpy_network(path)
+        except CheckpointError:
+            if asked != "auto":
+                raise
+            # "auto" with a stale or damaged twin: the .pt through torch (the same answers, slower
+            # start); tests/test_table_np.py keeps the shipped twins in step with their .pt
+    if loaded is None:
+        from bgrl.evaluation.table import network_evaluator
+
+        digest, listed = verify_manifest(path)
+        net, meta = load_network(path)
+        loaded = LoadedNetwork(network_evaluator(net, meta["encoder"]), meta, path, digest, listed)
     if cache:
         with _CACHE_LOCK:
             _CACHE[key] = loaded
     return loaded
 
 
-def load_evaluator(spec="default", *, cache: bool = True):
-    """The evaluator of a network spec (see :func:`open_network`): a callable
-    after-states int8 (M, 26) -> float64 (M, 5) of the side that played."""
-    return open_network(spec, cache=cache).evaluator
+def load_evaluator(spec="default", *, cache: bool = True, backend: str = "torch"):
+    """The evaluator of a network spec (see :func:`open_network`, also for ``backend``): a
+    callable after-states int8 (M, 26) -> float64 (M, 5) of the side that played."""
+    return open_network(spec, cache=cache, backend=backend).evaluator

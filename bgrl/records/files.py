@@ -16,9 +16,18 @@ from bgrl.records.record import FORMAT, RecordError, read_record
 __all__ = ["read_games", "read_games_text"]
 
 
-def read_games_text(text: str, source: str = "<upload>") -> tuple[list, list[list[str]], str]:
+def _cube_info(games) -> list[dict]:
+    """Per ``.mat`` game, what :func:`bgrl.records.review.review_cube` needs."""
+    return [{"record": g.record, "actions": g.cube_actions, "match_length": g.match_length, "score": g.score,
+             "crawford": g.crawford} for g in games]
+
+
+def read_games_text(text: str, source: str = "<upload>", with_cube: bool = False):
     """The games of a game file's text: (records, notes per record, kind ``'bgrl-game-1'``
-    or ``'mat'``). ``source`` names the file in error messages.
+    or ``'mat'``). ``source`` names the file in error messages. With ``with_cube`` a fourth
+    item: per record the cube information for :func:`bgrl.records.review.review_cube` (the
+    ``.mat`` game's cube actions, match length, score, Crawford game), None for a bgrl game
+    record (which holds no cube actions).
 
     Raises
     ------
@@ -39,15 +48,16 @@ def read_games_text(text: str, source: str = "<upload>") -> tuple[list, list[lis
                 raise RecordError(str(exc).replace(tmp, source)) from None
         finally:
             os.unlink(tmp)
-        return [rec], [[]], FORMAT
+        return ([rec], [[]], FORMAT, [None]) if with_cube else ([rec], [[]], FORMAT)
     if looks_like_mat(text):
         games = parse_mat(text, source)
-        return [g.record for g in games], [g.notes for g in games], "mat"
+        out = [g.record for g in games], [g.notes for g in games], "mat"
+        return (*out, _cube_info(games)) if with_cube else out
     raise RecordError(f"{source}: not a game file; expected a bgrl game record (JSON lines, format {FORMAT}) "
                       "or a Jellyfish .mat export (' 0 point match', 'Game 1', ...)")
 
 
-def read_games(path) -> tuple[list, list[list[str]], str]:
+def read_games(path, with_cube: bool = False):
     """:func:`read_games_text` of a file; a missing or unreadable file is a RecordError."""
     p = Path(path)
     try:
@@ -56,5 +66,6 @@ def read_games(path) -> tuple[list, list[list[str]], str]:
         raise RecordError(f"cannot read game file {p}: {exc.strerror or exc}") from None
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if first.startswith("{"):  # read by path, so errors name the file and line as read_record does
-        return [read_record(p)], [[]], FORMAT
-    return read_games_text(text, str(p))
+        out = [read_record(p)], [[]], FORMAT
+        return (*out, [None]) if with_cube else out
+    return read_games_text(text, str(p), with_cube=with_cube)

@@ -28,8 +28,12 @@ against files it exported (``tests/data/gnubg_*.mat``)::
   A ``.gam`` file (one game, names without scores, no match header) is read as game 1.
 
 Mapping to bgrl's game record (:mod:`bgrl.records.record`): the left player is White and the right
-player Black; ``start_on_roll`` is whoever rolls first. bgrl plays without a doubling cube
-by default, so cube actions are skipped and listed in :attr:`MatGame.notes`. A game that
+player Black; ``start_on_roll`` is whoever rolls first. The record holds the checker plays;
+the cube actions go to :attr:`MatGame.cube_actions` (:class:`CubeAction`, in order), checked
+as they are read: a take, pass or beaver needs a double offered, a double needs the doubler
+on roll, not owning-out (the opponent owns the cube), no double pending, not the Crawford
+game, and ``=> N`` twice the cube value; a roll may not follow a pending double. The Crawford
+game is the first game of a match whose header score has a side at N-1. A game that
 ends with ``Wins N points`` before anyone has borne off (a resignation or a dropped double)
 is recorded as ``how="resign"`` with points ``N / cube`` clipped to 1..3.
 """
@@ -46,7 +50,7 @@ from bgrl.rules.dice import parse_dice
 from bgrl.records.record import GameRecord, RecordError
 from bgrl.rules.outcome import game_result
 
-__all__ = ["MatError", "MatGame", "read_mat", "parse_mat", "mat_text", "write_mat", "looks_like_mat"]
+__all__ = ["MatError", "MatGame", "CubeAction", "read_mat", "parse_mat", "mat_text", "write_mat", "looks_like_mat"]
 
 SIDES = ("white", "black")  # left column, right column
 HOW = {1: "single", 2: "gammon", 3: "backgammon"}
@@ -69,6 +73,29 @@ class MatGame:
     record: GameRecord
     notes: list[str] = field(default_factory=list)
     match_length: int = 0
+    cube_actions: list = field(default_factory=list)
+    score: tuple[int, int] = (0, 0)
+    crawford: bool = False
+
+
+@dataclass(frozen=True)
+class CubeAction:
+    """One cube action of a ``.mat`` game.
+
+    line : the file's line; player : 'white' / 'black', who acted; action : 'double',
+    'take', 'drop' or 'beaver' (a raccoon is read as a beaver); value : the cube value after
+    the action (the value offered for a double, the new value for a beaver, the value held
+    for a take or drop); turn : the 0-based index in the record's turns of the doubler's
+    roll that follows (``len(turns)`` when the game ended by the drop); position_id : the
+    doubler's position before its roll (the position the cube decision is about).
+    """
+
+    line: int
+    player: str
+    action: str
+    value: int
+    turn: int
+    position_id: str
 
 
 _MATCH_RE = re.compile(r"^\s*(\d+)\s+point\s+match\b", re.IGNORECASE)
@@ -191,23 +218,34 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
     if not raw_games:
         raise MatError(f"{source}: no game found; expected a Jellyfish .mat file (' 0 point match', 'Game 1', "
                        "the players' names, then numbered rows like ' 1) 52: 13/8 24/22   63: 8/5 11/5')")
-    games = [_replay(g, match_length, bad) for g in raw_games]
+    games = []
+    crawford_seen = False
+    for g in raw_games:
+        at_point = bool(match_length) and g.get("scores") is not None and max(g["scores"]) == match_length - 1
+        if match_length and g.get("scores") is not None and max(g["scores"]) >= match_length:
+            raise bad(g["line"], f"score {g['scores'][0]}-{g['scores'][1]} is at or above the match length {match_length}")
+        crawford = at_point and not crawford_seen
+        crawford_seen = crawford_seen or at_point
+        games.append(_replay(g, match_length, bad, crawford))
     if extra_match is not None:
         games[-1].notes.append(f"line {extra_match}: another match follows; only the first match of the file is "
                                "read (as GNU Backgammon does)")
     return games
 
 
-def _replay(g: dict, match_length: int, bad) -> MatGame:
+def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
     if g["names"] is None:
         raise bad(g["line"], "game without the players' names")
     names = g["names"]
     rec = GameRecord(white=names[0], black=names[1])
-    game = MatGame(g["number"], rec, [], match_length)
+    game = MatGame(g["number"], rec, [], match_length, score=tuple(g["scores"]), crawford=crawford)
     if match_length:
-        game.notes.append(f"match play to {match_length} points (score {g['scores'][0]}-{g['scores'][1]}): "
-                          "reviewed as cubeless money play")
+        game.notes.append(f"match play to {match_length} points (score {g['scores'][0]}-{g['scores'][1]}"
+                          f"{', the Crawford game' if crawford else ''}): cube decisions judged by match equity, "
+                          "checker plays by cubeless money equity")
     pos = Position.start()
+    owner: int | None = None  # side owning the cube (0 left, 1 right), None centred
+    pending: tuple[int, int] | None = None  # (doubler side, value offered) while a double waits for an answer
     on_roll: int | None = None
     cube = 1
     ended_by: tuple[int, str] | None = None  # (line, what) once the game is over
@@ -223,6 +261,9 @@ def _replay(g: dict, match_length: int, bad) -> MatGame:
                 rec.start_on_roll = SIDES[act.side]
             elif act.side != on_roll:
                 raise bad(act.line, f"{who} rolls {act.text[:2]} but it is {names[on_roll]}'s turn")
+            if pending is not None:
+                raise bad(act.line, f"{who} rolls {act.text[:2]} while a double to {pending[1]} waits for an answer "
+                                    "(expected 'Takes' or 'Drops')")
             dice = parse_dice(act.text[:2])
             moves = act.text[3:].strip()
             if not moves:
@@ -269,15 +310,47 @@ def _replay(g: dict, match_length: int, bad) -> MatGame:
             rec.finish(SIDES[act.side], value, "resign")
             ended_by = (act.line, f"{names[act.side]} won by resignation")
             continue
-        # a cube action: skipped (no cube in bgrl's default rules)
+        # a cube action, checked and kept for the cube review
+        side = SIDES[act.side]
         d = _DOUBLE_RE.match(act.text)
-        if d and d.group(1):
-            cube = int(d.group(1))
-        if word.startswith(("drop", "pass")):
-            dropped = True
-            ended_by = (act.line, f"{names[act.side]} dropped the double")
-        game.notes.append(f"line {act.line}: cube action skipped ({names[act.side]}: {act.text}); "
-                          "bgrl reviews checker plays only, without the cube")
+        stated = int(d.group(1)) if d and d.group(1) else None
+        if word.startswith(("double",)):
+            if crawford:
+                raise bad(act.line, f"{who} doubles in the Crawford game (no doubling in it)")
+            if pending is not None:
+                raise bad(act.line, f"{who} doubles while a double to {pending[1]} waits for an answer")
+            if on_roll is None or act.side != on_roll:
+                raise bad(act.line, f"{who} doubles, but only the player about to roll may double"
+                          + ("" if on_roll is None else f" ({names[on_roll]})"))
+            if owner is not None and owner != act.side:
+                raise bad(act.line, f"{who} doubles, but {names[owner]} owns the cube")
+            value = 2 * cube
+            if stated is not None and stated != value:
+                raise bad(act.line, f"{who} doubles to {stated}: expected 'Doubles => {value}' (twice the cube at {cube})")
+            pending = (act.side, value)
+            game.cube_actions.append(CubeAction(act.line, side, "double", value, len(rec.turns), pos.position_id))
+        else:
+            if pending is None:
+                raise bad(act.line, f"{who}: {act.text!r} but no double was offered")
+            if act.side == pending[0]:
+                raise bad(act.line, f"{who} answers its own double: expected the opponent's 'Takes' or 'Drops'")
+            doubler_pos = game.cube_actions[-1].position_id
+            if word.startswith(("drop", "pass")):
+                dropped = True
+                ended_by = (act.line, f"{names[act.side]} dropped the double")
+                game.cube_actions.append(CubeAction(act.line, side, "drop", cube, len(rec.turns), doubler_pos))
+            elif word.startswith("take"):
+                cube, owner = pending[1], act.side
+                game.cube_actions.append(CubeAction(act.line, side, "take", cube, len(rec.turns), doubler_pos))
+            else:  # a beaver (or raccoon): taken and redoubled at once, the cube kept
+                value = 2 * pending[1]
+                if stated is not None and stated != value:
+                    raise bad(act.line, f"{who} beavers to {stated}: expected '=> {value}' (twice the double to {pending[1]})")
+                cube, owner = value, act.side
+                game.cube_actions.append(CubeAction(act.line, side, "beaver", cube, len(rec.turns), doubler_pos))
+            pending = None
+    if game.cube_actions:
+        game.notes.append(f"{len(game.cube_actions)} cube action(s) read; the cube review judges them")
     return game
 
 

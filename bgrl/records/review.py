@@ -57,6 +57,15 @@ __all__ = [
     "match_summary_lines",
     "NAME_WIDTH",
     "shown_name",
+    "CLOSE_CUBE",
+    "CUBE_ERRORS",
+    "CubeReview",
+    "CubeSummary",
+    "review_cube",
+    "cube_summaries",
+    "attach_cube",
+    "format_cube",
+    "cube_table",
 ]
 
 REVIEW_FORMAT = "bgrl-review-1"
@@ -252,12 +261,18 @@ class Review:
     ranker: str
     notes: list[str] = field(default_factory=list)
     game: int = 1
+    cube: list | None = None  # CubeReview list when the cube was reviewed (attach_cube)
+    cube_judge: str | None = None
     source: str | None = None
 
     def as_dict(self, top: int = 3) -> dict:
-        return {"game": self.game, "white": self.white, "black": self.black, "result": self.result,
-                "notes": list(self.notes), "turns": [t.as_dict(top) for t in self.turns],
-                "players": {c: s.as_dict() for c, s in self.players.items()}}
+        out = {"game": self.game, "white": self.white, "black": self.black, "result": self.result,
+               "notes": list(self.notes), "turns": [t.as_dict(top) for t in self.turns],
+               "players": {c: s.as_dict() for c, s in self.players.items()}}
+        if self.cube is not None:
+            out["cube"] = [c.as_dict() for c in self.cube]
+            out["cube_players"] = {c: s.as_dict() for c, s in cube_summaries(self.cube).items()}
+        return out
 
 
 def _ranker_name(ranker) -> str:
@@ -419,7 +434,17 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None,
             out.append(f"Every play is written in {viewer.capitalize()}'s numbering")
         for note in rv.notes:
             out.append(f"  note: {note}")
+        cube_at: dict = {}
+        if rv.cube is not None:
+            out.append(f"Cube decisions judged by {rv.cube_judge or rv.ranker}: cubeful equities of the doubler per unit "
+                       "of the stake (Janowski; at a score MWC on the equity scale); close or actual ones are listed")
+            for c in rv.cube:
+                if c.close or c.error:
+                    cube_at.setdefault(c.turn, []).append(c)
         for t in rv.turns:
+            for c in cube_at.pop(t.turn, []):
+                if not errors_only or c.error:
+                    out.append(format_cube(c))
             if errors_only and not t.mark:
                 continue
             who = f"{t.player.capitalize()} ({shown_name(t.name)})"
@@ -441,10 +466,14 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None,
                 ply = f"  {r.ply}-ply" if deep else ""
                 out.append(f"        {arrow}{r.rank:3d}. {text:<{width}}  {r.equity:+.3f}  "
                            f"({vs_best(r.equity_loss):+.3f}){ply}")
+        for rest in cube_at.values():  # a decision after the last turn (the game ended by a drop)
+            out += [format_cube(c) for c in rest if not errors_only or c.error]
         if errors_only and not any(t.mark for t in rv.turns):
             out.append("  no marked play")
         out.append("")
     out += _summary_table(reviews)
+    if any(rv.cube is not None for rv in reviews):
+        out += cube_table(reviews)
     return "\n".join(out)
 
 
@@ -543,4 +572,248 @@ def review_json(reviews: list[Review], source: str | None = None, level: str | N
            "errors_only": bool(errors_only)}
     if files is not None:
         out["files"] = [str(f) for f in files]
+    if any(rv.cube is not None for rv in reviews):
+        ct = {c: CubeSummary() for c in ("white", "black")}
+        for rv in reviews:
+            for c, s in cube_summaries(rv.cube or []).items():
+                ct[c].merge(s)
+        out["cube_judge"] = next((rv.cube_judge for rv in reviews if rv.cube is not None), None)
+        for c, s in ct.items():
+            if c in out["players"]:
+                out["players"][c]["cube"] = s.as_dict()
+        if errors_only:
+            for g in games:
+                if "cube" in g:
+                    g["cube"] = [c for c in g["cube"] if c["error"]]
     return out
+
+
+# ----------------------------------------------------------------------------- the cube
+#: gnubg's analysis counts a cube decision as *close* when the doubler's best equity minus
+#: min(double/take, +1) is under this (its ``isCloseCubedecision``); actual doubles, takes
+#: and passes are always counted.
+CLOSE_CUBE = 0.16
+CUBE_ERRORS = ("missed double", "wrong double", "wrong take", "wrong pass")
+
+
+@dataclass(frozen=True)
+class CubeReview:
+    """One cube decision of a reviewed game.
+
+    turn : 1-based number of the doubler's turn the decision comes before (the turn after
+    the last one when a drop ended the game); player / name : who decides (``kind`` 'double':
+    the side on roll, double or not; 'take': its opponent, take or pass); position_id :
+    the doubler's position before its roll; cube : the CubeState of the doubler before the
+    decision (:meth:`bgrl.rules.cube.CubeState.as_dict` in JSON); action : what was done
+    ('double' / 'no double'; 'take' / 'pass'); right : the judge's answer ('double' / 'no
+    double' / 'too good to double'; 'take' / 'pass'); decision : the judge's
+    :class:`bgrl.evaluation.cube.CubeDecision`; loss : equity lost, >= 0, per unit of the
+    current stake (at a score: MWC on gnubg's equity scale); error : one of
+    :data:`CUBE_ERRORS` or None; close : counted as a cube decision (actual or close);
+    mark : :func:`mark_for` of the loss.
+    """
+
+    turn: int
+    player: str
+    name: str
+    kind: str
+    position_id: str
+    cube: object
+    action: str
+    right: str
+    decision: object
+    loss: float
+    error: str | None
+    close: bool
+    mark: str | None
+
+    def as_dict(self) -> dict:
+        d = self.decision
+        return {"turn": self.turn, "player": self.player, "name": self.name, "kind": self.kind,
+                "position_id": self.position_id, "cube": self.cube.as_dict(), "action": self.action,
+                "right": self.right, "decision": d.decision, "take": bool(d.take),
+                "equities": {k: round(float(v), 6) for k, v in
+                             (("no_double", d.no_double), ("double_take", d.double_take), ("double_pass", d.double_pass))},
+                "loss": round(self.loss, 6), "error": self.error, "close": self.close, "mark": self.mark}
+
+
+def _cube_states(rec: GameRecord, actions, match_length: int, score, crawford: bool, jacoby: bool):
+    """The doubler decisions of a game: (turn index, player, Position, CubeState from the
+    player, the double made there or None, the answer or None)."""
+    from bgrl.rules.cube import CubeState
+
+    sides = ("white", "black")
+    by_turn: dict = {}
+    for a in actions:
+        by_turn.setdefault(a.turn, []).append(a)
+    value, owner = 1, None  # owner: 'white' / 'black' / None
+    out = []
+    last = len(rec.turns)
+    for ti in range(last + 1):
+        acts = by_turn.get(ti, [])
+        if ti < last:
+            t = rec.turns[ti]
+            player, pid = t.player, t.position_id
+        elif acts:
+            player, pid = acts[0].player, acts[0].position_id
+        else:
+            break
+        if ti == 0 and not acts:
+            continue  # the opening roll: nobody was on roll before it
+        sc = score if player == sides[0] else (score[1], score[0])
+        own = 0 if owner is None else (1 if owner == player else -1)
+        cube = CubeState(value=value, owner=own, match_length=match_length, score=tuple(sc) if match_length else (0, 0),
+                         crawford=crawford, jacoby=jacoby and not match_length)
+        dbl = next((a for a in acts if a.action == "double"), None)
+        ans = next((a for a in acts if a.action != "double"), None)
+        if cube.may_double() or dbl is not None:
+            out.append((ti, player, Position.from_id(pid), cube, dbl, ans))
+        if ans is not None and ans.action in ("take", "beaver"):
+            value, owner = ans.value, ans.player
+    return out
+
+
+def review_cube(games, judge, names=None) -> list[list[CubeReview]]:
+    """Judge every cube decision of several games.
+
+    games : list of dicts ``{"record": GameRecord, "actions": [CubeAction...],
+    "match_length": int, "score": (white, black), "crawford": bool, "jacoby": bool}``
+    (:class:`bgrl.records.matfile.MatGame` gives them); judge : callable ``(positions,
+    cubes) -> list[CubeDecision]`` (one batched call for all decisions; the CLI's is
+    :func:`bgrl.agents.cube.cube_hints_many` at the level's ply).
+
+    Every position before a roll of a player who may double (but the opening) is a doubler
+    decision: a double made (``wrong double`` if the judge would not double) or not
+    (``missed double`` if the judge doubles: its best equity beats no double). An answer to
+    a double is a taker decision (``wrong take`` / ``wrong pass``). Losses are the judge's
+    equity differences (:class:`CubeReview`).
+    """
+    rows = []
+    for gi, g in enumerate(games):
+        for item in _cube_states(g["record"], g.get("actions", []), int(g.get("match_length", 0)),
+                                 tuple(g.get("score", (0, 0))), bool(g.get("crawford", False)), bool(g.get("jacoby", False))):
+            rows.append((gi, *item))
+    decisions = judge([r[3] for r in rows], [r[4] for r in rows]) if rows else []
+    out: list[list[CubeReview]] = [[] for _ in games]
+    for (gi, ti, player, pos, cube, dbl, ans), d in zip(rows, decisions):
+        nm = (names[gi] if names else {}).get(player, player)
+        nd, dt, dp = d.no_double, d.double_take, d.double_pass
+        answer = min(dt, dp)
+        best = max(nd, answer)
+        doubled = dbl is not None
+        loss = max(0.0, best - (answer if doubled else nd))
+        right = "double" if answer >= nd else ("too good to double" if d.decision == "too good to double" else "no double")
+        err = None
+        if loss > 1e-9:
+            err = "wrong double" if doubled else "missed double"
+        close = doubled or (best - min(dt, 1.0) < CLOSE_CUBE)
+        out[gi].append(CubeReview(ti + 1, player, nm, "double", pos.position_id, cube,
+                                  "double" if doubled else "no double", right, d, loss, err, close, mark_for(loss)))
+        if doubled and ans is not None:
+            took = ans.action in ("take", "beaver")
+            tloss = abs(dt - dp) if took != bool(d.take) else 0.0
+            terr = None if tloss <= 1e-9 else ("wrong take" if took else "wrong pass")
+            out[gi].append(CubeReview(ti + 1, ans.player, (names[gi] if names else {}).get(ans.player, ans.player), "take",
+                                      pos.position_id, cube, "take" if took else "pass", "take" if d.take else "pass",
+                                      d, tloss, terr, True, mark_for(tloss)))
+    return out
+
+
+@dataclass
+class CubeSummary:
+    """One player's cube figures: decisions (close or actual, gnubg's count), total_loss,
+    error_rate (1000 x total_loss / decisions, millipoints per cube decision, None without
+    decisions), errors (counts of :data:`CUBE_ERRORS`), doubles / takes / passes made."""
+
+    decisions: int = 0
+    total_loss: float = 0.0
+    errors: dict = field(default_factory=lambda: {k: 0 for k in CUBE_ERRORS})
+    doubles: int = 0
+    takes: int = 0
+    passes: int = 0
+
+    @property
+    def error_rate(self) -> float | None:
+        return 1000.0 * self.total_loss / self.decisions if self.decisions else None
+
+    def add(self, c: CubeReview) -> None:
+        if c.action == "double":
+            self.doubles += 1
+        elif c.action == "take":
+            self.takes += 1
+        elif c.action == "pass":
+            self.passes += 1
+        if c.close:
+            self.decisions += 1
+        self.total_loss += c.loss  # a missed double is a loss even where the decision was not close
+        if c.error:
+            self.errors[c.error] += 1
+
+    def merge(self, o: "CubeSummary") -> None:
+        self.decisions += o.decisions
+        self.total_loss += o.total_loss
+        self.doubles += o.doubles
+        self.takes += o.takes
+        self.passes += o.passes
+        for k, v in o.errors.items():
+            self.errors[k] += v
+
+    def as_dict(self) -> dict:
+        er = self.error_rate
+        return {"decisions": self.decisions, "total_loss": round(self.total_loss, 6),
+                "error_rate": None if er is None else round(er, 3), "rating": rating_for(er),
+                "errors": dict(self.errors), "doubles": self.doubles, "takes": self.takes, "passes": self.passes}
+
+
+def cube_summaries(cube_reviews) -> dict:
+    """CubeSummary per colour over one or more games' :class:`CubeReview` lists."""
+    out = {c: CubeSummary() for c in ("white", "black")}
+    for c in cube_reviews:
+        out[c.player].add(c)
+    return out
+
+
+def attach_cube(reviews: list, cube_lists: list, judge_name: str | None = None) -> None:
+    """Put each game's cube reviews on its :class:`Review` (``cube`` and ``cube_judge``)."""
+    for rv, cl in zip(reviews, cube_lists):
+        rv.cube = list(cl)
+        rv.cube_judge = judge_name
+
+
+def format_cube(c: CubeReview) -> str:
+    """One line of the text report for a cube decision."""
+    d = c.decision
+    eq = f"ND {d.no_double:+.3f}, D/T {d.double_take:+.3f}, D/P {d.double_pass:+.3f}"
+    who = f"{c.player.capitalize()} ({shown_name(c.name)})"
+    if c.kind == "double":
+        what = f"{who} {'doubles to ' + str(2 * c.cube.value) if c.action == 'double' else 'does not double'}"
+    else:
+        what = f"{who} {'takes' if c.action == 'take' else 'passes'}"
+    tag = f"  {c.error.upper()}" if c.error else ""
+    mark = f" ({c.mark})" if c.mark and c.error else ""
+    return f"        cube: {what}; right: {c.right} ({d.decision}; {eq})  loss {c.loss:.3f}{tag}{mark}"
+
+
+def cube_table(reviews: list) -> list[str]:
+    """The cube lines of the summary: each player's cube error rate apart from the checker one."""
+    tot = {c: CubeSummary() for c in ("white", "black")}
+    names = {}
+    for rv in reviews:
+        for c, s in cube_summaries(getattr(rv, "cube", [])).items():
+            tot[c].merge(s)
+        names.setdefault("white", rv.white)
+        names.setdefault("black", rv.black)
+    lines = [f"{'Cube':<22} decisions  total loss  error rate (mp)  rating         missed-doubles wrong-doubles "
+             "wrong-takes wrong-passes"]
+    for c in ("white", "black"):
+        s = tot[c]
+        er = "-" if s.error_rate is None else f"{s.error_rate:.1f}"
+        who = f"{c.capitalize()} ({shown_name(names.get(c, c))})"
+        e = s.errors
+        lines.append(f"{who:<22} {s.decisions:9d}  {s.total_loss:10.3f}  {er:>15}  {(rating_for(s.error_rate) or '-'):<14} "
+                     f"{e['missed double']:14d} {e['wrong double']:13d} {e['wrong take']:11d} {e['wrong pass']:12d}")
+    lines.append(f"cube error rate = 1000 x equity lost in cube decisions (per unit of the stake) / cube decisions; a cube "
+                 f"decision is counted as gnubg's analysis counts it: every double, take and pass, and every position "
+                 f"before a roll where the player could double and the decision was close (best equity - "
+                 f"min(double/take, +1) < {CLOSE_CUBE})")
+    return lines

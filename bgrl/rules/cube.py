@@ -134,6 +134,37 @@ class CubeState:
         self.check_double()
         return replace(self, value=2 * self.value, owner=-1)
 
+    def why_no_beaver(self) -> str | None:
+        """Why the side on roll, just doubled, may not beaver (redouble at once to 4 times the
+        stake, keeping the cube), or None when it may. ``self`` is the state before the double,
+        from the doubler's side."""
+        if not self.beavers:
+            return "beavers are not allowed (a money-game option)"
+        if 4 * self.value > self.max_value:
+            return f"a beaver would take the cube above its cap ({self.max_value})"
+        return None
+
+    def beavered(self) -> "CubeState":
+        """After a double answered by a beaver: the cube at 4 times the value, owned by the
+        taker (the opponent), from the doubler's side. ValueError when the double or the
+        beaver is not allowed."""
+        self.check_double()
+        why = self.why_no_beaver()
+        if why is not None:
+            raise ValueError(f"cannot beaver: {why}")
+        return replace(self, value=4 * self.value, owner=-1)
+
+    def points(self, result: int) -> int:
+        """Points a game ending with ``result`` (1 single, 2 gammon, 3 backgammon) is worth at
+        this cube: ``value * result``, except that under the Jacoby rule a gammon or backgammon
+        counts single while the cube is centred (not turned)."""
+        r = int(result)
+        if r not in (1, 2, 3):
+            raise ValueError(f"a game result must be 1 (single), 2 (gammon) or 3 (backgammon), got {result!r}")
+        if self.jacoby and self.owner == 0 and self.cube_in_play:
+            r = 1
+        return self.value * r
+
     def flipped(self) -> "CubeState":
         """The same state seen from the other side (after the turn passes)."""
         return replace(self, owner=-self.owner, score=(self.score[1], self.score[0]))

@@ -687,16 +687,19 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         """wildbg's ``GET /move``: every legal play, best first, with the probabilities after
         it for the side that moved. ``die1``, ``die2``, ``p0``..``p25`` (mover's view, bar = 25,
         opponent's bar = 0, negative = opponent), optional ``x_away``/``o_away`` (money: omit or
-        0; one-point match: both 1)."""
+        both 0; a match score: the points the mover and its opponent still need, 1..25 each,
+        with a centred cube; a side 1 away is taken to be in the Crawford game). At a score the
+        plays are ranked by match winning chances (:func:`rank_by_match_equity`)."""
         xa, oa = q.x_away or 0, q.o_away or 0
-        if (xa, oa) not in ((0, 0), (1, 1)):
-            raise ServiceError("unsupported", "only money games (x_away = o_away = 0) and one-point matches (x_away = o_away = 1) are supported")
+        score = match_score_cube(xa, oa)
         dmp = (xa, oa) == (1, 1)
 
         pos, _ = parse_position(board=pips_board(q))
         d = parse_dice_value((q.die1, q.die2))
         level_of(request, q.level)
         items = await run(request, "move_list", pos, d, q.level, q.seed, dmp)
+        if score is not None and not dmp and items and items[0][0] is not None:
+            items = rank_by_match_equity(items, score)
         return S.WildbgMoveResponse(moves=[S.WildbgMoveInfo(play=_steps(p) if p else [], probabilities=_wildbg_probs(pr)) for p, pr in items])
 
     @app.get("/eval", response_model=S.WildbgEvalResponse, tags=["wildbg"], dependencies=[_known_query_only(S.WildbgEvalQuery)])
@@ -712,6 +715,37 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         return S.WildbgEvalResponse(cube=S.WildbgCube(double=dbl, accept=d.take), probabilities=_wildbg_probs(p))
 
     return app
+
+
+def match_score_cube(x_away: int, o_away: int):
+    """The centred-cube :class:`bgrl.rules.cube.CubeState` of wildbg's ``x_away``/``o_away``
+    (mover first), or None for money (both 0). A side 1 away against a side further away is
+    taken to be in the Crawford game (wildbg's query has no Crawford flag). Raises
+    ServiceError ``bad_score`` for one side 0 and the other not, or a score beyond the match
+    equity table (25 points)."""
+    from bgrl.evaluation.match_equity import default_met
+    from bgrl.rules.cube import CubeState
+
+    if (x_away, o_away) == (0, 0):
+        return None
+    top = default_met().length
+    if min(x_away, o_away) < 1 or max(x_away, o_away) > top:
+        raise ServiceError("bad_score", f"x_away and o_away must both be 0 (money) or both 1..{top} points to go "
+                           f"(the match equity table), got {x_away} and {o_away}")
+    n = max(x_away, o_away)
+    crawford = min(x_away, o_away) == 1 and n > 1
+    return CubeState(match_length=n, score=(n - x_away, n - o_away), crawford=crawford)
+
+
+def rank_by_match_equity(items, cube):
+    """wildbg's ``(play, probabilities)`` list re-ranked by the mover's match winning chances
+    at ``cube``'s score (:func:`bgrl.agents.cube.cubeful_values`; ties keep the order)."""
+    from bgrl.agents.cube import cubeful_values
+
+    boards = np.stack([p.after_state for p, _ in items])
+    values = cubeful_values(boards, np.stack([pr for _, pr in items]), cube)
+    order = sorted(range(len(items)), key=lambda i: -values[i])
+    return [items[i] for i in order]
 
 
 def app_from_env() -> FastAPI:

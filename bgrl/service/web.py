@@ -82,6 +82,11 @@ class NewGame(BaseModel):
                                     "as a negative count)")
     dice: list[int] | None = Field(None, min_length=2, max_length=2, description="the player's first roll with `position` "
                                    "or `board`, e.g. [3, 1] (default: the XGID's dice, else a random roll)")
+    cube: bool = Field(False, description="play with the doubling cube (docs/cube.md): POST .../double, .../roll, .../take, .../pass")
+    match_length: int = Field(0, ge=0, le=25, description="with cube: an N-point match (Crawford rule); 0 = money play")
+    jacoby: bool = Field(False, description="with cube, money play: the Jacoby rule")
+    beavers: bool = Field(False, description="with cube, money play: beavers allowed (POST .../beaver)")
+    cube_cap: int | None = Field(None, ge=2, le=2**15, description="with cube: the largest cube value, a power of 2 (default 32768)")
 
 
 class PlayIn(BaseModel):
@@ -207,6 +212,10 @@ class WebGame:
         self.events: list[dict] = []
         self.last_computer: dict | None = None
         self.lock = threading.Lock()
+        self.match = _cube_match(req)  # None: the default cubeless money game
+        self.awaiting: str | None = None  # cube sessions: "cube" (roll or double), "answer" (take or pass)
+        self._cube_decided = False  # the player has chosen to roll (or doubled) this turn
+        self._scored = False
 
     # -- the board from the player's side
     def human_board(self) -> np.ndarray:
@@ -232,7 +241,9 @@ class WebGame:
 
     def finish_record(self) -> None:
         res = self.game.over
-        if res is not None and self.record.result is None:
+        if res is not None and self.match is not None and not self._scored:
+            _score_cube_game(self)
+        if res is not None and self.record.result is None and res.how != "pass":
             self.record.finish(res.winner, res.points, _HOW[res.points] if res.how == "bear-off" else res.how)
 
     def advance(self, engine) -> None:
@@ -240,10 +251,15 @@ class WebGame:
         player has a choice or the game is over."""
         g = self.game
         while g.over is None:
+            if self.match is not None and _cube_stop(self, engine):
+                return
             dice = self.roll()
             pos = g.position
             if g.on_roll == self.computer:
-                r = engine.move(pos, dice, self.level, int(self.rng.integers(0, 2**63 - 1)))
+                if self.match is not None:
+                    r = _cubeful_move(self, engine, pos, dice)
+                else:
+                    r = engine.move(pos, dice, self.level, int(self.rng.integers(0, 2**63 - 1)))
                 self.record.add_turn(g.on_roll, pos, dice, r.play)
                 if r.play is None:
                     ev = {"who": "computer", "dice": list(dice), "play": None, "steps": [],
@@ -304,10 +320,12 @@ class WebGame:
         if g.over is not None:
             res = g.over
             who = None if res.winner is None else ("you" if res.winner == self.human else "computer")
-            how = {"bear-off": "by bearing off", "resign": "by resignation", "draw": "drawn by agreement"}[res.how]
+            how = {"bear-off": "by bearing off", "resign": "by resignation", "draw": "drawn by agreement",
+                   "pass": "as the double was passed"}[res.how]
+            pts = int(res.points) if self.match is None or not self.match.games else int(self.match.games[-1].points)
             text = "Game drawn by agreement." if who is None else (
-                f"{'You win' if who == 'you' else 'The computer wins'} {res.points} point{'s' if res.points > 1 else ''} {how}.")
-            over = {"winner": who, "points": int(res.points), "how": res.how, "text": text}
+                f"{'You win' if who == 'you' else 'The computer wins'} {pts} point{'s' if pts > 1 else ''} {how}.")
+            over = {"winner": who, "points": pts, "how": res.how, "text": text}
         board = self.human_board()
         pos = Position(board)
         return {
@@ -318,6 +336,7 @@ class WebGame:
             "plays": [{"play": p.compact, "position_id": p.position_id, "steps": play_steps(p.moves),
                        "orders": _orders(board, play_steps(p.moves), self.dice)} for p in self.plays],
             "events": self.events[-12:], "last_computer": self.last_computer, "over": over,
+            **({} if self.match is None else {"cube": _cube_view(self)}),
         }
 
 
@@ -451,6 +470,8 @@ async def draw(gid: str, request: Request):
     game = _get(request, gid)
     if game.game.over is not None:
         raise ServiceError("game_over", "the game is over")
+    if game.match is not None and game.match.rules.is_match:
+        raise ServiceError("no_draw", "a game of a match cannot end in a draw")
     eq = await _locked(game, game.computer_equity, _engine(request), JUDGE_LEVEL)
     ok, reason = draw_decision(eq)
     if ok:
@@ -577,3 +598,208 @@ async def record(gid: str, request: Request, format: Literal["bgrl", "mat"] = "b
         body = "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in game.record.lines())
         name = f"bgrl-{gid}.jsonl"
     return PlainTextResponse(body, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+# ----------------------------------------------------------------------------- the cube (docs/cube.md)
+def _cube_match(req: NewGame):
+    """The session's :class:`bgrl.rules.match.Match`, or None without the cube. ServiceError
+    ``bad_cube`` for options that do not go together or a cap that is not a power of 2."""
+    from bgrl.rules.match import Match, MatchRules
+
+    if not req.cube:
+        named = [f for f, v in (("match_length", req.match_length), ("jacoby", req.jacoby), ("beavers", req.beavers),
+                                ("cube_cap", req.cube_cap)) if v]
+        if named:
+            raise ServiceError("bad_cube", f"{named[0]} needs cube: true (the default is a cubeless money game)")
+        return None
+    try:
+        rules = MatchRules(match_length=req.match_length, jacoby=req.jacoby, beavers=req.beavers,
+                           **({} if req.cube_cap is None else {"max_value": req.cube_cap}))
+    except ValueError as exc:
+        raise ServiceError("bad_cube", str(exc)) from None
+    return Match(rules)
+
+
+def _level_agent(game: WebGame, engine):
+    return engine._agent(game.level, seed=int(game.rng.integers(0, 2**63 - 1)))
+
+
+def _cube_stop(game: WebGame, engine) -> bool:
+    """Before a roll in a cube session: the computer's cube action, or the player's turn to
+    roll or double. True when the session waits for the player (``awaiting``)."""
+    from bgrl.agents.cube import cube_decisions, wants_double
+
+    m, g = game.match, game.game
+    if game.awaiting is not None:
+        return True
+    turn = len(game.record.turns)
+    if getattr(game, "_cube_turn", None) == turn:
+        return False
+    side = g.on_roll
+    if not m.may_double(side):
+        return False
+    if side == game.human:
+        game.awaiting = "cube"
+        return True
+    game._cube_turn = turn
+    cube = m.cube_for(side)
+    d = cube_decisions(_level_agent(game, engine), g.board[None], [cube])[0]
+    if not wants_double(d, cube):
+        return False
+    m.double(side)
+    game.awaiting = "answer"
+    game.events.append({"who": "computer", "cube": "double", "note": f"The computer doubles to {2 * cube.value}: take or pass?"})
+    return True
+
+
+class _Move:
+    def __init__(self, play):
+        self.play = play
+
+
+def _cubeful_move(game: WebGame, engine, pos, dice):
+    from bgrl.agents.cube import cubeful_choose_play
+
+    return _Move(cubeful_choose_play(_level_agent(game, engine), pos, dice, game.match.cube_for(game.computer)))
+
+
+def _score_cube_game(game: WebGame) -> None:
+    res, m = game.game.over, game.match
+    if res.how == "pass":  # scored by the pass itself
+        pass
+    elif res.how == "draw":
+        m.end_game(None, 0, "draw")
+    else:
+        m.end_game(res.winner, res.points, res.how)
+    game._scored = True
+
+
+def _cube_view(game: WebGame) -> dict:
+    m = game.match
+    who = {game.human: "you", game.computer: "computer", None: None}
+    r = m.rules
+    return {"value": m.cube_value, "owner": who[m.cube_owner], "offered_by": who[m.offered_by], "awaiting": game.awaiting,
+            "may_double": game.awaiting == "cube" and m.may_double(game.human),
+            "may_beaver": game.awaiting == "answer" and m.why_no_beaver(game.human) is None,
+            "crawford": m.crawford, "post_crawford": m.post_crawford, "match_length": r.match_length,
+            "jacoby": r.jacoby, "beavers": r.beavers, "cap": r.max_value, "game": m.game_number,
+            "score": {"you": m.score[game.human], "computer": m.score[game.computer]},
+            "match_over": m.over, "match_winner": who[m.winner],
+            "text": m.describe_cube(names={game.human: "you", game.computer: "the computer"})}
+
+
+def _cube_session(game: WebGame):
+    if game.match is None:
+        raise ServiceError("no_cube", "this game is played without the cube (start one with cube: true)")
+    if game.game.over is not None:
+        raise ServiceError("game_over", "the game is over")
+    return game.match
+
+
+def _cube_action(game: WebGame, engine, action: str) -> dict:
+    """One cube action of the player (``roll``, ``double``, ``take``, ``pass``, ``beaver``)."""
+    from bgrl.agents.cube import answer_double
+    from bgrl.rules.game import GameOver
+
+    m = _cube_session(game)
+    g = game.game
+    answer = None
+    try:
+        if action in ("roll", "double"):
+            if game.awaiting == "answer":
+                raise ValueError(f"cannot {action}: a double is waiting for your answer (take or pass)")
+            if game.awaiting != "cube":
+                why = m.why_no_double(game.human) if g.on_roll == game.human else "it is not your turn"
+                raise ValueError(f"cannot {action} now: " + ("you have rolled; you can double only before you roll"
+                                                              if game.dice is not None else why))
+            if action == "double":
+                cube = m.cube_for(game.human)
+                m.double(game.human)
+                answer = answer_double(_level_agent(game, engine), g.board, cube)
+                if answer == "pass":
+                    gs = m.drop(game.computer)
+                    g.over = GameOver(game.human, gs.result, "pass")
+                    game._scored = True
+                elif answer == "beaver":
+                    m.beaver(game.computer)
+                else:
+                    m.take(game.computer)
+                game.events.append({"who": "computer", "cube": answer, "note": {
+                    "pass": f"You double to {2 * cube.value}; the computer passes.",
+                    "take": f"You double to {2 * cube.value}; the computer takes.",
+                    "beaver": f"You double to {2 * cube.value}; the computer beavers: the cube is at {m.cube_value}, its own."}[answer]})
+            game.awaiting = None
+            game._cube_turn = len(game.record.turns)
+        else:
+            if game.awaiting != "answer":
+                raise ValueError(f"cannot {action}: no double was offered")
+            if action == "take":
+                m.take(game.human)
+            elif action == "beaver":
+                m.beaver(game.human)
+            else:
+                gs = m.drop(game.human)
+                g.over = GameOver(game.computer, gs.result, "pass")
+                game._scored = True
+            game.awaiting = None
+            game.events.append({"who": "you", "cube": action, "note": {"take": "You take.", "beaver": "You beaver.",
+                                                                         "pass": "You pass."}[action]})
+    except ValueError as exc:
+        raise ServiceError("bad_cube_action", str(exc)) from None
+    if g.over is not None:
+        game.dice, game.plays = None, []
+        game.finish_record()
+    else:
+        game.advance(engine)
+    return {"answer": answer, "state": game.state()}
+
+
+def _next_game(game: WebGame, engine) -> dict:
+    """The next game of a cube session (a money session goes on for ever; a match to N)."""
+    m = game.match
+    if m is None:
+        raise ServiceError("no_cube", "this game is played without the cube: start a new one with POST /v1/games")
+    if game.game.over is None:
+        raise ServiceError("game_not_over", "the game in play has not ended")
+    if m.over:
+        raise ServiceError("match_over", f"the match is over: {'you' if m.winner == game.human else 'the computer'} won")
+    m.next_game()
+    game.game = Game()
+    game.game.white_on_roll = m.game_number % 2 == 1
+    game.record = GameRecord(white=game.record.white, black=game.record.black, start_position_id=game.game.position.position_id,
+                             start_on_roll=game.game.on_roll, seed=game.seed,
+                             date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    game.dice, game.plays, game.awaiting, game._scored, game.last_computer = None, [], None, False, None
+    game._cube_turn = None
+    note = f"Game {m.game_number}" + (f" of the {m.rules.match_length}-point match" if m.rules.is_match else "") + "."
+    if m.crawford:
+        note += " The Crawford game: no doubling."
+    elif m.post_crawford:
+        note += " Post-Crawford: the cube is back in play."
+    game.events.append({"who": "both", "note": note + f" {game.game.on_roll.capitalize()} moves first."})
+    game.advance(engine)
+    return game.state()
+
+
+for _action in ("roll", "double", "take", "pass", "beaver"):
+    def _make(action):
+        async def cube_action(gid: str, request: Request):
+            game = _get(request, gid)
+            return await _locked(game, _cube_action, game, _engine(request), action)
+        cube_action.__name__ = f"cube_{action}"
+        cube_action.__doc__ = {
+            "roll": "Cube sessions: roll the dice without doubling (when ``cube.awaiting`` is ``cube``).",
+            "double": "Cube sessions: double before the roll; the computer answers at once (``answer``: take, pass or beaver).",
+            "take": "Cube sessions: take the computer's double (``cube.awaiting`` is ``answer``).",
+            "pass": "Cube sessions: pass the computer's double: the game ends, the computer wins the stake.",
+            "beaver": "Cube sessions, money with beavers: take the computer's double and redouble at once, keeping the cube.",
+        }[action]
+        return cube_action
+    router.post(f"/v1/games/{{gid}}/{_action}", tags=["games"], name=f"cube_{_action}")(_make(_action))
+
+
+@router.post("/v1/games/{gid}/next", tags=["games"])
+async def next_game(gid: str, request: Request):
+    """Cube sessions: start the next game (money play: another game; a match: the next game to N)."""
+    game = _get(request, gid)
+    return await _locked(game, _next_game, game, _engine(request))

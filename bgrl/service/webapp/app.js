@@ -149,6 +149,7 @@ function render() {
   $("resign").disabled = !S || !!S.over;
   $("draw").disabled = !S || !!S.over;
   $("review").disabled = !S || !S.over || S.turns === 0;
+  renderCube();
   $("pid").value = S ? S.position_id : "";
   $("xgid").value = S && S.xgid ? S.xgid : "";
   document.body.dataset.state = !S ? "setup" : S.over ? "over" : playing ? "your-turn" : "waiting";
@@ -161,7 +162,10 @@ function show(state, notes = true) {
   if (notes) for (const e of state.events_new || []) log(e.note);
   const last = state.last_computer;
   if (last && last.steps && last.steps.length && !state.over) arrows = last.steps.map(([f, t]) => ({ from: f, to: t, cls: "comp", mine: false }));
-  if (state.over) say(state.over.text);
+  const cube = state.cube;
+  if (state.over) say(state.over.text + (cube ? (cube.match_over ? " The match is over." : " Next game when you are ready.") : ""));
+  else if (cube && cube.awaiting === "cube") say(`${last && last.note ? last.note + " " : ""}Your turn: Double, or Roll.`);
+  else if (cube && cube.awaiting === "answer") say(`The computer doubles to ${2 * cube.value}: Take or Pass?`);
   else if (state.dice) say(last ? `${last.note} Your turn.` : "Your turn: click or drag a checker to a highlighted point.");
   $("downloads").hidden = !state.turns;
   $("dl-bgrl").href = `/v1/games/${state.id}/record?format=bgrl`;
@@ -438,13 +442,58 @@ function showTurn(t) {
     (t.best && t.best !== t.play ? `; best ${t.best}, loss ${t.equity_loss.toFixed(3)}${t.mark ? " (" + t.mark + ")" : ""}` : "") + ".";
 }
 
+// the doubling cube (docs/cube.md): buttons, its line of text and the cube drawn in the tray
+function renderCube() {
+  const c = S && S.cube;
+  $("cube-buttons").hidden = !c;
+  $("cube-text").textContent = c ? c.text : "";
+  const svg = $("board");
+  const old = svg.querySelector("#cube");
+  if (old) old.remove();
+  if (!c) return;
+  $("cube-double").disabled = busy || !c.may_double;
+  $("cube-roll").disabled = busy || c.awaiting !== "cube";
+  $("cube-take").disabled = busy || c.awaiting !== "answer";
+  $("cube-pass").disabled = busy || c.awaiting !== "answer";
+  $("cube-beaver").hidden = !c.beavers;
+  $("cube-beaver").disabled = busy || !c.may_beaver;
+  $("next-game").disabled = busy || !S.over || c.match_over;
+  if (c.crawford) return;  // no cube in the Crawford game
+  const NS = "http://www.w3.org/2000/svg";
+  const y = c.owner === "you" ? 330 : c.owner === "computer" ? 110 : 213;
+  const g = document.createElementNS(NS, "g");
+  g.setAttribute("id", "cube");
+  g.setAttribute("data-value", String(c.value));
+  g.setAttribute("data-owner", c.owner || "centre");
+  const r = document.createElementNS(NS, "rect");
+  for (const [k, v] of Object.entries({ x: 713, y, width: 44, height: 44, rx: 6, class: "cube" })) r.setAttribute(k, v);
+  const t = document.createElementNS(NS, "text");
+  for (const [k, v] of Object.entries({ x: 735, y: y + 29, "text-anchor": "middle", class: "cube-value" })) t.setAttribute(k, v);
+  t.textContent = String(c.value === 1 ? 64 : c.value);  // a centred cube shows 64, as on a real board
+  g.append(r, t);
+  svg.appendChild(g);
+}
+
+function cubeAct(action) {
+  return act(async () => {
+    const before = S.events.length ? S.events[S.events.length - 1] : null;
+    const r = await api("POST", `/v1/games/${S.id}/${action}`);
+    const st = r.state || r;
+    const k = before && action !== "next" ? st.events.findIndex((e) => JSON.stringify(e) === JSON.stringify(before)) : -1;
+    st.events_new = action === "next" ? st.events : st.events.slice(k + 1);
+    show(st);
+  });
+}
+
 function start() {
   act(async () => {
     if (editing) setEditing(false);
     $("log").replaceChildren();
     $("review-panel").hidden = true;
+    const mode = $("cube-mode").value;
+    const cube = mode ? { cube: true, match_length: mode === "match" ? Number($("match-length").value) : 0 } : {};
     const st = await api("POST", "/v1/games", { level: $("level").value, colour: $("colour").value,
-      opening_roll: $("opening").checked, hint_level: $("hint-level").value });
+      opening_roll: $("opening").checked, hint_level: $("hint-level").value, ...cube });
     st.events_new = st.events;
     log(`New game against ${st.level}; you play ${st.colour}. Hints: ${st.hint_level}; resignations and draws are judged by the strongest level.`);
     show(st);
@@ -569,6 +618,10 @@ function wire() {
     show(r.state);
     say(r.reason);
   })));
+  for (const a of ["double", "roll", "take", "pass", "beaver"]) $(`cube-${a}`).addEventListener("click", () => cubeAct(a));
+  $("next-game").addEventListener("click", () => cubeAct("next"));
+  $("cube-mode").addEventListener("change", () => { $("match-label").hidden = $("cube-mode").value !== "match"; });
+  $("match-label").hidden = true;
   $("ask-yes").addEventListener("click", () => { $("ask").hidden = true; const f = pending; pending = null; if (f) f(); });
   $("ask-no").addEventListener("click", () => { $("ask").hidden = true; pending = null; say("Cancelled."); });
   $("review").addEventListener("click", () => act(async () => {
