@@ -211,16 +211,12 @@ def add_parser(sub) -> None:
     h.add_argument("--cube", action="store_true", help="the cube decision before the roll (no DICE): no double, "
                    "double/take, double/pass with their cubeful equities; an XGID with dice 00 asks for it too "
                    "(default: off)")
-<<<<<<< HEAD
-    h.add_argument("--notation", choices=["dice", "compact"], default="dice", help=NOTATION_HELP)
+    h.add_argument("--notation", choices=["compact", "dice"], default="compact", help=NOTATION_HELP)
     h.add_argument("--rollout", action="store_true", help="rank the candidate plays by a rollout played by the hint "
                    "level's checker play (bgrl rollout POSITION DICE; slower, more accurate; default: off)")
     h.add_argument("--trials", type=int, default=1296, help="with --rollout: trials per play (default: %(default)s)")
     h.add_argument("--truncate", type=int, default=None, metavar="P", help="with --rollout: stop each trial after P "
                    "plies (default: play to the end)")
     h.add_argument("--seed", type=int, default=0, help="with --rollout: seed of the dice (default: %(default)s)")
-=======
-    h.add_argument("--notation", choices=["compact", "dice"], default="compact", help=NOTATION_HELP)
->>>>>>> main
     h.set_defaults(func=cmd_hint)
 

@@ -77,13 +77,8 @@ def print_play_rollout(pos, dice, level: str, roller, opts: dict, as_json: bool,
     if as_json:
         print(json.dumps({**head, "plays": [r.as_dict() for r in rows]}))
         return 0
-<<<<<<< HEAD
-    width = max(8, max(len(r.play.notation) for r in rows))
-    trunc = "to the end" if opts["truncate"] is None else f"truncated after {opts['truncate']} plies"
-=======
     width = max(8, max(len(r.play.compact) for r in rows))
-    trunc = "to the end" if args.truncate is None else f"truncated after {args.truncate} plies"
->>>>>>> main
+    trunc = "to the end" if opts["truncate"] is None else f"truncated after {opts['truncate']} plies"
     print(f"Rollout of the plays of {dice[0]}-{dice[1]} in {pos.position_id}: level {level} ({roller.ply}-ply, no noise), "
           f"{opts['trials']} trials each, {trunc}, seed {opts['seed']}; {len(rows)} candidate play(s) "
           "(the best by 0-ply equity, at most 8 within 0.16); figures of the side playing, after the play")
