@@ -11,7 +11,9 @@ played to its end (or to an exact bear-off value), by the level's noise-free che
 Printed per run: wall-clock and CPU seconds (``time.process_time``; on a shared machine the
 fairer figure), trial plies (decisions) per second, after-states evaluated per second, the
 equity with its standard error, and the mean trial length. With variance reduction every
-ply plays all 21 rolls of every trial (the luck estimate), about 21 times the evaluations.
+ply plays all 21 rolls of every trial (the luck estimate), about 21 times the evaluations;
+with both runs the script also prints how many trials without it give the same standard
+error (it falls as 1/sqrt(trials)) and their CPU time, the fair comparison of the two.
 Target (issue 16): 1,296 trials in <= 10 s on one core.
 """
 
@@ -60,6 +62,7 @@ def main(argv=None) -> int:
     rollout_boards(ev, board, trials=8, seed=args.seed, truncate=4)  # warm up (numba, torch)
     print(f"bgrl rollout benchmark: {POSITION}, level {args.level}'s network at 0-ply, {args.trials} full trials, "
           f"seed {args.seed}; {platform.machine()}, Python {platform.python_version()}, torch {torch.__version__}, 1 thread")
+    runs = {}
     for vr in ([True, False] if args.vr == "both" else [args.vr == "on"]):
         ev.rows = 0
         w, c = time.perf_counter(), time.process_time()
@@ -69,6 +72,14 @@ def main(argv=None) -> int:
         print(f"  variance reduction {'on ' if vr else 'off'}: {wall:6.1f} s wall, {cpu:6.1f} s CPU; "
               f"{plies / cpu:,.0f} trial plies/s, {ev.rows / cpu:,.0f} after-states evaluated/s (CPU); "
               f"equity {float(res.equity[0]):+.3f} ± {float(res.equity_se[0]):.3f}, mean trial {res.mean_plies[0]:.1f} plies")
+        runs[vr] = (cpu, float(res.equity_se[0]))
+    if len(runs) == 2:
+        (c_on, se_on), (c_off, se_off) = runs[True], runs[False]
+        # the standard error falls as 1/sqrt(trials): trials without variance reduction for the same error
+        need = args.trials * (se_off / se_on) ** 2
+        print(f"  same standard error ({se_on:.4f}) without variance reduction: about {need:,.0f} trials, "
+              f"{c_off * need / args.trials:.1f} s CPU, against {c_on:.1f} s with it "
+              f"({c_off * need / args.trials / c_on:.2f}x)")
     print("  target: 1,296 trials in <= 10 s on one core")
     return 0
 

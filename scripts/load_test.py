@@ -75,12 +75,22 @@ class RawClient:
     def __init__(self, host: str, port: int):
         self.host, self.port = host, port
         self.reader = self.writer = None
+        self.last_head = b""
+
+    def header(self, name: str) -> str | None:
+        """A header of the last response (None if absent)."""
+        key = name.lower().encode() + b":"
+        for line in self.last_head.split(b"\r\n")[1:]:
+            if line.lower().startswith(key):
+                return line[len(key):].strip().decode()
+        return None
 
     async def request(self, raw: bytes) -> tuple[int, bytes]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         self.writer.write(raw)
         head = await self.reader.readuntil(b"\r\n\r\n")
+        self.last_head = head
         status = int(head[9:12])
         length = 0
         for line in head.split(b"\r\n")[1:]:
@@ -106,17 +116,20 @@ def raw_request(method: str, host: str, path: str, body: dict | None = None) -> 
     return f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode() + data
 
 
-async def run_row(base: str, requests: list[bytes], clients: int, seconds: float) -> dict:
+async def run_row(base, requests: list[bytes], clients: int, seconds: float) -> dict:
     """``clients`` closed-loop clients, each sending the next request as soon as it has its
-    answer, for ``seconds``; latency of every 200, count of every status."""
+    answer, for ``seconds``; latency of every 200, count of every status. ``base`` is one URL
+    or a list of replicas' URLs: client k talks to replica k mod N (round robin over the
+    clients' keep-alive connections, as a load balancer spreads connections)."""
     from urllib.parse import urlsplit
 
-    u = urlsplit(base)
+    bases = [base] if isinstance(base, str) else list(base)
     lat: list[float] = []
     codes: dict[int, int] = {}
     t_end = time.perf_counter() + seconds
 
     async def client(k: int):
+        u = urlsplit(bases[k % len(bases)])
         cl = RawClient(u.hostname, u.port)
         i = k
         try:
@@ -191,6 +204,89 @@ async def burst(base: str, body: dict, n: int) -> dict:
             "max_200_ms": max(admitted) if admitted else float("nan")}
 
 
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and its descendants in MB, from /proc (Linux; NaN elsewhere)."""
+    try:
+        kids: dict[int, list[int]] = {}
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    with open(f"/proc/{d}/stat") as f:
+                        ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                except OSError:
+                    continue
+                kids.setdefault(ppid, []).append(int(d))
+        total, todo = 0, [pid]
+        while todo:
+            p = todo.pop()
+            todo += kids.get(p, [])
+            try:
+                with open(f"/proc/{p}/status") as f:
+                    total += next(int(x.split()[1]) for x in f if x.startswith("VmRSS:"))
+            except (OSError, StopIteration):
+                pass
+        return total / 1024
+    except OSError:
+        return float("nan")
+
+
+async def overload(base: str, requests: list[bytes], clients: int, seconds: float) -> dict:
+    """Twice the admission limit in closed-loop clients, with /v1/health probed every 0.2 s:
+    what was served, how fast the refusals came and whether health answered throughout."""
+    from urllib.parse import urlsplit
+
+    u = urlsplit(base)
+    codes: dict[int, int] = {}
+    lat200: list[float] = []
+    lat503: list[float] = []
+    retry: set = set()
+    health: list[tuple[int, float]] = []
+    t_end = time.perf_counter() + seconds
+
+    async def client(k: int):
+        cl, i = RawClient(u.hostname, u.port), k
+        while time.perf_counter() < t_end:
+            t0 = time.perf_counter()
+            try:
+                status, _ = await cl.request(requests[i % len(requests)])
+            except (OSError, asyncio.IncompleteReadError):
+                status = 0
+                cl.close()
+                cl = RawClient(u.hostname, u.port)
+            dt = (time.perf_counter() - t0) * 1000
+            codes[status] = codes.get(status, 0) + 1
+            (lat200 if status == 200 else lat503 if status == 503 else []).append(dt)
+            if status == 503:
+                retry.add(cl.header("retry-after"))
+                await asyncio.sleep(0.001)
+            i += clients
+        cl.close()
+
+    async def probe():
+        cl = RawClient(u.hostname, u.port)
+        raw = raw_request("GET", u.netloc, "/v1/health")
+        while time.perf_counter() < t_end:
+            t0 = time.perf_counter()
+            try:
+                status, _ = await cl.request(raw)
+            except (OSError, asyncio.IncompleteReadError):
+                status = 0
+                cl.close()
+                cl = RawClient(u.hostname, u.port)
+            health.append((status, (time.perf_counter() - t0) * 1000))
+            await asyncio.sleep(0.2)
+        cl.close()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(probe(), *(client(k) for k in range(clients)))
+    wall = time.perf_counter() - t0
+    pct = (lambda a, q: float(np.percentile(a, q)) if a else float("nan"))
+    return {"rps": codes.get(200, 0) / wall, "codes": codes, "p50_503": pct(lat503, 50), "p99_503": pct(lat503, 99),
+            "retry_after": sorted(retry), "max_200": max(lat200) if lat200 else float("nan"),
+            "health_n": len(health), "health_ok": sum(1 for c, _ in health if c == 200),
+            "health_max": max((d for _, d in health), default=float("nan"))}
+
+
 ROWS = "expert:POST /v1/move:1,32;expert:GET /move:1,32;world-class:POST /v1/hint:32"
 
 
@@ -221,11 +317,25 @@ def main(argv=None) -> int:
     ap.add_argument("--inproc-seconds", type=float, default=5.0, help="seconds of in-process choose_play per level (default %(default)s)")
     ap.add_argument("--positions", type=int, default=400, help="distinct positions cycled through (default %(default)s)")
     ap.add_argument("--burst", type=int, default=0, help="also send this many heavy hints at once past the admission limit (default: no burst)")
+    ap.add_argument("--replicas", default="1", help="comma-separated replica counts: each row is run against that many "
+                    "`bgrl serve` processes on their own ports, clients spread round robin; e.g. 1,2 shows whether "
+                    "throughput adds up (default %(default)s; not with --url)")
+    ap.add_argument("--overload", type=float, default=0.0, metavar="SECONDS", help="also run expert POST /v1/move for "
+                    "SECONDS at twice the admission limit in clients, probing /v1/health every 0.2 s and the server's "
+                    "memory before and after (default: off)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--server-args", default="", help="extra `bgrl serve` arguments when the script starts it")
     args = ap.parse_args(argv)
-    if not args.seconds > 0 or args.positions < 1 or args.burst < 0:
-        ap.error("--seconds must be > 0, --positions >= 1 and --burst >= 0")
+    if not args.seconds > 0 or args.positions < 1 or args.burst < 0 or args.overload < 0:
+        ap.error("--seconds must be > 0, --positions >= 1, --burst >= 0 and --overload >= 0")
+    try:
+        replicas = [int(x) for x in args.replicas.split(",")]
+        if not replicas or min(replicas) < 1:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--replicas must be comma-separated counts >= 1, got {args.replicas!r}")
+    if args.url and replicas != [1]:
+        ap.error("--replicas starts its own servers: not with --url")
     try:
         rows = []
         for spec in args.rows.split(";"):
@@ -233,27 +343,37 @@ def main(argv=None) -> int:
             rows.append((level, endpoint, [int(c) for c in cl.split(",")]))
     except ValueError:
         ap.error("--rows must look like 'expert:POST /v1/move:1,32;world-class:POST /v1/hint:32'")
-    proc = None
-    base = args.url
-    if base is None:
-        base, proc = start_server(args.server_args.split())
+    procs: list = []
+    bases = [args.url] if args.url else []
     try:
         import httpx
 
+        for _ in range(1 if args.url else max(replicas)):
+            b, pr = start_server(args.server_args.split())
+            bases.append(b)
+            procs.append(pr)
+        base = bases[0]
         version = httpx.get(base + "/v1/version", timeout=10).json()
         lim = version["limits"]
         print(f"server {base}: bgrl {version['version']}, pool_workers {lim['pool_workers']}, max_inflight {lim['max_inflight']}, "
               f"deadline {lim['deadline_s']} s; {os.cpu_count()} cores, load average before {os.getloadavg()[0]:.2f}")
+        if len(bases) > 1:
+            print(f"replicas: {', '.join(bases)} (each started with the same arguments; clients spread round robin)")
         work = workload(args.positions, args.seed)
         host = base.split("//", 1)[1]
         rates = {lv: in_process_rate(lv, work, args.inproc_seconds) for lv in dict.fromkeys(r[0] for r in rows)}
-        print(f"{'endpoint':<15} {'level':<12} {'clients':>7} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'in-proc/s':>9} {'ratio':>6}  statuses")
+        print(f"{'endpoint':<15} {'level':<12} {'replicas':>8} {'clients':>7} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
+              f"{'in-proc/s':>9} {'ratio':>6}  statuses")
         for level, endpoint, clients in rows:
             reqs = requests_for(endpoint, level, work, host)
             for c in clients:
-                r = asyncio.run(run_row(base, reqs, c, args.seconds))
-                print(f"{endpoint:<15} {level:<12} {c:>7} {r['rps']:>8.1f} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['errors']:>6} "
-                      f"{rates[level]:>9.1f} {r['rps'] / rates[level]:>5.2f}x  {dict(sorted(r['codes'].items()))}")
+                single = None
+                for n in replicas:
+                    r = asyncio.run(run_row(bases[:n], reqs, c, args.seconds))
+                    single = r["rps"] if n == 1 else single
+                    adds = f"  {r['rps'] / single:.2f}x one replica's req/s" if n > 1 and single else ""
+                    print(f"{endpoint:<15} {level:<12} {n:>8} {c:>7} {r['rps']:>8.1f} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['errors']:>6} "
+                          f"{rates[level]:>9.1f} {r['rps'] / rates[level]:>5.2f}x  {dict(sorted(r['codes'].items()))}{adds}")
         print(f"load average after: {os.getloadavg()[0]:.2f} (1 min); in-proc/s = sequential choose_play calls per second "
               f"at the level in this process, measured in this run; ratio = req/s / in-proc/s")
         if args.burst:
@@ -262,13 +382,30 @@ def main(argv=None) -> int:
             print(f"burst: {args.burst} heavy hints at once (limit {lim['max_inflight']} in flight): statuses {dict(sorted(b['codes'].items()))}, "
                   f"503 answered in {b['p50_503_ms']:.1f} ms (median) with Retry-After {b['retry_after']}, slowest 200 {b['max_200_ms']:.0f} ms; "
                   f"/v1/health afterwards: {b['health']}")
-        if proc is not None and proc.poll() is not None:
+        if args.overload:
+            clients = 2 * int(lim["max_inflight"])
+            reqs = requests_for("POST /v1/move", "expert", work, host)
+            pid = procs[0].pid if procs else None
+            before = tree_rss_mb(pid) if pid else float("nan")
+            o = asyncio.run(overload(base, reqs, clients, args.overload))
+            after = tree_rss_mb(pid) if pid else float("nan")
+            print(f"overload: expert POST /v1/move, {clients} clients (2 x max_inflight) for {args.overload:g} s: "
+                  f"{o['rps']:.1f} req/s served, statuses {dict(sorted(o['codes'].items()))}, 503 in {o['p50_503']:.2f} ms median "
+                  f"(p99 {o['p99_503']:.2f}) with Retry-After {o['retry_after']}; slowest 200 {o['max_200']:.0f} ms "
+                  f"(deadline {lim['deadline_s']} s); /v1/health {o['health_ok']}/{o['health_n']} answered 200, slowest "
+                  f"{o['health_max']:.0f} ms; server memory (process tree RSS) {before:.0f} MB before, {after:.0f} MB after")
+        dead = [p for p in procs if p.poll() is not None]
+        if dead:
             print("server died", file=sys.stderr)
             return 1
     finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=30)
+        for pr in procs:
+            pr.terminate()
+        for pr in procs:
+            try:
+                pr.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pr.kill()
     return 0
 
 

@@ -277,6 +277,6 @@ def test_cubeful_play_ab_script(capsys):
     from bgrl.agents.cube import cubeful_select
 
     assert ac.cubeful_select is cubeful_select  # restored
-    assert mod.main(["grandmaster"]) == 2
+    assert mod.main(["supergrandmaster"]) == 2
     assert mod.main(["beginner", "--match", "40"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 2

@@ -26,9 +26,10 @@ def decisions():
 
 
 def test_table_names_and_order():
-    assert LEVEL_NAMES == ("beginner", "casual", "intermediate", "advanced", "expert", "world-class")
-    # the top level searches: world-class looks ahead at least one ply more than expert
+    assert LEVEL_NAMES == ("beginner", "casual", "intermediate", "advanced", "expert", "world-class", "grandmaster")
+    # the top levels search: world-class looks ahead at least one ply more than expert, grandmaster one more again
     assert LEVELS["world-class"].ply >= 1 and LEVELS["world-class"].ply > LEVELS["expert"].ply
+    assert LEVELS["grandmaster"].ply == LEVELS["world-class"].ply + 1 == 2
     for name in LEVEL_NAMES:
         agent = bgrl.load_agent(name)
         assert isinstance(agent, LevelAgent) and agent.name == name
@@ -36,10 +37,10 @@ def test_table_names_and_order():
 
 
 def test_unknown_level_is_a_clear_error():
-    with pytest.raises(ValueError, match="unknown level 'grandmaster'"):
-        load_level("grandmaster")
+    with pytest.raises(ValueError, match="unknown level 'supergrandmaster'"):
+        load_level("supergrandmaster")
     with pytest.raises(ValueError, match="world-class"):
-        bgrl.load_agent("grandmaster")
+        bgrl.load_agent("supergrandmaster")
 
 
 def test_noise_is_reproducible_and_seeded(decisions):
@@ -177,7 +178,7 @@ def test_cli_hint_level_and_ply(capsys):
     ["hint", "4HPwATDgc/ABMA", "53", "--level", "pro"],
     ["hint", "4HPwATDgc/ABMA", "53", "--ply", "7"],
     ["hint", "4HPwATDgc/ABMA", "53", "--top", "-1"],
-    ["match", "expert", "grandmaster", "--games", "2"],
+    ["match", "expert", "supergrandmaster", "--games", "2"],
 ])
 def test_cli_bad_level_input(capsys, argv):
     code, out, err = run_cli(capsys, *argv)

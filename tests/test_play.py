@@ -146,7 +146,7 @@ def test_resign_draw_and_quit_ask_for_confirmation():
 def test_bgrl_play_judges_with_the_strongest_level(monkeypatch):
     import argparse
 
-    from bgrl.agents.levels import LEVEL_NAMES
+    from bgrl.agents.levels import JUDGE_LEVEL
     from bgrl.cli import play as play_mod
 
     seen = {}
@@ -163,12 +163,12 @@ def test_bgrl_play_judges_with_the_strongest_level(monkeypatch):
                 color="white", notation="compact", checkpoint=None, hint_level=None)
     with pytest.raises(Stop):
         play_mod.run_from_args(argparse.Namespace(**base), play_mod.play_ranker(argparse.Namespace(**base)))
-    assert seen["judge"].name == f"level {LEVEL_NAMES[-1]} (the strongest level, the judge)"
+    assert seen["judge"].name == f"level {JUDGE_LEVEL} (the judge)"
     args = argparse.Namespace(**{**base, "hint_level": "casual"})
     with pytest.raises(Stop):
         play_mod.run_from_args(args, play_mod.play_ranker(args))
     # --hint-level chooses the hints only: the strongest level still judges
-    assert seen["judge"].name == f"level {LEVEL_NAMES[-1]} (the strongest level, the judge)"
+    assert seen["judge"].name == f"level {JUDGE_LEVEL} (the judge)"
 
 
 def test_draw_decision_both_answers():

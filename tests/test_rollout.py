@@ -230,3 +230,32 @@ def test_one_ply_checker_play_runs_in_both_modes():
     one = rollout_boards(pip_evaluator, b, trials=6, seed=9, truncate=3)
     two = rollout_boards(pip_evaluator, np.concatenate([b, Position.start().board[None]]), trials=6, seed=9, truncate=3)
     assert np.allclose(one.probs[0], two.probs[0])
+
+
+# --- bgrl hint --rollout: the same engine as bgrl rollout POSITION DICE -------------------
+
+def test_hint_rollout_equals_the_rollout_of_the_plays(capsys):
+    args = ["4HPwATDgc/ABMA", "64", "--trials", "4", "--truncate", "1", "--seed", "5", "--json"]
+    code, out, _ = run(["rollout", *args], capsys)
+    assert code == 0
+    rolled = json.loads(out)
+    code, out, _ = run(["hint", *args, "--rollout"], capsys)
+    assert code == 0
+    hinted = json.loads(out)
+    assert hinted["dice"] == [6, 4] and hinted["rollout"] is True and hinted["level"] == "expert"
+    assert hinted["plays"] == rolled["plays"]
+    assert {k: hinted[k] for k in rolled if k != "plays"} == {k: v for k, v in rolled.items() if k != "plays"}
+    code, out, _ = run(["hint", *args, "--rollout", "--seed", "6"], capsys)
+    assert json.loads(out)["plays"] != rolled["plays"]  # another seed, other dice
+
+
+@pytest.mark.parametrize("args, words", [
+    (["64", "--rollout", "--trials", "0"], "--trials must be >= 1"),
+    (["64", "--rollout", "--truncate", "-2"], "--truncate must be >= 0"),
+    (["--cube", "--rollout"], "give DICE"),
+    (["64", "--rollout", "--explain"], "not with --batch or --explain"),
+])
+def test_hint_rollout_bad_input_one_line_exit_2(capsys, args, words):
+    code, out, err = run(["hint", "4HPwATDgc/ABMA", *args], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("bgrl: error: ") and words in err and err.count("\n") == 1

@@ -25,6 +25,37 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start(*extra: str) -> tuple[str, subprocess.Popen]:
+    """A `bgrl serve` process on a free loopback port, healthy (fails the test otherwise)."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "bgrl.cli", "serve", "--port", str(port), *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"bgrl serve exited with {proc.returncode}: {proc.stderr.read()[-2000:]}")
+        try:
+            if httpx.get(base + "/v1/health", timeout=2).status_code == 200:
+                return base, proc
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("bgrl serve did not become healthy within 90 s")
+        time.sleep(0.2)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 @pytest.fixture(scope="module")
 def server():
     port = free_port()
@@ -86,6 +117,37 @@ def test_real_server_sheds_load_with_503_and_stays_up(server):
     assert all(ra == "1" for c, ra in results if c == 503)
     assert httpx.get(base + "/v1/health", timeout=10).status_code == 200
     assert proc.poll() is None
+
+
+def _moves_served(base: str) -> float:
+    """Sum of the /metrics request counter over POST /v1/move answers."""
+    total = 0.0
+    for line in httpx.get(base + "/metrics", timeout=10).text.splitlines():
+        if line.startswith("bgrl_requests_total{") and 'endpoint="/v1/move"' in line:
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def test_two_replicas_behind_round_robin_answer_as_one(server):
+    """The service is stateless: a round-robin client over two server processes gets, for
+    every request, the answer one server gives, and both replicas serve their share."""
+    one, _ = server
+    second, proc = start("--pool-workers", "1")
+    try:
+        replicas = [one, second]
+        before = [_moves_served(b) for b in replicas]
+        reqs = [{"position": {"gnubg_id": pid}, "dice": d, "level": "intermediate", "seed": s}
+                for s, (pid, d) in enumerate([("4HPwATDgc/ABMA", [3, 1]), ("4HPwATDgc/ABMA", [6, 6]),
+                                              ("jOfgAFjGnsGAAw", [5, 2]), ("jOfgAFjGnsGAAw", [4, 4])] * 2)]
+        rr = [httpx.post(replicas[i % 2] + "/v1/move", json=r, timeout=60) for i, r in enumerate(reqs)]
+        alone = [httpx.post(one + "/v1/move", json=r, timeout=60) for r in reqs]
+        assert [r.status_code for r in rr] == [200] * len(reqs) == [r.status_code for r in alone]
+        assert [r.json()["play"] for r in rr] == [r.json()["play"] for r in alone]
+        after = [_moves_served(b) for b in replicas]
+        assert after[1] - before[1] == len(reqs) // 2  # the second replica served every other request
+        assert after[0] - before[0] == len(reqs) // 2 + len(reqs)
+    finally:
+        stop(proc)
 
 
 def test_stopped_by_pid(server):

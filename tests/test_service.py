@@ -145,7 +145,7 @@ def test_v1_cube(client):
         ("/move?die1=3", 422, "invalid_request"),
         ("/move?die1=x&die2=1", 422, "invalid_request"),
         ("/move?die1=3&die2=1&p4=1e400", 422, "invalid_request"),
-        ("/move?die1=3&die2=1&level=grandmaster&p5=1&p4=-1", 422, "invalid_request"),
+        ("/move?die1=3&die2=1&level=supergrandmaster&p5=1&p4=-1", 422, "invalid_request"),
         ("/eval?p1=15&p2=1&p5=-1", 400, "bad_position"),  # 16 checkers
         ("/eval?p1=-16", 422, "invalid_request"),
         ("/move?die1=3&die2=1&p5=1", 400, "game_over"),  # the opponent has borne off all 15

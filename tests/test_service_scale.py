@@ -62,7 +62,7 @@ def test_run_batch_equals_one_call_at_a_time(real_engine, decisions):
         if i < 4:
             jobs.append(("ranked", (pos, d, "world-class", 3)))
     jobs.insert(5, ("move", (decisions[0][0], (7, 1), "expert", 1)))  # bad dice: an error for that call only
-    jobs.insert(9, ("move", (decisions[0][0], (3, 1), "grandmaster", 1)))
+    jobs.insert(9, ("move", (decisions[0][0], (3, 1), "supergrandmaster", 1)))
     batched = real_engine.run_batch(jobs)
     alone = [real_engine.run_batch([j])[0] for j in jobs]
     assert [_key(r) for r in batched] == [_key(r) for r in alone]

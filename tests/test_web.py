@@ -53,7 +53,7 @@ def test_page_and_assets_are_served(client):
 
 def test_white_moves_first_black_lets_the_computer_open(client):
     st = client.post("/v1/games", json={"level": "beginner", "colour": "white", "seed": 1}).json()
-    assert st["turns"] == 0 and st["dice"] is not None and st["hint_level"] == JUDGE_LEVEL == LEVEL_NAMES[-1]
+    assert st["turns"] == 0 and st["dice"] is not None and st["hint_level"] == JUDGE_LEVEL == "world-class"
     st = client.post("/v1/games", json={"level": "beginner", "colour": "black", "seed": 1}).json()
     ev = st["events"][0]
     assert st["turns"] >= 1 and ev["who"] == "computer" and "(in your numbering)" in ev["note"]
@@ -91,7 +91,7 @@ def test_illegal_play_and_unknown_game(client):
     assert r.status_code == 400 and r.json()["code"] == "illegal_play"
     r = client.get("/v1/games/nope")
     assert r.status_code == 404 and "no game" in r.json()["message"]
-    r = client.post("/v1/games", json={"level": "grandmaster"})
+    r = client.post("/v1/games", json={"level": "supergrandmaster"})
     assert r.status_code == 400 and r.json()["code"] == "bad_level"
     r = client.post("/v1/games", json={"colour": "red"})
     assert r.status_code == 422

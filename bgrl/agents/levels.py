@@ -1,6 +1,6 @@
 """Named playing levels: a table of settings (network, ply, move filter, noise), not classes.
 
-``LEVELS`` maps each name (``beginner`` ... ``world-class``) to a :class:`Level`. A level is
+``LEVELS`` maps each name (``beginner`` ... ``grandmaster``) to a :class:`Level`. A level is
 played by :class:`LevelAgent`: every legal play is valued by :func:`bgrl.agents.search.search_plays`
 at the level's ply (move filters between plies), Gaussian equity noise of the level's
 standard deviation is added to the deepest-valued plays, and the best is played. Hints
@@ -104,15 +104,19 @@ LEVELS: dict[str, Level] = {
         Level("advanced", "td198g", 0, (), 0.0, "the best pure TD(lambda) network (td198g inputs), 0-ply"),
         Level("expert", "distilled-r1", 0, (), 0.0, "an earlier network of the run that made the strongest one, 0-ply (gnubg's expert is 0-ply too)"),
         Level("world-class", "distilled", 1, _F1, 0.0, "the strongest shipped network, 1-ply, gnubg's 0-ply filter"),
+        Level("grandmaster", "distilled", 2, GNUBG_FILTERS, 0.0, "the strongest shipped network, 2-ply, gnubg's filters "
+              "8/0.16 then 2/0.04 (gnubg's world-class setting searches 2-ply too)"),
     )
 }
 LEVEL_NAMES = tuple(LEVELS)
 #: The level used when none is named: ``bgrl hint``, :func:`bgrl.agents.levels.hint`, the
 #: service's requests and UBGI sessions.
 DEFAULT_HINT_LEVEL = "expert"
-#: The strongest level: the judge of resignations, draws and reviews in ``bgrl play`` and
-#: on the web board (never the level that played), and the web board's default hint level.
-JUDGE_LEVEL = LEVEL_NAMES[-1]
+#: The judge of resignations, draws and reviews in ``bgrl play`` and on the web board (never
+#: the level that played), and the web board's default hint level: the strongest 1-ply level.
+#: ``grandmaster`` (2-ply) judges better but reviews a game about six times more slowly; it
+#: can be chosen wherever a hint or review level is taken.
+JUDGE_LEVEL = "world-class"
 
 _MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 _COLS = np.random.default_rng(0x626772_6C65766C).integers(1, 2**63 - 1, size=26, dtype=np.uint64) | np.uint64(1)

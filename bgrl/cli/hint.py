@@ -57,9 +57,16 @@ def cmd_hint(args) -> int:
         if args.cube:
             raise CLIError("--cube works on one POSITION, not with --batch")
         return batch_lines(args.batch, obj)
+    if args.rollout and (args.batch is not None or args.explain):
+        raise CLIError("--rollout ranks the plays of one POSITION and DICE: not with --batch or --explain")
     pos, dice, cube = _read(args)
     if dice is None:
+        if args.rollout:
+            raise CLIError("--rollout rolls out the plays of a roll: give DICE (bgrl rollout POSITION rolls out "
+                           "the position before the roll)")
         return _cube_hint(args, agent, ply, label, pos, cube)
+    if args.rollout:
+        return _rollout_hint(args, agent, pos, dice)
     if cube != CubeState():
         print("bgrl: note: the cube and score are read, but checker play is ranked by cubeless money equity "
               "(cubeful and match checker play are not built yet; docs/cube.md)", file=sys.stderr)
@@ -165,6 +172,21 @@ def _cube_hint(args, agent, ply, label, pos, cube) -> int:
     return 0
 
 
+def _rollout_hint(args, agent, pos, dice) -> int:
+    """``hint --rollout``: the candidate plays rolled out by the hint level's noise-free checker
+    play (:func:`bgrl.cli.rollout.print_play_rollout`, the engine of ``bgrl rollout``)."""
+    from bgrl.agents.rollout import Roller
+    from bgrl.cli.rollout import check_rollout_flags, print_play_rollout
+    from bgrl.rules.outcome import check_not_over
+
+    check_rollout_flags(args.trials, args.truncate)
+    check_not_over(pos)
+    roller = Roller.from_agent(agent)
+    opts = dict(trials=args.trials, seed=args.seed, truncate=args.truncate, variance_reduction=True)
+    return print_play_rollout(pos, dice, agent.level.name, roller, opts, args.json,
+                              extra={"dice": [int(dice[0]), int(dice[1])], "rollout": True})
+
+
 def add_parser(sub) -> None:
     h = sub.add_parser("hint", help="rank all legal plays by equity", formatter_class=HelpFormatter,
                        description="Rank the legal plays of a position and roll by a level's noise-free n-ply search "
@@ -190,5 +212,11 @@ def add_parser(sub) -> None:
                    "double/take, double/pass with their cubeful equities; an XGID with dice 00 asks for it too "
                    "(default: off)")
     h.add_argument("--notation", choices=["compact", "dice"], default="compact", help=NOTATION_HELP)
+    h.add_argument("--rollout", action="store_true", help="rank the candidate plays by a rollout played by the hint "
+                   "level's checker play (bgrl rollout POSITION DICE; slower, more accurate; default: off)")
+    h.add_argument("--trials", type=int, default=1296, help="with --rollout: trials per play (default: %(default)s)")
+    h.add_argument("--truncate", type=int, default=None, metavar="P", help="with --rollout: stop each trial after P "
+                   "plies (default: play to the end)")
+    h.add_argument("--seed", type=int, default=0, help="with --rollout: seed of the dice (default: %(default)s)")
     h.set_defaults(func=cmd_hint)
 

@@ -14,8 +14,8 @@ follows:
   at least the equity it expects (cubeless, points per game), else declines and says its
   equity. Draws (:func:`draw_decision`): accepted only when the computer is behind (equity
   below zero). Both judge the position with the human's dice on the table: the computer's
-  equity is minus the equity of the human's best play, by the *judge*: the strongest level
-  (``world-class``, :func:`judge_ranker`) whatever --hint-level or --checkpoint say, never the
+  equity is minus the equity of the human's best play, by the *judge*: ``world-class``, the strongest
+  1-ply level (:data:`bgrl.agents.levels.JUDGE_LEVEL`, :func:`judge_ranker`), whatever --hint-level or --checkpoint say, never the
   opponent's own level (a beginner that judged by its own weak network would accept a
   gammon resignation where a backgammon is likely). The judge also reviews the game at its end.
 * The game record (``bgrl-game-1``, :mod:`bgrl.records.record`) is written when the game ends or
@@ -64,7 +64,7 @@ HELP = """Commands:
   resign [single|gammon|backgammon]
                     offer to resign at that value (default single); the computer accepts
                     when it is at least the points it expects to win (judged by the
-                    strongest level)
+                    judge level, world-class)
   draw              offer a draw; the computer accepts only when it is behind
   help              this text
   quit              leave without finishing (Ctrl-C too)
@@ -145,7 +145,7 @@ class TerminalGame:
     human : ``"white"`` or ``"black"``.
     ranker : hint ranker ``(position, dice) -> list[RankedPlay]`` with ``name`` and ``ply``.
     judge : ranker that judges resignations and draws and reviews the game at its end
-        (``bgrl play``: the strongest level unless --hint-level or --checkpoint chooses the
+        (``bgrl play``: the judge level, world-class, unless --hint-level or --checkpoint chooses the
         engine; None = ``ranker``), never the opponent's own level by default.
     rng : numpy Generator for the dice.
     input : callable returning the next line ('' at end of input), like ``sys.stdin.readline``.
@@ -524,7 +524,7 @@ def judge_ranker() -> HintRanker:
     engine (--hint-level, --checkpoint) are."""
     from bgrl.agents.levels import JUDGE_LEVEL, load_level
 
-    return level_ranker(load_level(JUDGE_LEVEL), "the strongest level, the judge")
+    return level_ranker(load_level(JUDGE_LEVEL), "the judge")
 
 
 def level_ranker(agent, whose: str = "the opponent's") -> HintRanker:
@@ -586,7 +586,7 @@ def add_parser(sub) -> None:
                     "higher moves first with both (default: off)")
     pl.add_argument("--hint-level", metavar="LEVEL", default=None, help="level whose noise-free search gives the hints "
                     "(default: the opponent's level; see bgrl levels); resignations, draws and the end-of-game review are "
-                    "always judged by the strongest level")
+                    "always judged by world-class, the strongest 1-ply level")
     pl.add_argument("--checkpoint", metavar="PATH", help="network that gives the hints at 0-ply "
                     "(default: the opponent's network, or the shipped one when the opponent has none)")
     pl.add_argument("--position", metavar="ID", help="practise a position: start from this Position ID or XGID with "

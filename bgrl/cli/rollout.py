@@ -10,7 +10,7 @@ import json
 
 from bgrl.cli._common import POS_HELP, CLIError, HelpFormatter, position_and_dice
 
-__all__ = ["add_parser", "cmd_rollout", "DEFAULT_ROLLOUT_LEVEL"]
+__all__ = ["add_parser", "cmd_rollout", "DEFAULT_ROLLOUT_LEVEL", "print_play_rollout", "check_rollout_flags"]
 
 #: The level whose checker play rolls out when none is named: the hint's default level
 #: (:data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`, ``expert``: a 0-ply network, the fastest
@@ -42,10 +42,7 @@ def cmd_rollout(args) -> int:
     level = DEFAULT_ROLLOUT_LEVEL if args.level is None else args.level
     if level not in LEVELS:
         raise CLIError(f"unknown level {level!r}: expected one of {', '.join(LEVEL_NAMES)}")
-    if args.trials <= 0:
-        raise CLIError(f"--trials must be >= 1, got {args.trials}")
-    if args.truncate is not None and args.truncate < 0:
-        raise CLIError(f"--truncate must be >= 0 plies (omit it to play every trial to the end), got {args.truncate}")
+    check_rollout_flags(args.trials, args.truncate)
     pos, dice = _read(args)
     check_not_over(pos)
     roller = Roller.from_agent(load_level(level))
@@ -62,26 +59,41 @@ def cmd_rollout(args) -> int:
         print("  " + _value_line(float(res.equity[0]), float(res.equity_se[0]), p, p_se))
         print(_FOOT)
         return 0
+    return print_play_rollout(pos, dice, level, roller, opts, args.json)
+
+
+def print_play_rollout(pos, dice, level: str, roller, opts: dict, as_json: bool, extra: dict | None = None) -> int:
+    """Roll out every candidate play of ``dice`` in ``pos`` and print them best first, as text
+    or one JSON object (the header, ``extra``'s fields, then ``"plays"``). Serves ``bgrl
+    rollout POSITION DICE`` and ``bgrl hint --rollout``. Raises CLIError when no die can be played."""
     rows = roller.plays(pos, dice, **opts)
     if not rows:
         raise CLIError(f"no die of {dice[0]}-{dice[1]} can be played in {pos.position_id}: the turn passes, "
                        "nothing to roll out (omit DICE to roll out the position)")
-    best = rows[0]
-    head = {"position_id": pos.position_id, "level": level, "trials": args.trials, "truncate": args.truncate,
-            "seed": args.seed, "equity": best.as_dict()["equity"], "equity_se": best.as_dict()["equity_se"],
-            "probabilities": best.as_dict()["probabilities"], "probabilities_se": best.as_dict()["probabilities_se"]}
-    if args.json:
+    best = rows[0].as_dict()
+    head = {"position_id": pos.position_id, "level": level, "trials": opts["trials"], "truncate": opts["truncate"],
+            "seed": opts["seed"], "equity": best["equity"], "equity_se": best["equity_se"],
+            "probabilities": best["probabilities"], "probabilities_se": best["probabilities_se"], **(extra or {})}
+    if as_json:
         print(json.dumps({**head, "plays": [r.as_dict() for r in rows]}))
         return 0
     width = max(8, max(len(r.play.compact) for r in rows))
-    trunc = "to the end" if args.truncate is None else f"truncated after {args.truncate} plies"
+    trunc = "to the end" if opts["truncate"] is None else f"truncated after {opts['truncate']} plies"
     print(f"Rollout of the plays of {dice[0]}-{dice[1]} in {pos.position_id}: level {level} ({roller.ply}-ply, no noise), "
-          f"{args.trials} trials each, {trunc}, seed {args.seed}; {len(rows)} candidate play(s) "
+          f"{opts['trials']} trials each, {trunc}, seed {opts['seed']}; {len(rows)} candidate play(s) "
           "(the best by 0-ply equity, at most 8 within 0.16); figures of the side playing, after the play")
     for r in rows:
         print(f"  {r.rank:3d}  {r.play.compact:<{width}}  {_value_line(r.equity, r.equity_se, r.probabilities, r.probabilities_se)}")
     print(_FOOT)
     return 0
+
+
+def check_rollout_flags(trials: int, truncate) -> None:
+    """CLIError (exit 2) for a trial count <= 0 or a truncation < 0."""
+    if trials <= 0:
+        raise CLIError(f"--trials must be >= 1, got {trials}")
+    if truncate is not None and truncate < 0:
+        raise CLIError(f"--truncate must be >= 0 plies (omit it to play every trial to the end), got {truncate}")
 
 
 def _how(res) -> str:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, create_model, mode
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES
 from bgrl.service.engine import MAX_SEED
 
-Level = Literal["beginner", "casual", "intermediate", "advanced", "expert", "world-class"]
+Level = Literal["beginner", "casual", "intermediate", "advanced", "expert", "world-class", "grandmaster"]
 assert tuple(Level.__args__) == LEVEL_NAMES  # one list of names
 
 Count = Annotated[int, Field(ge=-15, le=15)]  # query parameters (text by nature)

@@ -14,8 +14,8 @@ Each turn of the player comes with every legal play of the whole roll
 :func:`bgrl.rules.movegen.generate`) as single-die steps, so the page highlights only the
 landing points of legal plays and never loses a die that must be played. A forced play (one
 legal play) is played for the player, and a roll that cannot be played is passed, each with
-a note. Resignations and draws are judged by the strongest level
-(:data:`bgrl.agents.levels.JUDGE_LEVEL`) whatever the session's hint level; hints and
+a note. Resignations and draws are judged by ``world-class``, the strongest 1-ply level
+(:data:`bgrl.agents.levels.JUDGE_LEVEL`), whatever the session's hint level; hints and
 reviews use it too unless the request names another level.
 """
 
@@ -448,7 +448,7 @@ async def game_hint(gid: str, req: HintIn, request: Request):
 
 @router.post("/v1/games/{gid}/resign", tags=["games"])
 async def resign(gid: str, req: ResignIn, request: Request):
-    """Offer to resign at ``value``; the strongest level judges (never the level that plays,
+    """Offer to resign at ``value``; the judge level judges (never the level that plays,
     whatever the hint level). Accepted: the game ends."""
     game = _get(request, gid)
     if game.game.over is not None:
@@ -466,7 +466,7 @@ async def resign(gid: str, req: ResignIn, request: Request):
 
 @router.post("/v1/games/{gid}/draw", tags=["games"])
 async def draw(gid: str, request: Request):
-    """Offer a draw; the strongest level judges. Accepted: the game ends, no points."""
+    """Offer a draw; the judge level judges. Accepted: the game ends, no points."""
     game = _get(request, gid)
     if game.game.over is not None:
         raise ServiceError("game_over", "the game is over")
@@ -559,7 +559,7 @@ def _upload_review(eng, req: UploadIn, level: str) -> dict:
 
 @router.post("/v1/games/{gid}/review", tags=["games"])
 async def review(gid: str, req: ReviewIn, request: Request):
-    """Every turn judged by ``level`` (default the strongest level): the player's
+    """Every turn judged by ``level`` (default the judge level, world-class): the player's
     equity after each turn (the chart), the marks and each side's error rate and rating."""
     game = _get(request, gid)
     eng = _engine(request)
