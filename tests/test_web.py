@@ -14,7 +14,6 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from bgrl.agents.levels import LEVEL_NAMES  # noqa: E402
 from bgrl.records.matfile import parse_mat  # noqa: E402
 from bgrl.records.record import read_record  # noqa: E402
 from bgrl.rules.board import Position, flip  # noqa: E402
