@@ -284,7 +284,7 @@ class TerminalGame:
         human resigns or draws before their first play still has the computer's plays)."""
         if self.game.over is None or not self.record.turns:
             return
-        self.say("Review this game (every play ranked by the hint engine, with your error rate)? [y/N]")
+        self.say("Review this game (every play ranked by the judge, world-class, with your error rate)? [y/N]")
         answer = self.input()
         if not answer or answer.strip().lower() not in ("y", "yes"):
             return

@@ -306,7 +306,9 @@ async function levels() {
   const v = await api("GET", "/v1/version");
   $("version").textContent = `v${v.version}`;
   const names = v.levels.map((l) => l.name);
-  for (const [sel, def] of [[$("level"), "beginner"], [$("hint-level"), names[names.length - 1]]]) {
+  // the hint level defaults to the judge (bgrl.agents.levels.JUDGE_LEVEL: world-class, the strongest 1-ply level)
+  const judge = names.includes("world-class") ? "world-class" : names[names.length - 1];
+  for (const [sel, def] of [[$("level"), "beginner"], [$("hint-level"), judge]]) {
     sel.replaceChildren();
     for (const l of v.levels) {
       const o = document.createElement("option");
@@ -495,7 +497,7 @@ function start() {
     const st = await api("POST", "/v1/games", { level: $("level").value, colour: $("colour").value,
       opening_roll: $("opening").checked, hint_level: $("hint-level").value, ...cube });
     st.events_new = st.events;
-    log(`New game against ${st.level}; you play ${st.colour}. Hints: ${st.hint_level}; resignations and draws are judged by the strongest level.`);
+    log(`New game against ${st.level}; you play ${st.colour}. Hints: ${st.hint_level}; resignations and draws are judged by world-class.`);
     show(st);
   });
 }
