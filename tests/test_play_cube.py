@@ -143,6 +143,7 @@ def test_cube_words_after_the_roll_get_a_message():
     (["--cube", "--match", "40"], "beyond the match equity table"),
     (["--cube", "--match", "7", "--beavers"], "money-game options"),
     (["--jacoby"], "--jacoby needs --cube"),
+    (["--match", "0"], "--match needs --cube"),
     (["--cube", "--match", "5", "--position", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:6:4:1:7:10"], "differs"),
     (["--cube", "--position", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:7:4:0:7:10"], "at or above the match length"),
     (["--cube", "--position", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:4:1:7:10"], "Crawford"),

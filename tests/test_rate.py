@@ -122,3 +122,13 @@ def test_illegal_play_in_rate_and_benchmark(capsys, cmd):
     code, out, err = run(cmd, capsys)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "returned an illegal play" in err and "in position 4HPwATDgc/ABMA with dice 65" in err
+
+
+def test_agent_that_raises_is_one_line_exit_2(tmp_path, capsys):
+    f = tmp_path / "raising_agent.py"
+    f.write_text("def agent(position, dice, rng):\n    raise RuntimeError('boom from agent')\n")
+    for cmd in (["rate", f"{f}:agent", "--max-games", "4"], ["match", f"{f}:agent", "random", "--games", "2"],
+                ["match", f"{f}:agent", "random", "--games", "2", "--cube"]):
+        code, out, err = run(cmd, capsys)
+        assert code == 2 and err.count("\n") == 1, err
+        assert "raised RuntimeError in position" in err and "boom from agent" in err and "Traceback" not in err

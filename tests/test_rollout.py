@@ -207,6 +207,7 @@ def test_cli_text(capsys):
     (["--level", "grandmaster-x"], "unknown level"),
     (["--trials", "0"], "--trials must be >= 1"),
     (["--trials", "-5"], "--trials must be >= 1"),
+    (["--trials", "99999999999999999999"], "--trials must be at most 100,000"),
     (["--truncate", "-1"], "--truncate must be >= 0"),
 ])
 def test_cli_bad_input_one_line_exit_2(capsys, args, words):

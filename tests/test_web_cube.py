@@ -108,6 +108,8 @@ def test_cube_session_errors(client):
     r = client.post(f"/v1/games/{plain['id']}/double")
     assert r.status_code == 400 and r.json()["code"] == "no_cube"
     st = client.post("/v1/games", json={"level": "beginner", "seed": 1, "cube": True, "match_length": 3}).json()
+    r = client.post(f"/v1/games/{st['id']}/play", json={"position_id": "4HPwATDgc/ABMA"})  # before the roll: no dice
+    assert r.status_code == 400 and r.json()["code"] == "no_roll" and "roll first" in r.json()["message"], r.text
     st = _act(client, st, "roll")
     assert st["dice"] is not None
     r = client.post(f"/v1/games/{st['id']}/double")

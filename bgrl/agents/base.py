@@ -184,7 +184,8 @@ class PlayChooserAgent(Agent):
     ------
     ValueError
         (from ``select``) when the chooser returns a play that is not legal, naming the agent,
-        the position (gnubg Position ID), the dice and the play; or when the batch carries no
+        the position (gnubg Position ID), the dice and the play; when the chooser raises
+        (naming the agent, the position, the dice and the exception); or when the batch carries no
         dice (after-states not made by :func:`bgrl.rules.movegen.generate`).
     """
 
@@ -232,6 +233,11 @@ class PlayChooserAgent(Agent):
         for i in np.flatnonzero(after.counts > 1):
             d = (int(max(after.dice[i])), int(min(after.dice[i])))
             group = after.group(int(i))
-            play = self._choose(Position(after.positions[i]), d, rng)
+            pos = Position(after.positions[i])
+            try:
+                play = self._choose(pos, d, rng)
+            except Exception as exc:  # noqa: BLE001 - a user agent's failure is reported in one line
+                raise ValueError(f"agent {self.name} raised {type(exc).__name__} in position {pos.position_id} with dice "
+                                 f"{d[0]}{d[1]}: {exc}".replace("\n", " ")) from None
             out[i] += self._index(after.positions[i], d, group, play)
         return out

@@ -73,13 +73,16 @@ from bgrl.rules.notation import Play, legal_plays
 from bgrl.rules.outcome import check_not_over, game_results
 
 __all__ = ["RolloutResult", "RolledPlay", "Roller", "rollout_boards", "stratified_rolls", "candidate_plays",
-           "CANDIDATE_FILTER", "DEFAULT_TRIALS", "MAX_PLIES", "EVAL_CHUNK"]
+           "CANDIDATE_FILTER", "DEFAULT_TRIALS", "MAX_TRIALS", "MAX_PLIES", "EVAL_CHUNK"]
 
 #: Trials when none are asked for (gnubg's default).
 DEFAULT_TRIALS = 1296
 #: Which plays of a roll are rolled out: the best by the evaluator's 0-ply equity, at most
 #: 8 within 0.16 points of the best (gnubg's normal 0-ply move filter).
 CANDIDATE_FILTER = MoveFilter(8, 0.16)
+#: Most trials one rollout command takes: every trial advances in lockstep, in memory (with
+#: variance reduction, a ply of 100,000 trials holds about 40 million after-states: ~1 GB).
+MAX_TRIALS = 100_000
 #: A trial longer than this many plies raises RuntimeError (no real game comes close).
 MAX_PLIES = 2000
 #: Rows per evaluator call (memory bound: a 160-unit network's hidden layer at 65,536 rows is 42 MB).

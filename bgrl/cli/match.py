@@ -53,7 +53,7 @@ def cube_rules(args):
     from bgrl.rules.match import MatchRules
 
     opts = [f for f, v in (("--match", args.match), ("--jacoby", args.jacoby), ("--beavers", args.beavers),
-                           ("--cube-cap", args.cube_cap)) if v not in (None, False)]
+                           ("--cube-cap", args.cube_cap)) if v is not None and v is not False]  # --match 0 counts
     if not args.cube:
         if opts:
             raise CLIError(f"{opts[0]} needs --cube (the default is cubeless money play)")

@@ -507,7 +507,9 @@ def run_from_args(args, load_ranker) -> int:
 
 def _wants_cube(args) -> bool:
     """Whether ``bgrl play`` was given --cube or one of its options."""
-    return bool(getattr(args, "cube", False) or any(getattr(args, f, None) for f in ("match", "jacoby", "beavers", "cube_cap")))
+    return bool(getattr(args, "cube", False)
+                or any(getattr(args, f, None) not in (None, False) for f in ("jacoby", "beavers"))
+                or any(getattr(args, f, None) is not None for f in ("match", "cube_cap")))  # --match 0 counts too
 
 
 def _run_cubeful(args, agent, ranker, seed, save_dir, judge) -> int:

@@ -89,9 +89,14 @@ def print_play_rollout(pos, dice, level: str, roller, opts: dict, as_json: bool,
 
 
 def check_rollout_flags(trials: int, truncate) -> None:
-    """CLIError (exit 2) for a trial count <= 0 or a truncation < 0."""
+    """CLIError (exit 2) for a trial count <= 0 or above :data:`bgrl.agents.rollout.MAX_TRIALS`,
+    or a truncation < 0."""
+    from bgrl.agents.rollout import MAX_TRIALS
+
     if trials <= 0:
         raise CLIError(f"--trials must be >= 1, got {trials}")
+    if trials > MAX_TRIALS:
+        raise CLIError(f"--trials must be at most {MAX_TRIALS:,} (all trials advance in lockstep, in memory), got {trials}")
     if truncate is not None and truncate < 0:
         raise CLIError(f"--truncate must be >= 0 plies (omit it to play every trial to the end), got {truncate}")
 

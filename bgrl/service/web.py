@@ -294,6 +294,9 @@ class WebGame:
         """The player's play, named by its result; then :meth:`advance`."""
         if self.game.over is not None:
             raise ServiceError("game_over", "the game is over")
+        if self.dice is None:  # before the roll of a cube session, or a double waiting for its answer
+            raise ServiceError("no_roll", "no roll is on the table: "
+                               + ("answer the double first (take or pass)" if self.awaiting == "answer" else "roll first (or double)"))
         chosen = next((p for p in self.plays if p.position_id == position_id), None)
         if chosen is None:
             raise ServiceError("illegal_play", f"{position_id[:20]!r} is not the result of a legal play of {self.dice[0]}-{self.dice[1]}")
