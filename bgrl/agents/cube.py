@@ -21,7 +21,8 @@ from bgrl.rules.cube import CubeState
 from bgrl.rules.outcome import check_not_over
 
 __all__ = ["pre_roll_probs", "cube_hint", "cube_hints_many", "cube_engine", "cube_decisions", "wants_double", "answer_double",
-           "CUBEFUL_FILTER", "cubeful_select", "cubeful_choose_play", "cubeful_values"]
+           "CUBEFUL_FILTER", "cubeful_select", "cubeful_choose_play", "cubeful_values", "cubeful_rank", "value_mwc",
+           "ranked_by"]
 
 
 def pre_roll_probs(evaluator, position: Position, ply: int = 0) -> np.ndarray:
@@ -297,3 +298,66 @@ def cube_hints_many(evaluator, positions, cubes, ply: int = 0, met=None) -> list
     before = np.stack([flip(p.board) for p in positions]).astype(np.int8)
     probs = after_state_probs(evaluator, before, int(ply))
     return [cube_decision(flip_probs(pr), c, cube_life(p.board), met) for pr, p, c in zip(probs, positions, cubes)]
+
+
+# -- hints with the cube: the one re-ranking of a hint's rows (bgrl hint, POST /v1/hint, bgrl play --cube) --
+
+def ranked_by(cube: CubeState | None) -> str:
+    """What a hint with ``cube`` ranks the plays by: ``"cubeless"`` (None, a cube not in
+    play, or the money game's centred cube at 1 without options: the project default),
+    ``"cubeful"`` (money with the cube at 2 or more, owned, or the Jacoby rule / beavers) or
+    ``"mwc"`` (a match score)."""
+    if cube is None or not cube.cube_in_play:
+        return "cubeless"
+    if cube.is_match:
+        return "mwc"
+    return "cubeless" if cube == CubeState(max_value=cube.max_value) else "cubeful"
+
+
+def value_mwc(values, cube: CubeState, met=None) -> np.ndarray:
+    """The mover's match winning chances float64 (M,) of :func:`cubeful_values` (gnubg's
+    equity scale of the current cube at ``cube``'s score; ``cube`` from the mover's side,
+    a match). Raises ValueError in a money game."""
+    from bgrl.evaluation.match_equity import default_met, equity_to_mwc
+
+    if not cube.is_match:
+        raise ValueError("match winning chances need a match score (the cube is in a money game)")
+    met = default_met() if met is None else met
+    a, b = cube.away
+    post = cube.crawford or cube.post_crawford
+    win, lose = met.mwc(a - cube.value, b, post), met.mwc(a, b - cube.value, post)
+    return np.array([equity_to_mwc(float(v), win, lose) for v in np.asarray(values, dtype=np.float64).reshape(-1)])
+
+
+def cubeful_rank(rows, cube: CubeState, met=None) -> tuple[list, np.ndarray]:
+    """A hint's rows re-ranked with the cube: ``(rows, values)``, best first.
+
+    Parameters
+    ----------
+    rows : list of :class:`bgrl.agents.hints.RankedPlay` of one decision (any order), their
+        probabilities at the ply each play reached (the level's search).
+    cube : CubeState from the side playing (before the turn passes).
+
+    Returns
+    -------
+    rows : the same plays sorted as gnubg's hint does, deeper ply first, then higher
+        :func:`cubeful_values` (stable: ties keep the given order); ``rank`` shared by ties
+        of (ply, cubeful value); ``equity``, ``equity_loss`` and ``probabilities`` stay the
+        ranker's cubeless ones.
+    values : float64 (n,) their cubeful values in that order (money: equity per unit of the
+        cube; a match: MWC on gnubg's equity scale, :func:`value_mwc` gives the MWC).
+    """
+    from dataclasses import replace
+
+    from bgrl.agents.hints import shared_ranks
+
+    rows = list(rows)
+    if not rows:
+        return [], np.zeros(0)
+    vals = cubeful_values(np.stack([r.play.after_state for r in rows]),
+                          np.stack([r.probabilities.to_array() for r in rows]), cube, met)
+    depth = np.array([int(r.ply) for r in rows], dtype=np.int64)
+    order = np.lexsort((-vals, -depth))
+    ranks = shared_ranks(vals[order], depth[order]).tolist()
+    out = [rows[i] if rows[i].rank == k else replace(rows[i], rank=int(k)) for i, k in zip(order.tolist(), ranks)]
+    return out, vals[order]

@@ -26,7 +26,39 @@ def value_cells(row) -> str:
             f"{p.win_backgammon:5.3f}  {1.0 - p.win:5.3f}  {p.lose_gammon:5.3f}  {p.lose_backgammon:5.3f}")
 
 
-def hint_json(pos, dice, ranked, level: str, ply: int, top: int | None = None) -> dict:
+def _cube_fields(cube) -> dict:
+    """The JSON ``cube`` and ``match`` fields of a hint with the cube (as POST /v1/cube takes them)."""
+    out = {"cube": {"value": int(cube.value), "owner": int(cube.owner)}}
+    if cube.is_match:
+        out["match"] = {"length": int(cube.match_length), "score": [int(x) for x in cube.score],
+                        "crawford": bool(cube.crawford), "post_crawford": bool(cube.post_crawford)}
+    return out
+
+
+def cube_header(cube) -> str:
+    """What a hint with ``cube`` is ranked by, in words (the text hint's header)."""
+    from bgrl.agents.cube import ranked_by
+
+    by = ranked_by(cube)
+    if by == "cubeless":
+        return "ranked by cubeless money equity"
+    if by == "mwc":
+        a, b = cube.away
+        where = (f"ranked by match winning chances at {cube.match_length}-point match, {a}-away/{b}-away "
+                 f"(side playing first)")
+        if cube.crawford:
+            where += ", Crawford game"
+        elif cube.post_crawford:
+            where += ", post-Crawford"
+    else:
+        where = "ranked by cubeful money equity"
+        if cube.jacoby:
+            where += ", Jacoby rule"
+    owner = {1: "owned by the side playing", -1: "owned by the opponent", 0: "centred"}[cube.owner]
+    return f"{where}; cube {cube.value} {owner}"
+
+
+def hint_json(pos, dice, ranked, level: str, ply: int, top: int | None = None, cube=None) -> dict:
     """The JSON hint (``bgrl hint --json``).
 
     Parameters
@@ -36,28 +68,55 @@ def hint_json(pos, dice, ranked, level: str, ply: int, top: int | None = None) -
 
     Returns
     -------
-    dict : ``{"position_id", "dice", "level", "ply", "plays": [RankedPlay.as_dict(), ...]}``,
-    ranks shared by ties.
+    dict : ``{"position_id", "dice", "level", "ply", "ranked_by", "plays": [RankedPlay.as_dict(), ...]}``,
+    ranks shared by ties. ``ranked_by`` is ``"cubeless"`` without ``cube`` (or with the money
+    game's centred cube, :func:`bgrl.agents.cube.ranked_by`); with a cube in play it is
+    ``"cubeful"`` (money: each play gets ``"cubeful_equity"``, per unit of the cube) or
+    ``"mwc"`` (a match score: each play gets ``"mwc"``, 0..1, and ``"cubeful_equity"``, the
+    MWC on gnubg's equity scale of the cube), the plays are ranked by it
+    (:func:`bgrl.agents.cube.cubeful_rank`; ``equity``/``equity_loss`` stay cubeless) and
+    the top level gets ``"cube": {"value", "owner"}`` and, in a match,
+    ``"match": {"length", "score", "crawford", "post_crawford"}`` (from the side playing).
     """
-    ranked = with_shared_ranks(ranked)
-    shown = ranked if not top else ranked[:top]
-    return {
-        "position_id": pos.position_id,
-        "dice": [int(dice[0]), int(dice[1])],
-        "level": level,
-        "ply": ply,
-        "plays": [r.as_dict() for r in shown],
-    }
+    from bgrl.agents.cube import cubeful_rank, ranked_by, value_mwc
+
+    by = ranked_by(cube)
+    out = {"position_id": pos.position_id, "dice": [int(dice[0]), int(dice[1])], "level": level, "ply": ply,
+           "ranked_by": by}
+    if by == "cubeless":
+        ranked = with_shared_ranks(ranked)
+        shown = ranked if not top else ranked[:top]
+        out["plays"] = [r.as_dict() for r in shown]
+        return out
+    ranked, vals = cubeful_rank(ranked, cube)
+    mwc = value_mwc(vals, cube) if by == "mwc" else None
+    out.update(_cube_fields(cube))
+    plays = []
+    for i, r in enumerate(ranked if not top else ranked[:top]):
+        d = r.as_dict()
+        d["cubeful_equity"] = round(float(vals[i]), 6)
+        if mwc is not None:
+            d["mwc"] = round(float(mwc[i]), 6)
+        plays.append(d)
+    out["plays"] = plays
+    return out
 
 
-def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, compact: bool = False) -> str:
+def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, compact: bool = False,
+              cube=None) -> str:
     """The text hint (``bgrl hint``).
 
     A header, the best ``top`` plays (default 10, 0 = all) with rank, play, ply, equity,
     difference to the best, and win/wg/wbg/lose/lg/lbg; the columns explained. Plays that
     tie share a rank. ``label`` names the engine (e.g. ``"level expert"``); ``compact``
-    writes plays gnubg's way (``24/13``, ``6/5(2)``).
+    writes plays gnubg's way (``24/13``, ``6/5(2)``). With a cube in play (``cube``,
+    :func:`bgrl.agents.cube.ranked_by`) the plays are ranked by cubeful equity or match
+    winning chances (:func:`_cube_hint_text`).
     """
+    from bgrl.agents.cube import ranked_by
+
+    if ranked_by(cube) != "cubeless":
+        return _cube_hint_text(pos, dice, ranked, label, ply, top, compact, cube)
     ranked = with_shared_ranks(ranked)
     lines = [f"Position {pos.position_id}, roll {dice[0]}-{dice[1]}: {len(ranked)} legal play(s); {label}, {ply}-ply; "
              "equities and probabilities of the side playing, after the play"]
@@ -78,4 +137,46 @@ def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, c
     lines.append("  equity: points per game the side playing expects after the play (cubeless: single 1, gammon 2, backgammon 3)")
     lines.append("  vs best: equity minus the best play's; win/wg/wbg: its chances to win / win a gammon / win a backgammon;")
     lines.append("  lose/lg/lbg: to lose / lose a gammon / lose a backgammon (gammons include backgammons)")
+    return "\n".join(lines)
+
+
+def _cube_hint_text(pos, dice, ranked, label, ply, top, compact, cube) -> str:
+    """:func:`hint_text` with the cube: rank, play, ply, [MWC,] cubeful equity, its
+    difference to the best, then the cubeless equity and probabilities."""
+    from bgrl.agents.cube import cubeful_rank, value_mwc
+
+    ranked, vals = cubeful_rank(ranked, cube)
+    match = cube.is_match
+    lines = [f"Position {pos.position_id}, roll {dice[0]}-{dice[1]}: {len(ranked)} legal play(s); {label}, {ply}-ply; "
+             f"{cube_header(cube)}; values of the side playing, after the play"]
+    if not ranked:
+        lines.append("  no die can be played: the turn passes")
+        return "\n".join(lines)
+    mwc = value_mwc(vals, cube) if match else None
+    top = 10 if top is None else top
+    n = len(ranked) if top == 0 else min(top, len(ranked))
+    names = [r.play.shown(compact) if hasattr(r.play, "shown") else r.play.notation for r in ranked[:n]]
+    width = max(8, max(len(x) for x in names))
+    head = (f"{'MWC':>7}  " if match else "") + f"{'cubeful':>7}  {'vs best':>7}  {'cubeless':>8}  " \
+        f"{'win':>5}  {'wg':>5}  {'wbg':>5}  {'lose':>5}  {'lg':>5}  {'lbg':>5}"
+    lines.append(f"  {'#':>3}  {'play':<{width}}  {'ply':>5}  {head}")
+    for i, (r, name) in enumerate(zip(ranked[:n], names)):
+        p = r.probabilities
+        cells = (f"{100 * mwc[i]:6.2f}%  " if match else "") + \
+            f"{vals[i]:+7.3f}  {0.0 - round(float(vals[0] - vals[i]), 3) + 0.0:+7.3f}  {r.equity:+8.3f}  " \
+            f"{p.win:5.3f}  {p.win_gammon:5.3f}  {p.win_backgammon:5.3f}  {1.0 - p.win:5.3f}  " \
+            f"{p.lose_gammon:5.3f}  {p.lose_backgammon:5.3f}"
+        lines.append(f"  {r.rank:3d}  {name:<{width}}  {str(r.ply) + '-ply':>5}  {cells}")
+    if len(ranked) > n:
+        lines.append(f"  … and {len(ranked) - n} more (--top 0 shows all)")
+    if any(r.ply < ply for r in ranked):
+        lines.append("  a lower ply: the play did not pass the move filter and keeps that evaluation (as in gnubg's hint)")
+    if match:
+        lines.append("  MWC: the side playing's match winning chances after the play (Kazaross-XG2 table, Janowski's "
+                     "cube); cubeful: the MWC on gnubg's equity scale of the cube (+1 = winning the cube's points)")
+    else:
+        lines.append("  cubeful: equity per unit of the cube after the play, the opponent's best cube action included "
+                     "(Janowski)")
+    lines.append("  vs best: cubeful minus the best play's; cubeless: points per game without the cube; win/wg/wbg, "
+                 "lose/lg/lbg: the chances to win / lose (a gammon, a backgammon)")
     return "\n".join(lines)

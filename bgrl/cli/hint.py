@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import json
 
-import sys
-
-__all__ = ["add_parser", "cmd_hint", "evaluator_for", "explain_text"]
 from bgrl.cli._common import (DICE_HELP, NOTATION_HELP, POS_HELP, CLIError, HelpFormatter, batch_lines,
                               check_position_or_batch, dice_arg)
-from bgrl.rules.cube import CubeState
 from bgrl.rules.xgid import looks_like_xgid
 
-__all__ = ["add_parser", "cmd_hint", "evaluator_for", "cube_json", "cube_text"]
+__all__ = ["add_parser", "cmd_hint", "evaluator_for", "explain_text", "cube_json", "cube_text"]
 
 _PHRASE = {"no double": "No double", "double, take": "Double, take", "double, pass": "Double, pass",
            "too good to double": "Too good to double"}
@@ -40,9 +36,9 @@ def cmd_hint(args) -> int:
     # "auto": the shipped networks' numpy twins, so that a hint starts without importing torch
     agent, ply, label = hint_agent(args.level, args.ply, args.checkpoint, backend="auto")
 
-    def obj(pos, dice):
+    def obj(pos, dice, cube=None):
         ranked = agent.hint(pos, dice, ply=ply)
-        out = hint_json(pos, dice, ranked, agent.level.name, ply, args.top)
+        out = hint_json(pos, dice, ranked, agent.level.name, ply, args.top, cube=cube)
         if args.explain:
             from bgrl.agents.explain import play_facts
 
@@ -67,14 +63,13 @@ def cmd_hint(args) -> int:
         return _cube_hint(args, agent, ply, label, pos, cube)
     if args.rollout:
         return _rollout_hint(args, agent, pos, dice)
-    if cube != CubeState():
-        print("bgrl: note: the cube and score are read, but checker play is ranked by cubeless money equity "
-              "(cubeful and match checker play are not built yet; docs/cube.md)", file=sys.stderr)
+    # a cube in play or a score: the plays ranked by cubeful equity / match winning chances
+    # (bgrl.agents.cube.cubeful_rank); the money game's centred cube at 1: cubeless, as before
     if args.json:
-        print(json.dumps(obj(pos, dice)))
+        print(json.dumps(obj(pos, dice, cube)))
         return 0
     ranked = agent.hint(pos, dice, ply=ply)
-    print(hint_text(pos, dice, ranked, label, ply, args.top, compact=args.notation == "compact"))
+    print(hint_text(pos, dice, ranked, label, ply, args.top, compact=args.notation == "compact", cube=cube))
     if args.explain and ranked:
         print(explain_text(pos, ranked, compact=args.notation == "compact"))
     return 0

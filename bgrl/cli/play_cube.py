@@ -155,15 +155,14 @@ class CubefulTerminalGame(TerminalGame):
         """The hint table with the cube: the hint engine's plays (its ply) ranked by
         :func:`bgrl.agents.cube.cubeful_values` with the cube of the side on roll; money:
         cubeful equity per unit of the cube, a match: match winning chances too."""
-        from bgrl.agents.cube import cubeful_values
+        from bgrl.agents.cube import cubeful_rank
 
         rows = self.ranker(pos, dice)
         if not rows:
             return "  no die can be played: the turn passes"
         cube = self._cube(self.game.on_roll)
-        vals = cubeful_values(np.stack([r.play.after_state for r in rows]),
-                              np.stack([r.probabilities.to_array() for r in rows]), cube)
-        order = sorted(range(len(rows)), key=lambda i: -vals[i])
+        ranked, vals = cubeful_rank(rows, cube)
+        rows, order = ranked, list(range(len(ranked)))
         shown = order[: top if top > 0 else len(order)]
         names = [rows[i].play.shown(self.compact) for i in shown]
         width = max(8, max(len(n) for n in names))
@@ -440,12 +439,9 @@ class CubefulTerminalGame(TerminalGame):
 
 def _mwc(eq: float, cube) -> float:
     """The side on roll's match winning chance of a value on gnubg's equity scale at ``cube``."""
-    from bgrl.evaluation.match_equity import default_met, equity_to_mwc
+    from bgrl.agents.cube import value_mwc
 
-    met = default_met()
-    a, b = cube.away
-    post = cube.crawford or cube.post_crawford
-    return float(equity_to_mwc(eq, met.mwc(a - cube.value, b, post), met.mwc(a, b - cube.value, post)))
+    return float(value_mwc([eq], cube)[0])
 
 
 def cubeful_game(args, agent, ranker, seed, save_dir, judge) -> CubefulTerminalGame:

@@ -999,23 +999,42 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         r = await run(request, "move", pos, parse_dice_value(_dice(req.dice, xd)), req.level, req.seed)
         return S.MoveResponse(play=plain_notation(r.play), moves=_steps(r.play), position_id=r.result_id, level=r.level, ply=r.ply, seed=r.seed, **served(eng, t0, r.level))
 
-    @app.post("/v1/hint", response_model=S.HintResponse, tags=["v1"])
+    @app.post("/v1/hint", response_model=S.HintResponse, response_model_exclude_none=True, tags=["v1"])
     async def hint(req: S.HintRequest, request: Request):
-        """Legal plays ranked by the level's own noise-free evaluation, best first."""
+        """Legal plays ranked by the level's own noise-free evaluation, best first. With
+        ``cube`` (at 2 or more, or owned) or ``match`` (optional rules; docs/cube.md) they are
+        ranked by cubeful equity or match winning chances, each play with ``cubeful_equity``
+        (and ``mwc`` at a score), and ``ranked_by`` says which."""
+        from bgrl.agents.cube import cubeful_rank, ranked_by, value_mwc
+
         t0 = time.perf_counter()
         eng: Engine = request.app.state.engine
 
         pos, xd = _position(req.position)
         dd = parse_dice_value(_dice(req.dice, xd))
+        state = _cube_state(req.cube, req.match) if (req.cube or req.match) else None
+        by = ranked_by(state)
         level_of(request, req.level)
-        rows, n_legal = await run(request, "ranked", pos, dd, req.level, req.top)
+        rows, n_legal = await run(request, "ranked", pos, dd, req.level, req.top if by == "cubeless" else None)
+        vals = mwc = None
+        if by != "cubeless":
+            rows, vals = cubeful_rank(rows, state)
+            mwc = value_mwc(vals, state) if by == "mwc" else None
+            rows = rows if req.top is None else rows[: req.top]
         out = [
             S.HintPlay(rank=r.rank, play=plain_notation(r.play), moves=_steps(r.play), position_id=r.play.position_id, ply=r.ply,
-                       equity=round(r.equity, 6), equity_loss=round(r.equity_loss, 6), probabilities=_probs(r.probabilities.to_array()))
-            for r in rows
+                       equity=round(r.equity, 6), equity_loss=round(r.equity_loss, 6), probabilities=_probs(r.probabilities.to_array()),
+                       cubeful_equity=None if vals is None else round(float(vals[i]), 6),
+                       mwc=None if mwc is None else round(float(mwc[i]), 6))
+            for i, r in enumerate(rows)
         ]
+        extra = {}
+        if by != "cubeless":
+            extra["cube"] = S.CubeIn(value=state.value, owner=state.owner)
+            if state.is_match:
+                extra["match"] = S.MatchIn(length=state.match_length, score=list(state.score), crawford=state.crawford)
         return S.HintResponse(position_id=pos.position_id, dice=[max(dd), min(dd)], level=req.level, ply=eng.level(req.level).ply,
-                              legal_plays=n_legal, plays=out, **served(eng, t0, req.level))
+                              legal_plays=n_legal, ranked_by=by, plays=out, **extra, **served(eng, t0, req.level))
 
     @app.post("/v1/eval", response_model=S.EvalResponse, tags=["v1"])
     async def evaluate(req: S.EvalRequest, request: Request):

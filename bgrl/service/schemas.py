@@ -62,6 +62,10 @@ class HintRequest(_Strict):
     dice: Dice | None = Field(None, examples=[[3, 1]])
     level: Level = DEFAULT_HINT_LEVEL
     top: int | None = Field(None, ge=1, le=10_000, description="at most this many plays (default: all)")
+    cube: "CubeIn | None" = Field(None, description="the cube (optional rules): with a cube at 2 or more or owned, "
+                                  "the plays are ranked by cubeful equity")
+    match: "MatchIn | None" = Field(None, description="the match score (optional rules): the plays are ranked by "
+                                    "match winning chances")
 
 
 class EvalRequest(_Strict):
@@ -82,6 +86,9 @@ class MatchIn(_Strict):
     length: StrictInt = Field(ge=1, le=25, description="points to win the match (the Kazaross-XG2 table goes to 25)")
     score: list[StrictInt] = Field(default_factory=lambda: [0, 0], min_length=2, max_length=2, description="[side on roll, opponent]")
     crawford: bool = Field(False, description="this game is the Crawford game (no doubling)")
+
+
+HintRequest.model_rebuild()  # its cube and match fields refer to the models above
 
 
 class CubeRequest(_Strict):
@@ -146,6 +153,9 @@ class HintPlay(BaseModel):
     equity: float = Field(description="cubeless equity of the side that played, after the play, points per game")
     equity_loss: float = Field(description="best equity minus this one (>= 0)")
     probabilities: Probabilities
+    cubeful_equity: float | None = Field(None, description="with a cube in play or a score: money, equity per unit "
+                                         "of the cube; a match, the MWC on gnubg's equity scale of the cube")
+    mwc: float | None = Field(None, description="at a match score: the match winning chances of the side that played")
 
 
 class HintResponse(_Served):
@@ -154,6 +164,9 @@ class HintResponse(_Served):
     level: Level
     ply: int
     legal_plays: int = Field(description="number of distinct legal plays (0: the turn passes)")
+    ranked_by: Literal["cubeless", "cubeful", "mwc"] = "cubeless"
+    cube: CubeIn | None = None
+    match: MatchIn | None = None
     plays: list[HintPlay]
 
 
