@@ -58,34 +58,11 @@ def stop(proc: subprocess.Popen) -> None:
 
 @pytest.fixture(scope="module")
 def server():
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bgrl.cli", "serve", "--port", str(port), "--pool-workers", "1", "--max-inflight", "2", "--deadline", "60"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
+    base, proc = start("--pool-workers", "1", "--max-inflight", "2", "--deadline", "60")
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"bgrl serve exited with {proc.returncode}: {proc.stderr.read()[-2000:]}")
-            try:
-                if httpx.get(base + "/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("bgrl serve did not become healthy within 90 s")
-            time.sleep(0.2)
         yield base, proc
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)  # stopped by its PID
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop(proc)  # stopped by its PID (SIGTERM)
 
 
 def test_real_server_answers_wildbg_opening(server):

@@ -297,10 +297,15 @@ class TerminalGame:
             ranker = HintRanker.from_agent(self.agent) if isinstance(self.agent, LevelAgent) else self.ranker
         self.say(format_review(review_record(self.record, ranker), viewer=self.human))
 
+    def _computer_play(self, pos, dice):
+        """The computer's play of ``dice`` in ``pos`` (None when it cannot move); the cubeful
+        game overrides it (bgrl.cli.play_cube)."""
+        return self.agent.choose_play(pos, dice, self.rng)
+
     def _computer_turn(self, dice) -> None:
         g = self.game
         pos = g.position
-        play = self.agent.choose_play(pos, dice, self.rng)
+        play = self._computer_play(pos, dice)
         self.record.add_turn(g.on_roll, pos, dice, play)
         who = f"{self.computer.capitalize()} ({'O' if self.computer == WHITE else 'X'})"
         if play is None:

@@ -422,19 +422,9 @@ class CubefulTerminalGame(TerminalGame):
             else:
                 self.say(f"  Answer the double: {words} (or 'hint', 'board', 'help', 'quit'); got {word[:40]!r}.")
 
-    def _computer_turn(self, dice) -> None:
-        g = self.game
-        pos = g.position
-        play = cubeful_choose_play(self.agent, pos, dice, self._cube(g.on_roll), self.rng)
-        self.record.add_turn(g.on_roll, pos, dice, play)
-        who = f"{self.computer.capitalize()} ({'O' if self.computer == WHITE else 'X'})"
-        if play is None:
-            self.say(f"\n{who} rolls {dice[0]}-{dice[1]} and cannot move.")
-            g.apply(g.board, dice)
-            return
-        self.say(f"\n{who} rolls {dice[0]}-{dice[1]} and plays {play.shown(self.compact, other_side=True)}"
-                 f"   (in your numbering, {self.human.capitalize()}'s)")
-        g.apply(play.after_state, dice)
+    def _computer_play(self, pos, dice):
+        """Cubeful checker play with the cube as it stands (bgrl.agents.cube.cubeful_choose_play)."""
+        return cubeful_choose_play(self.agent, pos, dice, self._cube(self.game.on_roll), self.rng)
 
 
 def _mwc(eq: float, cube) -> float:
