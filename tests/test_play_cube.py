@@ -127,11 +127,17 @@ def test_computer_doubles_player_passes_then_takes():
     assert g.match.games[0].cube >= 2
 
 
+def _line(text):
+    """A scripted input line; None (the script is used up) reads as the end of input, so a
+    game that asks for more than the script gives ends instead of waiting forever."""
+    return "" if text is None else text + "\n"
+
+
 def test_cube_words_after_the_roll_get_a_message():
-    lines = iter(["", "double", "take", "quit"])
+    lines = iter(["", "double", "take", "quit", "y"])
     out = io.StringIO()
     g = CubefulTerminalGame(FirstPlayAgent(), "white", FixedRanker(), np.random.default_rng(1), rules=MatchRules(),
-                            input=lambda: next(lines, "") + "\n", output=out, opponent_name="bot")
+                            input=lambda: _line(next(lines, None)), output=out, opponent_name="bot")
     g.run()
     text = out.getvalue()
     assert "You can double only before you roll" in text and "Cannot take: no double was offered." in text
@@ -202,12 +208,12 @@ def test_play_cube_from_an_xgid_in_the_crawford_game(monkeypatch):
     ``double`` gets the reason, and no cube prompt is shown."""
     import bgrl.cli.play_cube as pc
 
-    lines = iter(["double", "take", "quit"])
+    lines = iter(["double", "take", "quit", "y"])
     out = io.StringIO()
     real = pc.CubefulTerminalGame.__init__
 
     def init(self, *a, **kw):
-        kw["input"], kw["output"] = (lambda: next(lines, "") + "\n"), out
+        kw["input"], kw["output"] = (lambda: _line(next(lines, None))), out
         real(self, *a, **kw)
 
     monkeypatch.setattr(pc.CubefulTerminalGame, "__init__", init)
@@ -222,10 +228,10 @@ def test_play_cube_from_an_xgid_in_the_crawford_game(monkeypatch):
 
 
 def test_hint_at_the_play_prompt_is_cubeful():
-    lines = iter(["", "hint 3", "quit"])
+    lines = iter(["", "hint 3", "quit", "y"])
     out = io.StringIO()
     g = CubefulTerminalGame(FirstPlayAgent(), "white", FixedRanker(win=0.6, wg=0.2), np.random.default_rng(1),
-                            rules=MatchRules(match_length=5), input=lambda: next(lines, "") + "\n", output=out,
+                            rules=MatchRules(match_length=5), input=lambda: _line(next(lines, None)), output=out,
                             opponent_name="bot")
     g.run()
     text = out.getvalue()
