@@ -303,7 +303,7 @@ def test_eval(client, fake_engine):
 
 def test_health_and_version(client):
     h = client.get("/v1/health")
-    assert h.status_code == 200 and h.json() == {"status": "ok", "ready": True, "levels_loaded": 6}
+    assert h.status_code == 200 and h.json() == {"status": "ok", "ready": True, "levels_loaded": len(LEVEL_NAMES)}
     v = client.get("/v1/version").json()
     assert v["engine"] == "bgrl" and v["api"] == "v1" and v["model"]["sha256"] == "fake"
     assert [lv["name"] for lv in v["levels"]] == list(LEVEL_NAMES)

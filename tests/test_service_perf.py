@@ -95,7 +95,7 @@ BAD_MOVES = [
     {"position": {"gnubg_id": START_POSITION_ID}, "dice": [3, 1], "seed": 1.0},  # a float seed: pydantic's rules
     {"position": {"gnubg_id": START_POSITION_ID}, "dice": [3, 1], "seed": "7"},
     {"position": {"gnubg_id": START_POSITION_ID}, "dice": [3, 1], "seed": -1},
-    {"position": {"gnubg_id": START_POSITION_ID}, "dice": [3, 1], "level": "grandmaster"},
+    {"position": {"gnubg_id": START_POSITION_ID}, "dice": [3, 1], "level": "supergrandmaster"},
     {"position": {"gnubg_id": START_POSITION_ID}, "dice": [3, 1], "colour": "red"},
     {"position": {"gnubg_id": START_POSITION_ID, "xgid": "x"}, "dice": [3, 1]},
     {"position": {"gnubg_id": "not an id"}, "dice": [3, 1]},

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bgrl.cli import benchmark, hint, levels, match, moves, play, rate, review, rollout, serve, train
+from bgrl.cli import benchmark, hint, levels, match, moves, play_cube, rate, review, rollout, serve, train
 from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter, clip
 
 __all__ = ["main", "build_parser", "CLIError"]
@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_parser(sub)
     hint.add_parser(sub)
     rollout.add_parser(sub)
-    play.add_parser(sub)
+    play_cube.add_parser(sub)  # bgrl play, plain or with the cube
     match.add_parser(sub)
     levels.add_parser(sub)
     review.add_review_parser(sub)

@@ -464,7 +464,7 @@ class TerminalGame:
         self.say(f"Result for you: {res.points_for(self.human):+d}")
 
 
-def run_from_args(args, load_ranker) -> int:
+def run_from_args(args, load_ranker, cubeful=None) -> int:
     """``bgrl play``: build the game from parsed arguments and run it.
 
     ``load_ranker(agent)`` returns the hint ranker (the CLI decides which engine).
@@ -502,8 +502,10 @@ def run_from_args(args, load_ranker) -> int:
         except OSError as exc:
             raise ValueError(f"--save {clip(str(save_dir), 40)}: cannot create or write in the folder "
                              f"({exc.strerror or exc}); expected a writable folder, or --no-save") from None
-    if cube:
-        return _run_cubeful(args, agent, ranker, seed, save_dir, judge)
+    if cube:  # the game with the doubling cube: bgrl.cli.play_cube, which builds on this module
+        if cubeful is None:
+            raise ValueError("the cube options need the cubeful game (bgrl.cli.play_cube.cmd_play)")
+        return cubeful(args, agent, ranker, seed, save_dir, judge).run()
     game = TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), compact=(args.notation == "compact"),
                         start=start, first_dice=dice, opening_roll=args.opening_roll, save_dir=save_dir, seed=seed,
                         opponent_name=getattr(agent, "name", str(args.opponent)), judge=judge)
@@ -515,13 +517,6 @@ def _wants_cube(args) -> bool:
     return bool(getattr(args, "cube", False)
                 or any(getattr(args, f, None) not in (None, False) for f in ("jacoby", "beavers"))
                 or any(getattr(args, f, None) is not None for f in ("match", "cube_cap")))  # --match 0 counts too
-
-
-def _run_cubeful(args, agent, ranker, seed, save_dir, judge) -> int:
-    """``bgrl play --cube ...``: the game with the doubling cube (bgrl.cli.play_cube)."""
-    from bgrl.cli.play_cube import cubeful_game
-
-    return cubeful_game(args, agent, ranker, seed, save_dir, judge).run()
 
 
 # ----------------------------------------------------------------------------- the command
@@ -568,14 +563,16 @@ def play_ranker(args):
     return load
 
 
-def cmd_play(args) -> int:
+def cmd_play(args, cubeful=None) -> int:
+    """``bgrl play``; ``cubeful`` makes the game of the cube options (``bgrl play`` is
+    registered by :func:`bgrl.cli.play_cube.add_parser`, which passes it)."""
     if args.level is not None:
         from bgrl.cli.levels import check_level
 
         if args.opponent != "default":
             raise CLIError("--level and --opponent exclude each other: --level LEVEL is --opponent LEVEL")
         args.opponent = check_level(args.level)
-    return run_from_args(args, play_ranker(args))
+    return run_from_args(args, play_ranker(args), cubeful)
 
 
 def add_parser(sub) -> None:

@@ -29,13 +29,14 @@ from datetime import datetime, timezone
 import numpy as np
 
 from bgrl.agents.cube import answer_double, cube_decisions, cube_hint, cubeful_choose_play, wants_double
+from bgrl.cli import play as _play
 from bgrl.cli.play import TerminalGame
 from bgrl.records.record import GameRecord
 from bgrl.rules.dice import opening_roll
 from bgrl.rules.game import BLACK, WHITE, Game, GameOver
 from bgrl.rules.match import Match, MatchRules, other
 
-__all__ = ["CubefulTerminalGame", "cubeful_game", "CUBE_HELP", "CUBE_WORDS"]
+__all__ = ["CubefulTerminalGame", "cubeful_game", "cmd_play", "add_parser", "CUBE_HELP", "CUBE_WORDS"]
 
 CUBE_WORDS = ("double", "take", "pass", "beaver")
 _HOW = {1: "single game", 2: "gammon", 3: "backgammon"}
@@ -486,3 +487,16 @@ def _cube_start(args, rules: MatchRules):
         cube = replace(cube, max_value=rules.max_value)
     match = Match.from_cube_state(cube, args.color)
     return start, dice, match
+
+
+def cmd_play(args) -> int:
+    """``bgrl play``, with or without the cube: :func:`bgrl.cli.play.cmd_play` with this
+    module's cubeful game for the cube options."""
+    return _play.cmd_play(args, cubeful=cubeful_game)
+
+
+def add_parser(sub) -> None:
+    """Register ``bgrl play`` (:func:`bgrl.cli.play.add_parser`'s flags) with :func:`cmd_play`,
+    so that the plain game's module never imports the cubeful one."""
+    _play.add_parser(sub)
+    sub.choices["play"].set_defaults(func=cmd_play)
