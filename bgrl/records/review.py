@@ -240,6 +240,16 @@ class PlayerSummary:
             if t.mark:
                 self.marks[t.mark] += 1
 
+    def merge(self, other: "PlayerSummary") -> None:
+        """Add another summary's counts and losses to this one (a player over several games)."""
+        self.turns += other.turns
+        self.decisions += other.decisions
+        self.forced += other.forced
+        self.passes += other.passes
+        self.total_loss += other.total_loss
+        for k, v in other.marks.items():
+            self.marks[k] += v
+
     def as_dict(self) -> dict:
         er = self.error_rate
         return {"player": self.player, "name": self.name, "turns": self.turns, "decisions": self.decisions,
@@ -482,14 +492,7 @@ def totals(reviews: list[Review]) -> dict:
     tot = {}
     for rv in reviews:
         for c, s in rv.players.items():
-            t = tot.setdefault(c, PlayerSummary(c, s.name))
-            t.turns += s.turns
-            t.decisions += s.decisions
-            t.forced += s.forced
-            t.passes += s.passes
-            t.total_loss += s.total_loss
-            for k, v in s.marks.items():
-                t.marks[k] += v
+            tot.setdefault(c, PlayerSummary(c, s.name)).merge(s)
     return tot
 
 
@@ -521,15 +524,8 @@ def by_player(reviews: list[Review]) -> dict:
         same = rv.white == rv.black
         for c, s in rv.players.items():
             key = f"{s.name} ({c.capitalize()})" if same else s.name
-            t = tot.setdefault(key, PlayerSummary(c, key))
+            tot.setdefault(key, PlayerSummary(c, key)).merge(s)
             colours.setdefault(key, set()).add(c)
-            t.turns += s.turns
-            t.decisions += s.decisions
-            t.forced += s.forced
-            t.passes += s.passes
-            t.total_loss += s.total_loss
-            for k, v in s.marks.items():
-                t.marks[k] += v
     for key, t in tot.items():
         t.player = "+".join(c for c in ("white", "black") if c in colours[key])
     return tot
