@@ -16,7 +16,7 @@ import bgrl.service.app as service_app  # noqa: E402
 from bgrl.agents.levels import LEVEL_NAMES  # noqa: E402
 from bgrl.rules.board import START_BOARD, START_POSITION_ID, Position  # noqa: E402
 from bgrl.service.app import Settings, create_app  # noqa: E402
-from bgrl.service.engine import Engine  # noqa: E402
+from bgrl.service.engine import Engine, plain_steps  # noqa: E402
 
 from service_fakes import fake_evaluator  # noqa: E402
 
@@ -248,3 +248,37 @@ def test_shared_until_marks_a_second_connection():
     assert m.shared_until == first  # the same connection again: nothing new
     asyncio.run(call(("127.0.0.1", 2)))
     assert m.shared_until > first and m.shared_until > _time.perf_counter()
+
+
+def test_wildbg_body_equals_the_ranked_rows():
+    """The wildbg list's lean build (HintRanker.search_many, one numpy rounding per answer)
+    gives the body the full rows give: the same plays in the same order (ties included:
+    the fake evaluator ties often), the chosen play first where a seed or noise picks one,
+    and every probability as Python's round(x, 6)."""
+    import json
+
+    from bgrl.agents.hints import HintRanker
+
+    eng = Engine(evaluator=fake_evaluator)
+    pos = [(Position(np.array(b, dtype=np.int8)), d) for b, d in _positions(120, seed=5)]
+    ties = 0
+    for level, seed in (("expert", None), ("casual", 7), ("beginner", None), ("world-class", 3)):
+        bodies = eng.run_batch([("wildbg_json", (p, d, level, seed)) for p, d in pos])
+        lists = eng.run_batch([("move_list", (p, d, level, seed)) for p, d in pos])
+        for body, rows in zip(bodies, lists):
+            got = json.loads(body)["moves"]
+            assert len(got) == len(rows)
+            for g, (play, pr) in zip(got, rows):
+                assert g["play"] == [{"from": a, "to": b} for a, b in plain_steps(play)]
+                assert list(g["probabilities"].values()) == [round(float(x), 6) for x in pr]
+            eq = [r[1][0] for r in rows]
+            ties += len(eq) - len(set(eq))
+    assert ties > 100  # the order of equal plays was exercised
+    ranker = HintRanker(fake_evaluator, ply=0)
+    for (p, d), got in zip(pos, ranker.search_many(pos)):
+        rows = ranker.rank(p, d)
+        if got is None:
+            assert rows == []
+            continue
+        plays, _probs, _plies, order = got
+        assert [plays[i].position_id for i in order] == [r.play.position_id for r in rows]

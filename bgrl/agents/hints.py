@@ -31,7 +31,7 @@ from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import Play, legal_plays
 from bgrl.rules.outcome import check_not_over
 
-__all__ = ["TIE_TOL", "RankedPlay", "HintRanker", "rank_plays", "ranked_rows", "shared_ranks",
+__all__ = ["TIE_TOL", "RankedPlay", "HintRanker", "rank_plays", "rank_order", "ranked_rows", "shared_ranks",
            "with_shared_ranks", "vs_best"]
 
 #: equities closer than this (points per game) tie
@@ -139,8 +139,33 @@ class RankedPlay:
         }
 
 
+def rank_order(probs: np.ndarray, plies: np.ndarray, values: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sort of one decision's plays, best first, without building rows (the one owner of
+    the hint order: :func:`ranked_rows` and the service's wildbg list both use it).
+
+    Parameters
+    ----------
+    probs : float (n, 5)
+        Outcome probabilities of the side that played, after each play.
+    plies : int (n,)
+        The depth each play was valued at.
+    values : float (n,), optional
+        What plays are ranked by (default: the cubeless equity of ``probs``, points per game).
+
+    Returns
+    -------
+    (order int64 (n,), val float64 (n,), depth int64 (n,)) : ``order`` sorts by deeper ply
+    first, then higher value (stable: ties keep the input order).
+    """
+    n = np.asarray(probs).size // 5
+    probs = np.asarray(probs, dtype=np.float64).reshape(n, 5)
+    val = equity(probs) if values is None else np.asarray(values, dtype=np.float64).reshape(n)
+    depth = np.asarray(plies, dtype=np.int64).reshape(n)
+    return np.lexsort((-val, -depth)), val, depth
+
+
 def ranked_rows(plays: list, probs: np.ndarray, plies: np.ndarray, values: np.ndarray | None = None) -> list[RankedPlay]:
-    """The rows of one decision, best first: the one sort, rank and row build.
+    """The rows of one decision, best first: the one sort (:func:`rank_order`), rank and row build.
 
     Parameters
     ----------
@@ -161,9 +186,7 @@ def ranked_rows(plays: list, probs: np.ndarray, plies: np.ndarray, values: np.nd
     if not plays:
         return []
     probs = np.asarray(probs, dtype=np.float64).reshape(len(plays), 5)
-    val = equity(probs) if values is None else np.asarray(values, dtype=np.float64).reshape(len(plays))
-    depth = np.asarray(plies, dtype=np.int64).reshape(len(plays))
-    order = np.lexsort((-val, -depth))
+    order, val, depth = rank_order(probs, plies, values)
     ranks = shared_ranks(val[order], depth[order]).tolist()
     best = val[order[0]]
     val_l, loss_l, depth_l, prob_l = val.tolist(), (best - val).tolist(), depth.tolist(), probs.tolist()
@@ -296,13 +319,48 @@ class HintRanker:
         TypeError, ValueError
             As :meth:`rank`, for any item.
         """
+        out: list[list[RankedPlay]] = []
+        for ps, got in zip(*self._plays_and_search(items, plays, progress)):
+            if got is None:
+                out.append([])
+            else:
+                pr, depth = got
+                out.append(ranked_rows(ps, pr, depth, _dmp_values(pr) if dmp else None))
+        return out
+
+    def search_many(self, items, plays: list[list[Play]] | None = None, dmp: bool = False,
+                    progress=None) -> list[tuple[list[Play], np.ndarray, np.ndarray, np.ndarray] | None]:
+        """:meth:`rank_many`'s search and sort without the rows: for callers that need only
+        the order and the numbers (the service's wildbg list), not a RankedPlay per play.
+
+        Parameters and errors as :meth:`rank_many`.
+
+        Returns
+        -------
+        list, one entry per item: ``None`` where no die can be played, else ``(plays,
+        probs float64 (n, 5), plies int64 (n,), order int64 (n,))`` with ``plays`` in
+        canonical order and ``order`` the ranking (:func:`rank_order`; by the one-point
+        match value with ``dmp``): ``[plays[i] for i in order]`` are :meth:`rank_many`'s rows' plays.
+        """
+        out: list = []
+        for ps, got in zip(*self._plays_and_search(items, plays, progress)):
+            if got is None:
+                out.append(None)
+            else:
+                pr, depth = got
+                order, _val, d = rank_order(pr, depth, _dmp_values(pr) if dmp else None)
+                out.append((ps, pr, d, order))
+        return out
+
+    def _plays_and_search(self, items, plays, progress) -> tuple[list, list]:
+        """Every decision's plays and its searched (probs, plies), ``None`` for no play."""
         items = [check_decision(p, d) for p, d in items]
         if plays is None:
             plays = []
             for pos, d in items:
                 check_not_over(pos)
                 plays.append(legal_plays(pos, d))
-        out: list[list[RankedPlay]] = [[] for _ in plays]
+        out: list = [None] * len(plays)
         todo = [i for i, ps in enumerate(plays) if ps]
         step = self.CHUNK[self.ply]
         for c in range(0, len(todo), step):
@@ -313,13 +371,12 @@ class HintRanker:
             probs, depth = self._search(boards, offsets)
             for j, i in enumerate(chunk):
                 lo, hi = offsets[j], offsets[j + 1]
-                pr = probs[lo:hi]
-                out[i] = ranked_rows(plays[i], pr, depth[lo:hi], _dmp_values(pr) if dmp else None)
+                out[i] = (probs[lo:hi], depth[lo:hi])
             if progress is not None:
                 progress(len(chunk))
         if progress is not None and len(plays) > len(todo):
             progress(len(plays) - len(todo))
-        return out
+        return plays, out
 
     def _search(self, boards: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities float64 (M, 5) and plies int8 (M,) of grouped after-states int8 (M, 26)."""

@@ -181,15 +181,24 @@ def _step_dicts(play: Play | None) -> list[dict]:
     return got
 
 
+_WILDBG_KEYS = ("win", "winG", "winBg", "loseG", "loseBg")
+
+
 def wildbg_move_json(items) -> bytes:
     """The JSON body of wildbg's ``GET /move`` for :meth:`Engine.move_list`'s answer:
     ``{"moves": [{"play": [{"from", "to"}...], "probabilities": {"win", "winG", "winBg",
-    "loseG", "loseBg"}}...]}``, probabilities rounded to 6 decimals."""
-    moves = []
-    for play, p in items:
-        w, wg, wb, lg, lb = (round(x, 6) for x in np.asarray(p, dtype=np.float64).tolist())
-        moves.append({"play": _step_dicts(play), "probabilities": {"win": w, "winG": wg, "winBg": wb, "loseG": lg, "loseBg": lb}})
-    return _json_bytes({"moves": moves})
+    "loseG", "loseBg"}}...]}``, probabilities rounded to 6 decimals (``numpy.round``, one
+    call for the whole list)."""
+    items = list(items)
+    return _wildbg_body([play for play, _p in items], np.asarray([p for _play, p in items], dtype=np.float64))
+
+
+def _wildbg_body(plays: list, probs: np.ndarray) -> bytes:
+    """:func:`wildbg_move_json` of plays (``None`` for a pass) and their probabilities float (n, 5)."""
+    rounded = np.round(np.asarray(probs, dtype=np.float64).reshape(len(plays), 5), 6).tolist()
+    keys = _WILDBG_KEYS
+    return _json_bytes({"moves": [{"play": _step_dicts(play), "probabilities": dict(zip(keys, pr))}
+                                  for play, pr in zip(plays, rounded)]})
 
 
 def plain_notation(play: Play | None) -> str:
@@ -421,18 +430,21 @@ class Engine:
             raise ServiceError("bad_seed", f"seed must be an int in 0..2**63-1, got {_clip(seed)}")
         return (pos, d, lv.name, int(seed), None if ply is None else int(ply))
 
-    def _rank_items(self, items: list[tuple]) -> list[list[RankedPlay]]:
-        """Rankings of prepared decisions: one :meth:`HintRanker.rank_many` per (level, ply, dmp)."""
+    def _rank_items(self, items: list[tuple], raw: frozenset = frozenset()) -> list:
+        """Rankings of prepared decisions: one :meth:`HintRanker.rank_many` per (level, ply,
+        dmp); for the indices in ``raw`` (wildbg lists) :meth:`HintRanker.search_many`'s
+        ``(plays, probs, plies, order)`` or ``None`` instead of rows."""
         out: list = [None] * len(items)
         groups: dict[tuple, list[int]] = {}
         for i, (_pos, _d, name, ply, dmp) in enumerate(items):
-            groups.setdefault((name, ply, dmp), []).append(i)
-        for (name, ply, dmp), idx in groups.items():
+            groups.setdefault((name, ply, dmp, i in raw), []).append(i)
+        for (name, ply, dmp, bare), idx in groups.items():
             ranker = HintRanker.from_agent(self._agent(name, ply=ply))
             # every decision's legal plays from one generator call (legal_plays, batched)
             plays = legal_plays_batch(generate(np.stack([items[i][0].board for i in idx]),
                                                np.array([items[i][1] for i in idx], dtype=np.int8), paths=True))
-            for i, rows in zip(idx, ranker.rank_many([(items[i][0], items[i][1]) for i in idx], plays=plays, dmp=dmp)):
+            many = ranker.search_many if bare else ranker.rank_many
+            for i, rows in zip(idx, many([(items[i][0], items[i][1]) for i in idx], plays=plays, dmp=dmp)):
                 out[i] = rows
         return out
 
@@ -492,6 +504,7 @@ class Engine:
         moves: list[tuple] = []
         evals: list[tuple] = []
         plan: list = [None] * len(jobs)
+        raw: list[int] = []  # ranks wanted as numbers only (wildbg JSON bodies)
         for j, (method, args) in enumerate(jobs):
             try:
                 if method in ("hint", "ranked"):
@@ -503,6 +516,8 @@ class Engine:
                 elif method in ("move_list", "wildbg_json"):
                     pos, dice, level, seed, dmp = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, False))
                     ranks.append(self._prep_rank(pos, dice, level, None, dmp))
+                    if method == "wildbg_json":
+                        raw.append(len(ranks) - 1)
                     m = None
                     if self.level(level).noise > 0 or seed is not None:
                         moves.append(self._prep_move(pos, dice, level, seed, None))
@@ -522,7 +537,7 @@ class Engine:
                     raise ServiceError("bad_method", f"unknown engine call {_clip(method)}")
             except ServiceError as exc:
                 out[j] = exc
-        ranked = self._rank_items(ranks) if ranks else []
+        ranked = self._rank_items(ranks, frozenset(raw)) if ranks else []
         moved = self._move_items(moves) if moves else []
         evaluated = self._evaluate_items(evals) if evals else []
         for j, p in enumerate(plan):
@@ -538,7 +553,18 @@ class Engine:
             elif method == "ranked":
                 rows = ranked[r]
                 out[j] = ((rows[:extra] if extra else rows), len(rows))
-            else:  # move_list, wildbg_json
+            elif method == "wildbg_json":  # the answer itself: small to send back, nothing left to build
+                got = ranked[r]
+                if got is None:  # no die can be played: the position's own values
+                    out[j] = _wildbg_body([None], np.asarray(self.evaluator(extra.board[None]), dtype=np.float64))
+                else:
+                    plays, probs, _plies, order = got
+                    order = order.tolist()
+                    if m is not None:
+                        chosen = moved[m].play.position_id
+                        order = sorted(order, key=lambda i: plays[i].position_id != chosen)  # stable: the choice first
+                    out[j] = _wildbg_body([plays[i] for i in order], probs[order])
+            else:  # move_list
                 rows = ranked[r]
                 if not rows:
                     pos = extra
@@ -548,8 +574,6 @@ class Engine:
                         chosen = moved[m].play
                         rows = sorted(rows, key=lambda row: row.play.position_id != chosen.position_id)  # stable: the choice first
                     out[j] = [(row.play, row.probabilities.to_array()) for row in rows]
-                if method == "wildbg_json":  # the answer itself: small to send back, nothing left to build
-                    out[j] = wildbg_move_json(out[j])
         return out
 
     def _evaluate_items(self, items: list[tuple]) -> list[tuple[np.ndarray, int]]:
