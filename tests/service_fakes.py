@@ -26,3 +26,27 @@ class SlowEvaluator:
     def __call__(self, after_states):
         time.sleep(self.delay)
         return fake_evaluator(after_states)
+
+
+def serve_in_thread(app):
+    """uvicorn on a free loopback port in a daemon thread; the base URL once it answers."""
+    import socket
+    import threading
+    import time
+
+    import httpx
+    import uvicorn
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False))
+    threading.Thread(target=server.run, daemon=True).start()
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(base + "/v1/health", timeout=1).status_code == 200:
+                return base, server
+        except httpx.TransportError:
+            time.sleep(0.05)
+    raise RuntimeError("the test server did not start")

@@ -30,6 +30,8 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--max-batch", type=int, default=64, help="most engine calls evaluated together in one batch (default: %(default)s)")
     s.add_argument("--grace", type=float, default=10.0, help="seconds in-flight requests get to finish on SIGTERM or Ctrl-C (default: %(default)s)")
     s.add_argument("--deadline", type=float, default=10.0, help="seconds per request before 504 (default: %(default)s)")
+    s.add_argument("--body-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="seconds a client may take to send a request body after its headers; 408 after (default: %(default)s)")
     s.add_argument("--max-body", type=int, default=16_384, help="largest request body in bytes (default: %(default)s)")
     s.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"], help="log level of uvicorn and bgrl; info adds one JSON access-log line per request on stderr (default: %(default)s)")
     s.set_defaults(func=cmd_serve)
@@ -102,6 +104,8 @@ def cmd_serve(args) -> int:
             raise CLIError(f"{flag} must be >= 0, got {v}")
     if not args.deadline > 0:
         raise CLIError(f"--deadline must be > 0, got {args.deadline}")
+    if not args.body_timeout > 0:
+        raise CLIError(f"--body-timeout must be > 0 seconds, got {args.body_timeout}")
     if not 0 <= args.batch_window <= 1000:
         raise CLIError(f"--batch-window must be 0..1000 milliseconds, got {args.batch_window}")
     if not args.grace >= 0:
@@ -111,7 +115,8 @@ def cmd_serve(args) -> int:
 
     pool = args.pool_workers or max(1, (os.cpu_count() or 1) // args.workers)
     settings = Settings(max_body_bytes=args.max_body, max_inflight=args.max_inflight, pool_workers=pool, pool_kind=args.pool, deadline_s=args.deadline,
-                        batch_window_ms=args.batch_window, max_batch=args.max_batch, grace_s=args.grace)
+                        batch_window_ms=args.batch_window, max_batch=args.max_batch, grace_s=args.grace,
+                        body_timeout_s=args.body_timeout)
     from bgrl.service.metrics import configure_logging
 
     configure_logging(args.log_level)

@@ -73,6 +73,9 @@ class Settings:
     inline_idle : with worker processes, run a call in the server process itself when it
         is the only request in the server and every worker is idle and up (one client
         pays no hop to a worker; the same engine, so the same answers).
+    body_timeout_s : seconds a client may take to send a request's whole body once its
+        headers are in (408 ``body_timeout`` after; a slow or stalled client holds no
+        connection longer).
     """
 
     max_body_bytes: int = 16_384
@@ -86,12 +89,15 @@ class Settings:
     grace_s: float = 10.0
     lean_routes: bool = True
     inline_idle: bool = True
+    body_timeout_s: float = 10.0
 
     def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
         kind = self.pool_kind if self.pool_kind != "auto" else ("thread" if injected else "process")
         if kind not in ("thread", "process"):
             raise ValueError(f"pool_kind must be 'process', 'thread' or 'auto', got {self.pool_kind!r}")
+        if not self.body_timeout_s > 0:
+            raise ValueError(f"body_timeout_s must be > 0, got {self.body_timeout_s}")
         if self.max_batch < 1 or self.batch_window_ms < 0:
             raise ValueError(f"max_batch must be >= 1 and batch_window_ms >= 0, got {self.max_batch} and {self.batch_window_ms}")
         return replace(self, max_inflight=self.max_inflight or 64 * pool, pool_workers=pool, pool_kind=kind)
@@ -631,13 +637,16 @@ def _error(status: int, code: str, message: str, headers: dict | None = None, **
 
 class BodyLimit:
     """ASGI middleware: answer 413 (JSON) for a request body over ``max_bytes``, whether
-    the size is announced in Content-Length or only seen while reading. ``per_path`` maps
-    a path to a larger limit of its own (the web board's upload of a game file)."""
+    the size is announced in Content-Length or only seen while reading, and 408 (JSON,
+    ``body_timeout``) when the whole body has not arrived ``body_timeout_s`` seconds after
+    the headers (a stalled or trickling client). ``per_path`` maps a path to a larger
+    limit of its own (the web board's upload of a game file)."""
 
-    def __init__(self, app, max_bytes: int, per_path: dict | None = None):
+    def __init__(self, app, max_bytes: int, per_path: dict | None = None, body_timeout_s: float = 10.0):
         self.app = app
         self.max_bytes = max_bytes
         self.per_path = dict(per_path or {})
+        self.body_timeout_s = body_timeout_s
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -647,10 +656,16 @@ class BodyLimit:
             if k == b"content-length":
                 if not v.isdigit() or int(v) > limit:
                     return await _error(413, "too_large", f"request body over {limit} bytes")(scope, receive, send)
-        # Read the (small) body here, stopping at the limit, then hand it on in one piece.
+        # Read the (small) body here, stopping at the limit and at the timeout, then hand it on in one piece.
         chunks, seen, more = [], 0, True
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.body_timeout_s
         while more:
-            msg = await receive()
+            try:
+                msg = await asyncio.wait_for(receive(), max(give_up - loop.time(), 0.0))
+            except asyncio.TimeoutError:
+                return await _error(408, "body_timeout", f"the request body did not arrive within {self.body_timeout_s:g} s",
+                                    headers={"connection": "close"})(scope, receive, send)
             if msg["type"] != "http.request":  # client went away
                 return
             body = msg.get("body", b"")
@@ -921,6 +936,8 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         summary="Backgammon engine: moves, hints and evaluations at named levels; wildbg-compatible /move and /eval.",
         lifespan=lifespan,
         responses={400: {"model": S.ErrorResponse, "description": "bad position, Position ID, XGID, dice or level"},
+                   408: {"model": S.ErrorResponse, "description": "the request body did not arrive in time (--body-timeout)"},
+                   413: {"model": S.ErrorResponse, "description": "request body over the size limit (--max-body)"},
                    422: {"model": S.ErrorResponse, "description": "request does not match the schema"},
                    503: {"model": S.ErrorResponse, "description": "overloaded; retry after Retry-After seconds"},
                    504: {"model": S.ErrorResponse, "description": "past the deadline"}},
@@ -1155,7 +1172,8 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         routes = {r.path: r for r in app.routes if getattr(r, "path", None) in ("/v1/move", "/move")}
         app.add_middleware(LeanRoutes, handlers={("POST", "/v1/move"): lean_move, ("GET", "/move"): lean_wildbg_move},
                            routes=routes, on_error=engine_error)
-    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes, per_path={UPLOAD_PATH: max(UPLOAD_MAX_BYTES, cfg.max_body_bytes)})
+    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes, per_path={UPLOAD_PATH: max(UPLOAD_MAX_BYTES, cfg.max_body_bytes)},
+                       body_timeout_s=cfg.body_timeout_s)
     app.add_middleware(AccessLog, metrics=metrics)  # outermost: sees every answer, 413s included
     return app
 
