@@ -285,13 +285,14 @@ def test_cli_match_save_games_then_review(tmp_path, capsys):
     assert obj["players"]["white"]["error_rate"] == 0.0
     assert set(obj["players"]["black"]) == {"player", "name", "turns", "decisions", "forced", "passes", "total_loss",
                                             "error_rate", "rating", "marks"}
-    # the default level is expert: its noise-free search at its own ply
-    from bgrl.agents.levels import LEVELS
+    # the default level is the judge of the game and the web board: its noise-free search at its own ply
+    from bgrl.agents.levels import JUDGE_LEVEL, LEVELS
 
-    ply = LEVELS["expert"].ply
+    ply = LEVELS[JUDGE_LEVEL].ply
+    assert ply >= 1
     code, out, _ = run(["review", str(f), "--json"], capsys)
     obj = json.loads(out)
-    assert code == 0 and obj["level"] == "expert" and f"{ply}-ply" in obj["ranker"]
+    assert code == 0 and obj["level"] == JUDGE_LEVEL and f"{ply}-ply" in obj["ranker"]
     assert {t["ply"] for t in obj["games"][0]["turns"] if t["decision"]} == {ply}
     # the same folder again: refused, nothing overwritten
     before = f.read_text()

@@ -33,16 +33,16 @@ def load_games(path, with_cube: bool = False):
 
 def ranker_for_level(level: str | None):
     """The ranker for ``--level``: a level name (:data:`bgrl.agents.levels.LEVELS`; default
-    ``expert``), ranked by that level's noise-free search at its ply and move filters, or
+    the judge, :data:`bgrl.agents.levels.JUDGE_LEVEL`, as in the game and the web board), ranked by that level's noise-free search at its ply and move filters, or
     ``default`` (the shipped network) / a checkpoint path (a .pt file or a run folder),
     ranked at 0-ply. Returns (:class:`bgrl.agents.hints.HintRanker`, level label).
 
     Raises ValueError for an unknown level and CheckpointError for a bad checkpoint.
     """
     from bgrl.agents.hints import HintRanker
-    from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, load_level
+    from bgrl.agents.levels import JUDGE_LEVEL, LEVEL_NAMES, LEVELS, load_level
 
-    spec = DEFAULT_HINT_LEVEL if level is None else str(level)
+    spec = JUDGE_LEVEL if level is None else str(level)
     expected = f"expected a level ({', '.join(LEVEL_NAMES)}), 'default' or a checkpoint path (.pt file or run folder)"
     if not spec.strip():
         raise ValueError(f"--level is empty: {expected}")
@@ -189,7 +189,8 @@ def add_review_parser(sub) -> None:
     r.add_argument("file", nargs="+", help="bgrl game records (.jsonl, from play or match --save-games), GNU Backgammon "
                    ".mat exports, or folders of them; several give a summary over the whole match")
     r.add_argument("--level", default=None,
-                   help="ranking engine: a level name (default expert: its noise-free search), or 'default' "
+                   help="ranking engine: a level name (default world-class, the judge of the game and the web board: its "
+                        "noise-free search), or 'default' "
                         "(the shipped network) / a checkpoint path at 0-ply")
     r.add_argument("--game", type=int, default=None, help="review only game N of a file with several (1-based)")
     r.add_argument("--top", type=int, default=3, help="alternatives listed per turn besides the play made (default 3)")
