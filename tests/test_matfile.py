@@ -129,6 +129,16 @@ def _one(body: str) -> str:
         (_one("  1) 31: 8/5 6/5   Wins 1 point\n  2) 42: 8/4 6/4\n"), "after the game ended"),
         (" 0 point match\n\n Game 1\n  1) 31: 8/5 6/5\n", "before the players' names"),
         (_one("  1) 31: 8/5 xx/5\n"), "line 5"),
+        # cube actions and results that do not add up (found by a breaker's trial)
+        (_one("  1) 31: 8/5 6/5                 Doubles => -2\n"), "line 5: cannot read the cube action 'Doubles => -2'"),
+        (_one("  1) 31: 8/5 6/5                 Doubles => two\n"), "expected 'Doubles => N'"),
+        (_one("  1) 31: 8/5 6/5                 Doubles => 2\n  2)  Drops\n                                  Wins 3 points\n"),
+         "bob (black) wins 3 point(s) after a dropped double: expected 'Wins 1 point'"),
+        (_one("  1) 31: 8/5 6/5   Wins 5 points\n"), "by resignation with the cube at 1: expected 1, 2 or 3"),
+        (_one("  1) 31: 8/5 6/5                 Doubles => 2\n  2)  Takes                          42: 8/4 6/4\n  3)  Wins 3 points\n"),
+         "with the cube at 2: expected 2, 4 or 6"),
+        (" -3 point match\n\n Game 1\n alice : 0    bob : 0\n  1) 31: 8/5 6/5\n", "line 1: cannot read the match length"),
+        (" three point match\n\n Game 1\n alice : 0    bob : 0\n  1) 31: 8/5 6/5\n", "expected ' N point match'"),
     ],
 )
 def test_bad_mat_names_the_line(text, words):

@@ -110,6 +110,8 @@ _ITEM_RE = re.compile(
 )
 _WINS_RE = re.compile(r"^wins?\s+(\d+)\s+points?\b", re.IGNORECASE)
 _DOUBLE_RE = re.compile(r"^(?:doubles?|beavers?|raccoons?)\s*(?:=>\s*(\d+))?", re.IGNORECASE)
+_CUBE_WORD_RE = re.compile(r"^(?:(?:doubles?|beavers?|raccoons?)(?:\s*=>\s*\d+)?|takes?|drops?|pass(?:es)?)\s*$", re.IGNORECASE)
+_BAD_MATCH_RE = re.compile(r"^\s*\S+\s+point\s+match\b", re.IGNORECASE)  # a header whose length is not a number >= 0
 _RIGHT_OFFSET = 12  # a lone action this far right of ")" (or of the line start + 8) is the right player's
 
 
@@ -172,6 +174,9 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
         if not stripped or stripped.startswith(";"):
             continue
         m = _MATCH_RE.match(line)
+        if m is None and cur is None and _BAD_MATCH_RE.match(line):
+            raise bad(n, f"cannot read the match length in {stripped[:60]!r}: expected ' N point match' with N a whole "
+                         "number >= 0 (0 = a money session)")
         if m and cur is None:
             match_length = int(m.group(1))
             has_header = True
@@ -299,6 +304,12 @@ def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
                 continue
             if ended_by is not None and rec.result is not None:
                 raise bad(act.line, f"a second result after {ended_by[1]} (line {ended_by[0]})")
+            if dropped and pts != cube and not match_length:
+                raise bad(act.line, f"{who} wins {pts} point(s) after a dropped double: expected 'Wins {cube} point"
+                                    f"{'s' if cube > 1 else ''}' (the cube at {cube} before the double)")
+            if not dropped and (pts % cube or not 1 <= pts // cube <= 3) and not match_length:
+                raise bad(act.line, f"{who} wins {pts} point(s) by resignation with the cube at {cube}: expected "
+                                    f"{cube}, {2 * cube} or {3 * cube} (a single game, gammon or backgammon times the cube)")
             value = min(3, max(1, pts // cube))
             if dropped:
                 value = 1
@@ -311,6 +322,9 @@ def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
             ended_by = (act.line, f"{names[act.side]} won by resignation")
             continue
         # a cube action, checked and kept for the cube review
+        if not _CUBE_WORD_RE.match(act.text):
+            raise bad(act.line, f"cannot read the cube action {act.text!r}: expected 'Doubles => N' (N a whole number), "
+                                "'Takes', 'Drops' or 'Beavers => N'")
         side = SIDES[act.side]
         d = _DOUBLE_RE.match(act.text)
         stated = int(d.group(1)) if d and d.group(1) else None
