@@ -92,6 +92,12 @@ def test_xgid_cube_and_score_read():
     ("XGID=-b----E-C---eE---c-e----B-:16:1:1:00:0:0:0:0:10", "power of 2"),
     ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:2:1:5:10", "1 point away"),
     ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:2:0:0:10", "money game has no score"),
+    # integers in ASCII digits only (Python's int() takes these)
+    ("XGID=-b----E-C---eE---c-e----B-:+1:0:1:00:0:0:0:0:10", "field 2 .* must be an integer, got '\\+1'"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0: 7:10", "field 9 .* must be an integer"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:1_0", "field 10 .* must be an integer"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:\u0663:10", "field 9 .* must be an integer"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:--1:1:00:0:0:0:0:10", "field 3 .* must be an integer"),
 ])
 def test_xgid_cube_errors(xgid, msg):
     with pytest.raises(XGIDError, match=msg):

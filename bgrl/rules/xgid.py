@@ -64,8 +64,14 @@ def looks_like_xgid(text: str) -> bool:
 
 
 def _int_field(fields: list[str], i: int, name: str, shown: str) -> int:
+    """Field ``i`` as an integer written in ASCII digits with an optional leading ``-``
+    (Python's ``int`` would also take spaces, ``+``, ``_`` and non-ASCII digits)."""
+    text = fields[i]
+    digits = text[1:] if text.startswith("-") else text
     try:
-        return int(fields[i])
+        if not (digits.isascii() and digits.isdigit()):
+            raise ValueError(text)
+        return int(text)
     except ValueError:
         raise XGIDError(f"XGID {shown}: field {i + 1} ({name}) must be an integer, got {_short(fields[i], 12)!r}") from None
 
