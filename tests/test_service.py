@@ -585,3 +585,29 @@ def test_wrong_types_are_refused_not_coerced(body):
     with TestClient(create_app(settings=Settings(pool_kind="thread"))) as c:
         r = c.post("/v1/move", json=body)
     assert r.status_code == 422, r.text
+
+
+def test_xgid_cube_fields_are_read_by_the_cube_routes(client):
+    """An XGID's cube and match fields count in /v1/cube and /v1/hint as the request's own
+    cube/match would; both at once is 400 bad_cube; the cubeless routes still refuse them."""
+    from bgrl.rules.xgid import parse_xgid_cube
+
+    xg = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:3:2:0:7:10"  # cube 2 owned by the side on roll, 3-2 to 7
+    pos, _, st = parse_xgid_cube(xg)
+    explicit = {"position": {"gnubg_id": pos.position_id}, "cube": {"value": st.value, "owner": st.owner},
+                "match": {"length": st.match_length, "score": list(st.score)}}
+    a = client.post("/v1/cube", json={"position": {"xgid": xg}})
+    b = client.post("/v1/cube", json=explicit)
+    assert a.status_code == 200 and b.status_code == 200, (a.text, b.text)
+    assert a.json()["cube"] == b.json()["cube"]
+    assert a.json()["cube"] != client.post("/v1/cube", json={"position": {"gnubg_id": pos.position_id}}).json()["cube"]
+    h = client.post("/v1/hint", json={"position": {"xgid": xg}, "dice": [3, 1]})
+    assert h.status_code == 200 and h.json()["ranked_by"] == "mwc", h.text
+    assert h.json()["match"]["score"] == [3, 2] and h.json()["cube"] == {"value": 2, "owner": 1}
+    both = client.post("/v1/cube", json={"position": {"xgid": xg}, "cube": {"value": 1, "owner": 0}})
+    assert both.status_code == 400 and both.json()["code"] == "bad_cube" and "one place" in both.json()["message"]
+    # a plain XGID (centred cube at 1, money) is what it was: cubeless hints
+    plain = client.post("/v1/hint", json={"position": {"xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"}})
+    assert plain.status_code == 200 and plain.json()["ranked_by"] == "cubeless"
+    r = client.post("/v1/move", json={"position": {"xgid": xg}, "dice": [3, 1]})
+    assert r.status_code == 400 and r.json()["code"] == "bad_xgid" and "/v1/cube read" in r.json()["message"]

@@ -43,7 +43,8 @@ from bgrl.rules.board import NUM_CHECKERS, Position
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES
 from bgrl.service import schemas as S
 from bgrl.service.metrics import CONTENT_TYPE_LATEST, AccessLog, ServiceMetrics
-from bgrl.service.engine import ENGINE_NAME, MAX_SEED, Engine, ServiceError, parse_dice_value, parse_position, plain_notation, plain_steps, xgid_supported
+from bgrl.service.engine import (ENGINE_NAME, MAX_SEED, Engine, ServiceError, parse_dice_value, parse_position, parse_position_cube,
+                                 plain_notation, plain_steps, xgid_supported)
 
 __all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
 
@@ -729,6 +730,21 @@ def _position(p: S.PositionIn) -> tuple[Position, tuple[int, int] | None]:
     return parse_position(p.gnubg_id, p.xgid, p.board)
 
 
+def _position_and_cube(p: S.PositionIn, c, m, default_cube: bool = True):
+    """The position, dice and cube of a route that takes a cube (``/v1/hint``, ``/v1/cube``):
+    the cube from the request's ``cube``/``match``, else from the XGID's cube and match
+    fields, else centred money (``default_cube``; None when False). Giving both a cube in
+    the XGID and ``cube``/``match`` is 400 ``bad_cube``."""
+    pos, dice, from_xgid = parse_position_cube(p.gnubg_id, p.xgid, p.board)
+    if c or m:
+        if from_xgid is not None:
+            raise ServiceError("bad_cube", "the XGID has a cube or score and the request has cube/match too: give the cube in one place")
+        return pos, dice, _cube_state(c, m)
+    if from_xgid is not None:
+        return pos, dice, from_xgid
+    return pos, dice, (_cube_state(None, None) if default_cube else None)
+
+
 def _dice(given, from_xgid):
     if given is not None:
         return given
@@ -1027,9 +1043,8 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         t0 = time.perf_counter()
         eng: Engine = request.app.state.engine
 
-        pos, xd = _position(req.position)
+        pos, xd, state = _position_and_cube(req.position, req.cube, req.match, default_cube=False)
         dd = parse_dice_value(_dice(req.dice, xd))
-        state = _cube_state(req.cube, req.match) if (req.cube or req.match) else None
         by = ranked_by(state)
         level_of(request, req.level)
         rows, n_legal = await run(request, "ranked", pos, dd, req.level, req.top if by == "cubeless" else None)
@@ -1072,8 +1087,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         t0 = time.perf_counter()
         eng: Engine = request.app.state.engine
 
-        pos, _ = _position(req.position)
-        state = _cube_state(req.cube, req.match)
+        pos, _, state = _position_and_cube(req.position, req.cube, req.match)
         if not state.may_double():
             raise ServiceError("bad_cube", f"cannot double: {state.why_no_double()}")
         p, ply = await run(request, "evaluate", pos, req.level)

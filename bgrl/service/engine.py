@@ -49,6 +49,7 @@ __all__ = [
     "plain_steps",
     "plain_notation",
     "parse_position",
+    "parse_position_cube",
     "parse_dice_value",
     "xgid_supported",
 ]
@@ -113,13 +114,39 @@ def parse_position(gnubg_id: str | None = None, xgid: str | None = None, board=N
         raise ServiceError("bad_position", str(exc)) from None
 
 
+def parse_position_cube(gnubg_id: str | None = None, xgid: str | None = None, board=None):
+    """:func:`parse_position`, and the cube and match an XGID carries (its fields 2-3 and
+    6-10: :func:`bgrl.rules.xgid.parse_xgid_cube`), for the routes that take a cube.
+
+    Returns ``(position, dice, cube)``: ``cube`` is a :class:`bgrl.rules.cube.CubeState` from
+    the side on roll for an XGID whose cube or match fields are not those of a centred money
+    cube at 1 without Jacoby or beavers; else None (a Position ID or board has no cube).
+
+    Raises ServiceError (codes ``bad_position_id``, ``bad_xgid``, ``bad_position``).
+    """
+    if xgid is None or gnubg_id is not None or board is not None:
+        pos, dice = parse_position(gnubg_id, xgid, board)
+        return pos, dice, None
+    from bgrl.rules.cube import CubeState
+    from bgrl.rules.xgid import parse_xgid_cube
+
+    try:
+        pos, dice, state = parse_xgid_cube(xgid)
+    except (TypeError, ValueError) as exc:
+        raise ServiceError("bad_xgid", str(exc)) from None
+    return pos, dice, (None if state == CubeState(max_value=state.max_value) else state)
+
+
 def _parse_xgid(text: str) -> tuple[Position, tuple[int, int] | None]:
     from bgrl.rules.xgid import parse_xgid
 
     try:
         return parse_xgid(text)
     except (TypeError, ValueError) as exc:
-        raise ServiceError("bad_xgid", str(exc)) from None
+        msg = str(exc)
+        if "doubling cube" in msg or "money games only" in msg:
+            msg += "; this route plays cubeless money: POST /v1/hint and /v1/cube read an XGID's cube and score"
+        raise ServiceError("bad_xgid", msg) from None
 
 
 def parse_dice_value(dice) -> tuple[int, int]:
