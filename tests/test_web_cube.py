@@ -148,3 +148,18 @@ def test_wildbg_move_at_a_match_score_ranks_by_match_winning_chances(client, fak
     want = sorted(((s, max(d, 0)) for s, d, _ in best.moves), key=lambda t: (-t[0], t[1]))
     assert moves[0]["play"] == [{"from": a, "to": b} for a, b in want]
     assert len(moves) == len(items)
+
+
+def test_set_up_position_with_dice_has_its_roll_on_the_table(client):
+    """A cube session from a set-up position with dice: the roll is on the table (no cube
+    action before it, as in bgrl play --cube), and its plays are the plays of those dice."""
+    pid = "4HPwATDgc/ABMA"
+    st = client.post("/v1/games", json={"level": "beginner", "seed": 4, "cube": True, "position": pid, "dice": [6, 5]}).json()
+    assert st["cube"]["awaiting"] is None
+    assert st["dice"] == [6, 5] and st["plays"], st
+    assert any(p["play"] == "24/13" for p in st["plays"])
+    r = client.post(f"/v1/games/{st['id']}/double")
+    assert r.status_code == 400
+    # without dice, the same position starts at the player's cube decision
+    st2 = client.post("/v1/games", json={"level": "beginner", "seed": 4, "cube": True, "position": pid}).json()
+    assert st2["cube"]["awaiting"] == "cube" and not st2["plays"]

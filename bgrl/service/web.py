@@ -635,6 +635,8 @@ def _cube_stop(game: WebGame, engine) -> bool:
     m, g = game.match, game.game
     if game.awaiting is not None:
         return True
+    if game.first_dice is not None:  # a set-up position with its roll on the table: no cube action before it (as bgrl play --cube)
+        return False
     turn = len(game.record.turns)
     if getattr(game, "_cube_turn", None) == turn:
         return False
