@@ -98,6 +98,11 @@ def test_xgid_cube_and_score_read():
     ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:1_0", "field 10 .* must be an integer"),
     ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:\u0663:10", "field 9 .* must be an integer"),
     ("XGID=-b----E-C---eE---c-e----B-:0:--1:1:00:0:0:0:0:10", "field 3 .* must be an integer"),
+    # found by a breaker's trial
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:3:2:2:7:10", "field 8 must be 0 or 1 .* in a match"),
+    ("XGID=-b----E-C---eE---c-e----B-:12:1:1:31:0:0:0:0:10", "above the max cube 1024"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:1:1:31:0:0:0:0:10", "an owned cube is at 2 or more"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0: 1:00:0:0:0:0", "XGID 'XGID=-b----E-C---eE---c-e----B-:0:0: 1:00"),
 ])
 def test_xgid_cube_errors(xgid, msg):
     with pytest.raises(XGIDError, match=msg):

@@ -139,6 +139,8 @@ def _one(body: str) -> str:
          "with the cube at 2: expected 2, 4 or 6"),
         (" -3 point match\n\n Game 1\n alice : 0    bob : 0\n  1) 31: 8/5 6/5\n", "line 1: cannot read the match length"),
         (" three point match\n\n Game 1\n alice : 0    bob : 0\n  1) 31: 8/5 6/5\n", "expected ' N point match'"),
+        (" 31 point match\n\n Game 1\n alice : 0    bob : 0\n  1) 31: 8/5 6/5\n", "line 1: match length 31 is beyond the match equity table"),
+        (_one("  1) 31: 8/5 6/5                 Raccoons => 2\n"), "no beaver was made to it"),
     ],
 )
 def test_bad_mat_names_the_line(text, words):
@@ -177,3 +179,11 @@ def test_exported_match_game_fixture():
     assert g.record.result == rec.result and (g.record.white, g.record.black) == (rec.white, rec.black)
     assert sum(t.play is None for t in rec.turns) == 16  # dances survive the round trip
     assert (DATA / "bgrl_match_game.mat").read_text() == mat_text(rec)
+
+
+def test_raccoon_after_a_beaver_is_read():
+    from pathlib import Path
+
+    (g,) = parse_mat(Path(__file__).with_name("data").joinpath("raccoon.mat").read_text(), "raccoon.mat")
+    acts = [(a.player, a.action, a.value) for a in g.cube_actions]
+    assert acts[-3:] == [("black", "double", 2), ("white", "beaver", 4), ("black", "beaver", 8)]

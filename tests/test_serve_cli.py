@@ -65,7 +65,7 @@ def test_port_not_a_number(port, capsys):
     assert "argument --port: expected a TCP port number 1..65535" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("value", ["0", "-2", "nan"])
+@pytest.mark.parametrize("value", ["0", "-2", "nan", "inf"])
 def test_body_timeout_must_be_positive(value, capsys):
     assert main(["serve", "--body-timeout", value]) == 2
     assert "--body-timeout must be > 0" in _one_error_line(capsys)

@@ -611,3 +611,17 @@ def test_xgid_cube_fields_are_read_by_the_cube_routes(client):
     assert plain.status_code == 200 and plain.json()["ranked_by"] == "cubeless"
     r = client.post("/v1/move", json={"position": {"xgid": xg}, "dice": [3, 1]})
     assert r.status_code == 400 and r.json()["code"] == "bad_xgid" and "/v1/cube read" in r.json()["message"]
+
+
+
+@pytest.mark.parametrize("xgid, route, code, words", [
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:3:2:0:100:10", "/v1/hint", "bad_xgid", "beyond the match equity table"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:3:2:0:26:10", "/v1/cube", "bad_xgid", "beyond the match equity table"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:0", "/v1/cube", "bad_cube", "at its cap (1)"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "/v1/cube", "bad_cube", "before the roll"),
+])
+def test_xgid_cube_fields_bad_for_the_cube_routes(client, xgid, route, code, words):
+    """Found by a breaker's trial: a match longer than the table was a 500 on /v1/hint; an
+    XGID's cap of 1 was dropped; /v1/cube ignored an XGID's dice."""
+    r = client.post(route, json={"position": {"xgid": xgid}, **({"dice": [3, 1]} if route == "/v1/hint" else {})})
+    assert r.status_code == 400 and r.json()["code"] == code and words in r.json()["message"], r.text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import math
 import os
 import socket
 import sys
@@ -104,8 +105,8 @@ def cmd_serve(args) -> int:
             raise CLIError(f"{flag} must be >= 0, got {v}")
     if not args.deadline > 0:
         raise CLIError(f"--deadline must be > 0, got {args.deadline}")
-    if not args.body_timeout > 0:
-        raise CLIError(f"--body-timeout must be > 0 seconds, got {args.body_timeout}")
+    if not (args.body_timeout > 0 and math.isfinite(args.body_timeout)):
+        raise CLIError(f"--body-timeout must be > 0 seconds and finite, got {args.body_timeout}")
     if not 0 <= args.batch_window <= 1000:
         raise CLIError(f"--batch-window must be 0..1000 milliseconds, got {args.batch_window}")
     if not args.grace >= 0:

@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bgrl.evaluation.match_equity import default_met
 from bgrl.rules.board import Position
 from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
 from bgrl.rules.dice import parse_dice
@@ -179,6 +180,10 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
                          "number >= 0 (0 = a money session)")
         if m and cur is None:
             match_length = int(m.group(1))
+            try:
+                default_met().check_length(match_length)
+            except ValueError as exc:
+                raise bad(n, f"{exc}; bgrl reads matches of up to that length (0 = a money session)") from None
             has_header = True
             continue
         if m:  # a second match in the same file (some programs append them): read the first only
@@ -324,7 +329,7 @@ def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
         # a cube action, checked and kept for the cube review
         if not _CUBE_WORD_RE.match(act.text):
             raise bad(act.line, f"cannot read the cube action {act.text!r}: expected 'Doubles => N' (N a whole number), "
-                                "'Takes', 'Drops' or 'Beavers => N'")
+                                "'Takes', 'Drops', 'Beavers => N' or 'Raccoons => N'")
         side = SIDES[act.side]
         d = _DOUBLE_RE.match(act.text)
         stated = int(d.group(1)) if d and d.group(1) else None
@@ -343,6 +348,15 @@ def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
                 raise bad(act.line, f"{who} doubles to {stated}: expected 'Doubles => {value}' (twice the cube at {cube})")
             pending = (act.side, value)
             game.cube_actions.append(CubeAction(act.line, side, "double", value, len(rec.turns), pos.position_id))
+        elif word.startswith("raccoon") and pending is None:
+            last = game.cube_actions[-1] if game.cube_actions else None
+            if last is None or last.action != "beaver" or last.player == side or last.turn != len(rec.turns):
+                raise bad(act.line, f"{who}: {act.text!r} but no beaver was made to it (a raccoon answers a beaver at once)")
+            value = 2 * cube
+            if stated is not None and stated != value:
+                raise bad(act.line, f"{who} raccoons to {stated}: expected '=> {value}' (twice the beaver at {cube})")
+            cube, owner = value, act.side
+            game.cube_actions.append(CubeAction(act.line, side, "beaver", cube, len(rec.turns), last.position_id))
         else:
             if pending is None:
                 raise bad(act.line, f"{who}: {act.text!r} but no double was offered")

@@ -260,7 +260,10 @@ def parse_xgid_cube(text: str) -> tuple[Position, tuple[int, int] | None, CubeSt
     length = _int_field(fields, 8, "match length", shown)
     cap_log = _int_field(fields, 9, "max cube", shown) if len(fields) == 10 else None
     plain = ":".join([fields[0], "0", "0", fields[3], fields[4], "0", "0", "0", "0"])
-    pos, dice = parse_xgid(plain)
+    try:
+        pos, dice = parse_xgid(plain)
+    except XGIDError as exc:  # name the XGID as it was given, not the cube-free copy read here
+        raise XGIDError(str(exc).replace(repr(_short(plain)), shown)) from None
     turn = int(fields[3])
     if not 0 <= cube_log <= 15:
         raise XGIDError(f"XGID {shown}: field 2 (cube value as a power of 2) must be 0..15, got {cube_log}")
@@ -270,6 +273,13 @@ def parse_xgid_cube(text: str) -> tuple[Position, tuple[int, int] | None, CubeSt
         raise XGIDError(f"XGID {shown}: field 8 (Crawford/Jacoby flags) must be 0..3, got {flags}")
     if cap_log is not None and not 0 <= cap_log <= 15:
         raise XGIDError(f"XGID {shown}: field 10 (max cube as a power of 2) must be 0..15, got {cap_log}")
+    if length and flags > 1:
+        raise XGIDError(f"XGID {shown}: field 8 must be 0 or 1 (the Crawford flag) in a match; Jacoby and beavers "
+                        f"(1, 2) are money-game options; got {flags}")
+    if cap_log is not None and cube_log > cap_log:
+        raise XGIDError(f"XGID {shown}: the cube at {2 ** cube_log} is above the max cube {2 ** cap_log} (field 10)")
+    if owner != 0 and cube_log == 0:
+        raise XGIDError(f"XGID {shown}: an owned cube is at 2 or more (field 2 must be >= 1 when field 3 is {owner})")
     score = (bottom, top) if turn == 1 else (top, bottom)
     try:
         cube = CubeState(value=2 ** cube_log, owner=owner * turn, match_length=length,
@@ -277,7 +287,7 @@ def parse_xgid_cube(text: str) -> tuple[Position, tuple[int, int] | None, CubeSt
                          crawford=bool(flags & 1) if length else False,
                          jacoby=bool(flags & 1) if not length else False,
                          beavers=bool(flags & 2) if not length else False,
-                         max_value=max(2 ** cap_log, 2 ** cube_log) if cap_log is not None else 2 ** 15)
+                         max_value=2 ** cap_log if cap_log is not None else 2 ** 15)
     except ValueError as exc:
         raise XGIDError(f"XGID {shown}: {exc}") from None
     return pos, dice, cube

@@ -43,7 +43,7 @@ from bgrl.rules.board import NUM_CHECKERS, Position
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES
 from bgrl.service import schemas as S
 from bgrl.service.metrics import CONTENT_TYPE_LATEST, AccessLog, ServiceMetrics
-from bgrl.service.engine import (ENGINE_NAME, MAX_SEED, Engine, ServiceError, parse_dice_value, parse_position, parse_position_cube,
+from bgrl.service.engine import (ENGINE_NAME, MAX_SEED, Engine, ServiceError, cube_is_default, parse_dice_value, parse_position, parse_position_cube,
                                  plain_notation, plain_steps, xgid_supported)
 
 __all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
@@ -97,8 +97,8 @@ class Settings:
         kind = self.pool_kind if self.pool_kind != "auto" else ("thread" if injected else "process")
         if kind not in ("thread", "process"):
             raise ValueError(f"pool_kind must be 'process', 'thread' or 'auto', got {self.pool_kind!r}")
-        if not self.body_timeout_s > 0:
-            raise ValueError(f"body_timeout_s must be > 0, got {self.body_timeout_s}")
+        if not (self.body_timeout_s > 0 and self.body_timeout_s != float("inf")):
+            raise ValueError(f"body_timeout_s must be > 0 and finite, got {self.body_timeout_s}")
         if self.max_batch < 1 or self.batch_window_ms < 0:
             raise ValueError(f"max_batch must be >= 1 and batch_window_ms >= 0, got {self.max_batch} and {self.batch_window_ms}")
         return replace(self, max_inflight=self.max_inflight or 64 * pool, pool_workers=pool, pool_kind=kind)
@@ -737,7 +737,7 @@ def _position_and_cube(p: S.PositionIn, c, m, default_cube: bool = True):
     the XGID and ``cube``/``match`` is 400 ``bad_cube``."""
     pos, dice, from_xgid = parse_position_cube(p.gnubg_id, p.xgid, p.board)
     if c or m:
-        if from_xgid is not None:
+        if from_xgid is not None and not cube_is_default(from_xgid):
             raise ServiceError("bad_cube", "the XGID has a cube or score and the request has cube/match too: give the cube in one place")
         return pos, dice, _cube_state(c, m)
     if from_xgid is not None:
@@ -1087,7 +1087,10 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         t0 = time.perf_counter()
         eng: Engine = request.app.state.engine
 
-        pos, _, state = _position_and_cube(req.position, req.cube, req.match)
+        pos, xd, state = _position_and_cube(req.position, req.cube, req.match)
+        if xd is not None:
+            raise ServiceError("bad_cube", f"the XGID has the dice {xd[0]}{xd[1]}: a cube decision is made before the roll "
+                                           "(give the XGID with dice 00)")
         if not state.may_double():
             raise ServiceError("bad_cube", f"cannot double: {state.why_no_double()}")
         p, ply = await run(request, "evaluate", pos, req.level)

@@ -50,6 +50,7 @@ __all__ = [
     "plain_notation",
     "parse_position",
     "parse_position_cube",
+    "cube_is_default",
     "parse_dice_value",
     "xgid_supported",
 ]
@@ -118,23 +119,32 @@ def parse_position_cube(gnubg_id: str | None = None, xgid: str | None = None, bo
     """:func:`parse_position`, and the cube and match an XGID carries (its fields 2-3 and
     6-10: :func:`bgrl.rules.xgid.parse_xgid_cube`), for the routes that take a cube.
 
-    Returns ``(position, dice, cube)``: ``cube`` is a :class:`bgrl.rules.cube.CubeState` from
-    the side on roll for an XGID whose cube or match fields are not those of a centred money
-    cube at 1 without Jacoby or beavers; else None (a Position ID or board has no cube).
+    Returns ``(position, dice, cube)``: ``cube`` is the XGID's :class:`bgrl.rules.cube.CubeState`
+    from the side on roll (its cap included), None for a Position ID or a board.
 
-    Raises ServiceError (codes ``bad_position_id``, ``bad_xgid``, ``bad_position``).
+    Raises ServiceError (codes ``bad_position_id``, ``bad_xgid``, ``bad_position``; ``bad_xgid``
+    too for a match longer than the match equity table).
     """
     if xgid is None or gnubg_id is not None or board is not None:
         pos, dice = parse_position(gnubg_id, xgid, board)
         return pos, dice, None
-    from bgrl.rules.cube import CubeState
     from bgrl.rules.xgid import parse_xgid_cube
+
+    from bgrl.evaluation.match_equity import default_met
 
     try:
         pos, dice, state = parse_xgid_cube(xgid)
+        if state.is_match:
+            default_met().check_length(state.match_length)
     except (TypeError, ValueError) as exc:
         raise ServiceError("bad_xgid", str(exc)) from None
-    return pos, dice, (None if state == CubeState(max_value=state.max_value) else state)
+    return pos, dice, state
+
+
+def cube_is_default(state) -> bool:
+    """Whether a :class:`bgrl.rules.cube.CubeState` is a centred money cube at 1 without
+    Jacoby or beavers, whatever its cap (what an XGID says when it says nothing of a cube)."""
+    return state.value == 1 and state.owner == 0 and not state.is_match and not state.jacoby and not state.beavers
 
 
 def _parse_xgid(text: str) -> tuple[Position, tuple[int, int] | None]:
