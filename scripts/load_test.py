@@ -287,6 +287,23 @@ async def overload(base: str, requests: list[bytes], clients: int, seconds: floa
             "health_max": max((d for _, d in health), default=float("nan"))}
 
 
+def refused_histogram(base: str) -> dict:
+    """The server's ``bgrl_refused_seconds`` histogram from ``GET /metrics``: ``count``,
+    ``sum`` (seconds) and ``buckets`` (upper bound in seconds -> cumulative count)."""
+    import httpx
+
+    out = {"count": 0.0, "sum": 0.0, "buckets": {}}
+    for line in httpx.get(base + "/metrics", timeout=30).text.splitlines():
+        if line.startswith("bgrl_refused_seconds_count"):
+            out["count"] = float(line.split()[-1])
+        elif line.startswith("bgrl_refused_seconds_sum"):
+            out["sum"] = float(line.split()[-1])
+        elif line.startswith("bgrl_refused_seconds_bucket"):
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            out["buckets"][float(le)] = float(line.split()[-1])
+    return out
+
+
 ROWS = "expert:POST /v1/move:1,32;expert:GET /move:1,32;world-class:POST /v1/hint:32"
 
 
@@ -387,13 +404,22 @@ def main(argv=None) -> int:
             reqs = requests_for("POST /v1/move", "expert", work, host)
             pid = procs[0].pid if procs else None
             before = tree_rss_mb(pid) if pid else float("nan")
+            m0 = refused_histogram(base)
             o = asyncio.run(overload(base, reqs, clients, args.overload))
+            m1 = refused_histogram(base)
             after = tree_rss_mb(pid) if pid else float("nan")
             print(f"overload: expert POST /v1/move, {clients} clients (2 x max_inflight) for {args.overload:g} s: "
                   f"{o['rps']:.1f} req/s served, statuses {dict(sorted(o['codes'].items()))}, 503 in {o['p50_503']:.2f} ms median "
                   f"(p99 {o['p99_503']:.2f}) with Retry-After {o['retry_after']}; slowest 200 {o['max_200']:.0f} ms "
                   f"(deadline {lim['deadline_s']} s); /v1/health {o['health_ok']}/{o['health_n']} answered 200, slowest "
                   f"{o['health_max']:.0f} ms; server memory (process tree RSS) {before:.0f} MB before, {after:.0f} MB after")
+            n503 = m1["count"] - m0["count"]
+            if n503 > 0:
+                inside = {le: m1["buckets"][le] - m0["buckets"].get(le, 0.0) for le in m1["buckets"]}
+                p99 = min((le for le, c in inside.items() if c >= 0.99 * n503), default=float("inf"))
+                print(f"overload, inside the server (bgrl_refused_seconds): {n503:.0f} refusals, mean "
+                      f"{1000 * (m1['sum'] - m0['sum']) / n503:.2f} ms from first byte to 503, 99% within {1000 * p99:g} ms "
+                      "(the rest of a refusal's time above is waiting for the event loop and the client's own turn)")
         dead = [p for p in procs if p.poll() is not None]
         if dead:
             print("server died", file=sys.stderr)

@@ -404,6 +404,11 @@ def test_overload_answers_503_with_retry_after():
             if s == 503:
                 assert retry == "1" and body["code"] == "overloaded"
         assert c.get("/v1/health").status_code == 200
+        # every refusal is in the server-side refusal histogram, each far faster than an admitted call
+        text = c.get("/metrics").text
+        count = float(next(ln.split()[-1] for ln in text.splitlines() if ln.startswith("bgrl_refused_seconds_count")))
+        total = float(next(ln.split()[-1] for ln in text.splitlines() if ln.startswith("bgrl_refused_seconds_sum")))
+        assert count == codes.count(503) and total / count < 0.4
 
 
 def test_deadline_answers_504():

@@ -107,6 +107,8 @@ class ServiceMetrics:
         self.batch_seconds = Histogram("bgrl_batch_seconds", "Seconds a batch takes in its engine worker", buckets=_LATENCY_BUCKETS, registry=r)
         self.worker_restarts = Counter("bgrl_worker_restarts", "Engine pools replaced after a worker process died", registry=r)
         self.rejected = Counter("bgrl_rejected", "Engine calls refused, by reason", ["reason"], registry=r)
+        self.refused_latency = Histogram("bgrl_refused_seconds", "Seconds from a request's first byte to its 503 answer "
+                                         "(overloaded, worker lost), inside the server", buckets=_LATENCY_BUCKETS, registry=r)
         #: perf_counter time until which the server counts as shared: set 50 ms ahead whenever
         #: a request comes from another connection than the one before (the service then
         #: batches every call rather than run one in the server process)
@@ -178,6 +180,8 @@ class AccessLog:
                 child = m._children[key] = (m.requests.labels(endpoint, level, str(status[0])), m.latency.labels(endpoint))
             child[0].inc()
             child[1].observe(dt)
+            if status[0] == 503:
+                m.refused_latency.observe(dt)
             if self.log.isEnabledFor(logging.INFO):
                 client = scope.get("client")
                 self.log.info(json.dumps({"ts": round(time.time(), 3), "request_id": rid, "method": scope.get("method"),
