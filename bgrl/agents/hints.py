@@ -170,12 +170,9 @@ def ranked_rows(plays: list, probs: np.ndarray, plies: np.ndarray, values: np.nd
     Parameters
     ----------
     plays : list of Play, length n
-    probs : float (n, 5)
-        Outcome probabilities of the side that played, after each play.
-    plies : int (n,)
-        The depth each play was valued at.
-    values : float (n,), optional
-        What plays are ranked by (default: the cubeless equity of ``probs``, points per game).
+    probs, plies, values
+        As :func:`rank_order`: float (n, 5) probabilities of the side that played, int (n,)
+        depths, optional float (n,) values to rank by.
 
     Returns
     -------
