@@ -219,3 +219,20 @@ def test_distill_with_existing_data_notes_its_teacher_and_writes_epochs(distill,
     assert not out.exists()
     _, meta = load_network(tmp_path / "s_ep1.pt")
     assert meta["distilled"]["targets"] == ["someteacher at 2-ply"] and meta["distilled"]["positions"] == 120
+
+
+@pytest.mark.parametrize("argv", [["--batch", "0"], ["--positions", "0"], ["--seconds", "0"]])
+def test_bench_engine_batch_bad_flags(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        _script("bench_engine_batch").main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: --positions and --batch must be >= 1 and --seconds > 0" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_bench_engine_batch_prints_its_table(capsys):
+    assert _script("bench_engine_batch").main(["--positions", "40", "--batch", "8", "--seconds", "0.3"]) == 0
+    out = capsys.readouterr().out
+    rows = {ln.split("  ")[0]: ln.split()[-2:] for ln in out.splitlines()[2:]}
+    assert len(rows) == 3 and all(float(v[0]) > 0 and v[1].endswith("x") for v in rows.values())
