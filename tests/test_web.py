@@ -291,3 +291,23 @@ def test_session_from_an_edited_board(client):
         assert client.post("/v1/games", json={"board": bad}).status_code in (400, 422)
     both = client.post("/v1/games", json={"board": b, "position": "4HPwATDgc/ABMA"}).json()
     assert both["code"] == "bad_request"
+
+
+def test_upload_review_judges_the_cube_of_a_mat_file(client):
+    """An uploaded .mat file's cube actions are judged as bgrl review judges them
+    (bgrl.records.review.judge_cube): the double and the pass are each a judged decision with
+    its equities, and each player has a cube summary; a bgrl record (no cube actions) has no
+    cube list."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent / "data" / "planted_wrong_pass.mat").read_text()
+    rv = client.post("/v1/review/upload", json={"text": text, "name": "planted_wrong_pass.mat"}).json()
+    g = rv["games"][0]
+    assert any(c["action"] == "double" for c in g["cube"]), g["cube"]
+    answer = next(c for c in g["cube"] if c["action"] in ("drop", "pass"))
+    assert answer["player"] == "alice (White)" and set(answer["equities"]) == {"no_double", "double_take", "double_pass"}
+    assert set(g["cube_players"]) == {"alice (White)", "bob (Black)"}
+    assert g["cube_players"]["alice (White)"]["decisions"] >= 1
+    st = _play_out(client, client.post("/v1/games", json={"seed": 22}).json())
+    up = client.post("/v1/review/upload", json={"text": client.get(f"/v1/games/{st['id']}/record").text, "name": "g.jsonl"}).json()
+    assert "cube" not in up["games"][0]

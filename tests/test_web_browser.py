@@ -361,6 +361,13 @@ def test_review_of_an_uploaded_mat_file(browser, server, shots):
     assert len(drv.find_elements(By.CSS_SELECTOR, "#chart circle.pt")) == len(games[0].record.turns)
     summary = drv.find_elements(By.CSS_SELECTOR, "#upload-summary tbody tr")
     assert {r.find_elements(By.TAG_NAME, "td")[0].text for r in summary} == set(up["summary"])
+    # the .mat file's cube decisions: the close or wrong ones listed, each player's cube error rate
+    listed = [c for c in up["games"][0]["cube"] if c["close"] or c["error"]]
+    assert listed and len(drv.find_elements(By.CSS_SELECTOR, "#cube-review tbody tr")) == len(listed)
+    assert len(drv.find_elements(By.CSS_SELECTOR, "#cube-review tbody tr.cube-error")) == sum(1 for c in listed if c["error"])
+    assert len(drv.find_elements(By.CSS_SELECTOR, "#cube-summary tbody tr")) == 2
+    drv.execute_script("document.getElementById('cube-review').scrollIntoView({block: 'start'});")
+    drv.save_screenshot(str(shots / "upload-cube.png"))
     Select(drv.find_element(By.ID, "upload-game")).select_by_value("1")
     _wait(drv, lambda: len(drv.find_elements(By.CSS_SELECTOR, "#chart circle.pt")) == len(games[1].record.turns), what="game 2")
     # a marked play: the position with both plays as arrows, and why the best is better

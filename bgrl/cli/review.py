@@ -147,18 +147,10 @@ def cmd_review(args) -> int:
 
 def _review_cube(reviews, cube_info, ranker) -> None:
     """Judge the cube decisions of the games that carry cube information (.mat files) with
-    the ranker's evaluator at its ply (:func:`bgrl.agents.cube.cube_hints_many`)."""
-    from bgrl.agents.cube import cube_hints_many
-    from bgrl.records.review import attach_cube, review_cube
+    the ranker's evaluator at its ply (:func:`bgrl.records.review.judge_cube`)."""
+    from bgrl.records.review import judge_cube
 
-    idx = [i for i, c in enumerate(cube_info) if c is not None]
-    names = [{"white": reviews[i].white, "black": reviews[i].black} for i in idx]
-
-    def judge(positions, cubes):
-        return cube_hints_many(ranker.evaluator, positions, cubes, ranker.ply)
-
-    lists = review_cube([cube_info[i] for i in idx], judge, names)
-    attach_cube([reviews[i] for i in idx], lists, f"{ranker.name}, cube at {ranker.ply}-ply")
+    judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{ranker.name}, cube at {ranker.ply}-ply")
 
 
 #: The names bgrl gives the player in its own records: ``bgrl play`` ("human") and the web board ("you").

@@ -64,6 +64,7 @@ __all__ = [
     "review_cube",
     "cube_summaries",
     "attach_cube",
+    "judge_cube",
     "format_cube",
     "cube_table",
 ]
@@ -767,6 +768,25 @@ def cube_summaries(cube_reviews) -> dict:
     for c in cube_reviews:
         out[c.player].add(c)
     return out
+
+
+def judge_cube(reviews: list, cube_info: list, evaluator, ply: int, judge_name: str) -> None:
+    """Judge the cube decisions of the games that carry cube information (``.mat`` files;
+    :func:`bgrl.records.files.read_games_text` ``with_cube``) with ``evaluator`` at ``ply``
+    (:func:`bgrl.agents.cube.cube_hints_many`, one batched call) and attach them to their
+    :class:`Review` (:func:`attach_cube`; ``judge_name`` labels them). ``cube_info[i]`` is
+    None for a game without cube actions (a bgrl record): its review gets no cube list.
+    The one owner of the cube review of a file, for ``bgrl review`` and the web board."""
+    from bgrl.agents.cube import cube_hints_many
+
+    idx = [i for i, c in enumerate(cube_info) if c is not None]
+    names = [{"white": reviews[i].white, "black": reviews[i].black} for i in idx]
+
+    def judge(positions, cubes):
+        return cube_hints_many(evaluator, positions, cubes, ply)
+
+    lists = review_cube([cube_info[i] for i in idx], judge, names)
+    attach_cube([reviews[i] for i in idx], lists, judge_name)
 
 
 def attach_cube(reviews: list, cube_lists: list, judge_name: str | None = None) -> None:

@@ -541,7 +541,7 @@ def _game_review(eng, game: WebGame, level: str) -> dict:
 
 def _upload_review(eng, req: UploadIn, level: str) -> dict:
     try:
-        records, notes, kind = read_games_text(req.text, req.name[:80])
+        records, notes, kind, cube_info = read_games_text(req.text, req.name[:80], with_cube=True)
     except ValueError as exc:
         raise ServiceError("bad_file", str(exc)) from None
     if not records:
@@ -556,6 +556,20 @@ def _upload_review(eng, req: UploadIn, level: str) -> dict:
         g["game"], g["notes"] = i + 1, list(note)
         games.append(g)
     reviews = [g.pop("_review") for g in games]
+    if any(c is not None for c in cube_info):  # the cube actions of a .mat file, judged as bgrl review judges them
+        from bgrl.agents.hints import HintRanker
+        from bgrl.records.review import cube_summaries, judge_cube
+
+        ranker = HintRanker.from_agent(eng._agent(level))
+        try:
+            judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply")
+        except ValueError as exc:
+            raise ServiceError("bad_file", f"cube review: {exc}") from None
+        for g, rv in zip(games, reviews):
+            if rv.cube is not None:
+                labels = {WHITE: f"{rv.white} (White)", BLACK: f"{rv.black} (Black)"}
+                g["cube"] = [{**c.as_dict(), "player": labels[c.player]} for c in rv.cube]
+                g["cube_players"] = {labels[c]: s.as_dict() for c, s in cube_summaries(rv.cube).items()}
     return {"name": req.name, "kind": kind, "judge": level, "ply": eng.level(level).ply, "games": games,
             "summary": {k: s.as_dict() for k, s in by_player(reviews).items()}}
 

@@ -550,6 +550,41 @@ function uploadReview() {
   });
 }
 
+// the cube decisions of an uploaded .mat game: the actual ones and the close ones, as bgrl review lists them
+function showCubeReview(g) {
+  const box = $("review-panel");
+  const h = document.createElement("h4");
+  h.textContent = "Cube decisions (cubeful equities of the doubler per unit of the stake; actual or close ones)";
+  const tab = document.createElement("table");
+  tab.id = "cube-review";
+  tab.innerHTML = "<thead><tr><th>turn</th><th>player</th><th>action</th><th>right</th><th>no double</th><th>double/take</th><th>double/pass</th><th>loss</th><th>error</th></tr></thead>";
+  const tb = document.createElement("tbody");
+  const shown = { double: (c) => `doubles to ${2 * c.cube.value}`, "no double": () => "does not double", take: () => "takes", pass: () => "passes" };
+  for (const c of g.cube) {
+    if (!c.close && !c.error) continue;
+    const tr = document.createElement("tr");
+    if (c.error) tr.className = "cube-error";
+    const what = (shown[c.action] || (() => c.action))(c);
+    const e = c.equities;
+    tr.innerHTML = `<td>${c.turn}</td><td>${esc(c.player)}</td><td>${esc(what)}</td><td>${esc(c.right)}</td>` +
+      `<td>${fmt(e.no_double, 3)}</td><td>${fmt(e.double_take, 3)}</td><td>${fmt(e.double_pass, 3)}</td><td>${c.loss.toFixed(3)}</td>` +
+      `<td>${c.error ? esc(c.error + (c.mark ? ` (${c.mark})` : "")) : ""}</td>`;
+    tb.appendChild(tr);
+  }
+  tab.appendChild(tb);
+  const sum = document.createElement("table");
+  sum.id = "cube-summary";
+  sum.innerHTML = "<thead><tr><th>player</th><th>cube decisions</th><th>cube error rate (mpp)</th><th>rating</th></tr></thead>";
+  const sb = document.createElement("tbody");
+  for (const [who, s] of Object.entries(g.cube_players || {})) {
+    const tr = document.createElement("tr");
+    tr.innerHTML = `<td>${esc(who)}</td><td>${s.decisions}</td><td>${s.error_rate === null || s.error_rate === undefined ? "-" : s.error_rate.toFixed(1)}</td><td>${s.rating || "-"}</td>`;
+    sb.appendChild(tr);
+  }
+  sum.appendChild(sb);
+  box.append(h, tab, sum);
+}
+
 let lastUpload = null;
 function showUploadGame(rv, i) {
   const g = rv.games[i];
@@ -564,6 +599,7 @@ function showUploadGame(rv, i) {
     picker.appendChild(sel);
   }
   showReview(g, `Review of ${rv.name}, game ${g.game}: ${g.white} (White) vs ${g.black} (Black), by ${rv.judge} (${rv.ply}-ply); ${g.viewer}'s equity after each turn`, picker);
+  if (g.cube && g.cube.length) showCubeReview(g);
   if (rv.games.length > 1) {
     const tab = document.createElement("table");
     tab.id = "upload-summary";
