@@ -240,3 +240,18 @@ def test_hint_at_the_play_prompt_is_cubeful():
     rows = [ln for ln in table.splitlines()[2:5]]
     assert len(rows) == 3 and all("%" in r for r in rows)  # MWC column at a score
     assert "match winning chances on the equity scale" in table
+
+
+def test_quit_at_a_cube_prompt_asks_for_confirmation():
+    """'quit' at the cube prompt asks [y/N] as at the play prompt: 'n' goes on (the next
+    word is read at the same prompt), 'y' leaves."""
+    lines = iter(["quit", "n", "board", "quit", "yes"])
+    out = io.StringIO()
+    g = CubefulTerminalGame(FirstPlayAgent(), "white", FixedRanker(), np.random.default_rng(1), rules=MatchRules(),
+                            input=lambda: _line(next(lines, None)), output=out, opponent_name="bot")
+    g.run()
+    text = out.getvalue()
+    assert text.count("Leave this game without finishing it? [y/N]") == 2
+    assert "Cancelled: the game goes on." in text and text.count("Game abandoned.") == 1
+    assert text.index("Cancelled") < text.index("Game abandoned.")
+    assert next(lines, None) is None  # every line was read: 'n' did not leave

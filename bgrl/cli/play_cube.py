@@ -358,16 +358,11 @@ class CubefulTerminalGame(TerminalGame):
                 return None
             if word in ("take", "pass", "beaver"):
                 self.say(f"  Cannot {word}: no double was offered.")
-            elif word == "hint":
-                self.say(self._cube_hint_text(board, self._cube(h), "you on roll"))
-            elif word == "board":
-                self.say(self.board_text())
-            elif word == "help":
-                self.say(CUBE_HELP)
-            elif word in ("quit", "exit", "q"):
-                self.say("Game abandoned.")
+                continue
+            done = self._cube_prompt_word(word, board, self._cube(h), "you on roll")
+            if done == "left":
                 return "left"
-            else:
+            if done is None:
                 self.say(f"  At the cube prompt: 'double', Enter to roll, 'hint', 'board', 'help' or 'quit' (got {word[:40]!r}).")
 
     def _computer_cube(self) -> str | None:
@@ -411,17 +406,32 @@ class CubefulTerminalGame(TerminalGame):
                 return None
             if word == "double":
                 self.say("  A double is waiting for your answer: take or pass.")
-            elif word == "hint":
-                self.say(self._cube_hint_text(board, cube, f"{name} on roll, your answer is its 'take'"))
-            elif word == "board":
-                self.say(self.board_text())
-            elif word == "help":
-                self.say(CUBE_HELP)
-            elif word in ("quit", "exit", "q"):
+                continue
+            done = self._cube_prompt_word(word, board, cube, f"{name} on roll, your answer is its 'take'")
+            if done == "left":
+                return "left"
+            if done is None:
+                self.say(f"  Answer the double: {words} (or 'hint', 'board', 'help', 'quit'); got {word[:40]!r}.")
+
+    def _cube_prompt_word(self, word: str, board, cube, hint_note: str) -> str | None:
+        """The words both cube prompts share: ``hint``, ``board``, ``help`` ("done"), and
+        ``quit`` (also ``exit``, ``q``), confirmed with y/yes as at the play prompt ("left",
+        or "done" when cancelled; "left" too at the end of input). None for any other word."""
+        if word == "hint":
+            self.say(self._cube_hint_text(board, cube, hint_note))
+        elif word == "board":
+            self.say(self.board_text())
+        elif word == "help":
+            self.say(CUBE_HELP)
+        elif word in ("quit", "exit", "q"):
+            answer = self._confirm(self._confirm_question("quit", ()))
+            if answer is None or answer:
                 self.say("Game abandoned.")
                 return "left"
-            else:
-                self.say(f"  Answer the double: {words} (or 'hint', 'board', 'help', 'quit'); got {word[:40]!r}.")
+            self.say("  Cancelled: the game goes on.")
+        else:
+            return None
+        return "done"
 
     def _computer_play(self, pos, dice):
         """Cubeful checker play with the cube as it stands (bgrl.agents.cube.cubeful_choose_play)."""
