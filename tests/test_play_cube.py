@@ -133,13 +133,17 @@ def _line(text):
     return "" if text is None else text + "\n"
 
 
-def test_cube_words_after_the_roll_get_a_message():
-    lines = iter(["", "double", "take", "quit", "y"])
+def _scripted_money_game(lines) -> str:
+    """A cube money session as White against FirstPlayAgent, read from the iterator ``lines``: its output."""
     out = io.StringIO()
     g = CubefulTerminalGame(FirstPlayAgent(), "white", FixedRanker(), np.random.default_rng(1), rules=MatchRules(),
                             input=lambda: _line(next(lines, None)), output=out, opponent_name="bot")
     g.run()
-    text = out.getvalue()
+    return out.getvalue()
+
+
+def test_cube_words_after_the_roll_get_a_message():
+    text = _scripted_money_game(iter(["", "double", "take", "quit", "y"]))
     assert "You can double only before you roll" in text and "Cannot take: no double was offered." in text
 
 
@@ -246,11 +250,7 @@ def test_quit_at_a_cube_prompt_asks_for_confirmation():
     """'quit' at the cube prompt asks [y/N] as at the play prompt: 'n' goes on (the next
     word is read at the same prompt), 'y' leaves."""
     lines = iter(["quit", "n", "board", "quit", "yes"])
-    out = io.StringIO()
-    g = CubefulTerminalGame(FirstPlayAgent(), "white", FixedRanker(), np.random.default_rng(1), rules=MatchRules(),
-                            input=lambda: _line(next(lines, None)), output=out, opponent_name="bot")
-    g.run()
-    text = out.getvalue()
+    text = _scripted_money_game(lines)
     assert text.count("Leave this game without finishing it? [y/N]") == 2
     assert "Cancelled: the game goes on." in text and text.count("Game abandoned.") == 1
     assert text.index("Cancelled") < text.index("Game abandoned.")
