@@ -210,3 +210,34 @@ def test_wildbg_routes_random_queries_never_500():
             r = c.get(f"{path}?{q}")
             assert r.status_code in (200, 400, 422), (path, q, r.status_code, r.text)
             assert isinstance(r.json(), dict)
+
+
+def test_queued_calls_are_split_over_the_idle_workers():
+    """Eight calls queued at once with two idle workers go out as two batches of four, not
+    one batch of eight on one worker while the other waits (a closed loop of clients would
+    otherwise keep one worker busy and the other idle)."""
+    from service_fakes import SlowEvaluator
+
+    eng = Engine(evaluator=SlowEvaluator(0.05), model_sha256="fake")
+    with TestClient(create_app(engine=eng, settings=Settings(pool_kind="thread", pool_workers=2, batch_window_ms=300))) as c:
+        lim = c.app.state.limiter
+        hold = threading.Event()
+        real_submit = lim._submit
+        sizes = []
+
+        def submit(live, real_submit=real_submit):
+            sizes.append(len(live))
+            real_submit(live)
+
+        lim._submit = submit
+        body = {"position": {"gnubg_id": "4HPwATDgc/ABMA"}, "dice": [3, 1], "level": "expert", "seed": 1}
+        out = []
+        threads = [threading.Thread(target=lambda: (hold.wait(), out.append(c.post("/v1/move", json=body).status_code)))
+                   for _ in range(8)]
+        for t in threads:
+            t.start()
+        hold.set()
+        for t in threads:
+            t.join()
+    assert out == [200] * 8
+    assert sum(sizes) == 8 and len(sizes) >= 2 and max(sizes) <= 4, sizes

@@ -398,6 +398,12 @@ class Limiter:
             return next((w for w in self.pool.workers if w.ready and w.job is None), None)
         return True if self.busy < self.settings.pool_workers else None
 
+    def _idle_count(self) -> int:
+        """How many workers could take a batch now."""
+        if self._process:
+            return sum(1 for w in self.pool.workers if w.ready and w.job is None)
+        return max(0, self.settings.pool_workers - self.busy)
+
     def _none_ready(self) -> bool:
         return self._process and not any(w.ready for w in self.pool.workers)
 
@@ -428,7 +434,11 @@ class Limiter:
                     await asyncio.wait_for(self._wake.wait(), rem)
                 except asyncio.TimeoutError:
                     break
-            batch, self.queue = self.queue[:cap], self.queue[cap:]
+            # Split what is queued over the idle workers: a closed loop of clients would
+            # otherwise put every call into one batch on one worker while the other waits.
+            share = -(-len(self.queue) // max(1, self._idle_count()))
+            take = min(cap, share)
+            batch, self.queue = self.queue[:take], self.queue[take:]
             now = loop.time()
             live = []
             for job in batch:
