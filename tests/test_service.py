@@ -605,6 +605,7 @@ def test_xgid_cube_fields_are_read_by_the_cube_routes(client):
     b = client.post("/v1/cube", json=explicit)
     assert a.status_code == 200 and b.status_code == 200, (a.text, b.text)
     assert a.json()["cube"] == b.json()["cube"]
+    assert all(v == round(v, 6) for v in a.json()["cube"]["equities"].values())  # 6 decimals, as the other routes
     assert a.json()["cube"] != client.post("/v1/cube", json={"position": {"gnubg_id": pos.position_id}}).json()["cube"]
     h = client.post("/v1/hint", json={"position": {"xgid": xg}, "dice": [3, 1]})
     assert h.status_code == 200 and h.json()["ranked_by"] == "mwc", h.text

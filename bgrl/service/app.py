@@ -1105,7 +1105,9 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
             raise ServiceError("bad_cube", f"cannot double: {state.why_no_double()}")
         p, ply = await run(request, "evaluate", pos, req.level)
         d = cube_decision(pos, p, state)
-        return S.CubeResponse(position_id=pos.position_id, level=req.level, ply=ply, cube=d.as_dict(), **served(eng, t0, req.level))
+        ans = d.as_dict()
+        ans["equities"] = {k: round(v, 6) for k, v in ans["equities"].items()}  # 6 decimals, as every other route
+        return S.CubeResponse(position_id=pos.position_id, level=req.level, ply=ply, cube=ans, **served(eng, t0, req.level))
 
     @app.get("/v1/health", response_model=S.Health, tags=["v1"])
     async def health(request: Request):

@@ -42,7 +42,7 @@ from bgrl.evaluation.probabilities import equity as equity_of
 from bgrl.records.matfile import mat_text
 from bgrl.records.files import read_games_text
 from bgrl.records.record import GameRecord
-from bgrl.records.review import by_player, review_record
+from bgrl.records.review import by_player, review_records
 from bgrl.rules.board import Position, flip, pip_counts, borne_off
 from bgrl.rules.dice import opening_roll, random_roll
 from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game
@@ -492,7 +492,11 @@ def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None =
     the best is better (:mod:`bgrl.agents.explain`); each side's summary. ``labels`` maps
     'white'/'black' to the names the turns and summaries use (default: the colours)."""
     labels = labels or {WHITE: WHITE, BLACK: BLACK}
-    rv = review_record(rec, lambda pos, dice: eng.hint(pos, dice, level), name=level)
+    from bgrl.agents.hints import HintRanker
+
+    # the level's HintRanker, as bgrl review uses: one search for the game, and a play kept at a
+    # shallower ply by a move filter valued again at the best play's (the same figures as the CLI)
+    rv = review_records([rec], HintRanker.from_agent(eng._agent(level)), name=level)[0]
     turns = []
     for t, tr in zip(rec.turns, rv.turns):
         pos = Position.from_id(t.position_id)

@@ -582,7 +582,9 @@ function showCubeReview(g) {
     sb.appendChild(tr);
   }
   sum.appendChild(sb);
-  box.append(h, tab, sum);
+  const h2 = document.createElement("h4");
+  h2.textContent = "Cube error rates, this game";
+  box.append(h, tab, h2, sum);
 }
 
 let lastUpload = null;
