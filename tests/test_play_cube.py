@@ -255,3 +255,18 @@ def test_quit_at_a_cube_prompt_asks_for_confirmation():
     assert "Cancelled: the game goes on." in text and text.count("Game abandoned.") == 1
     assert text.index("Cancelled") < text.index("Game abandoned.")
     assert next(lines, None) is None  # every line was read: 'n' did not leave
+
+
+def test_cube_hint_comes_from_the_hint_engine():
+    """The cube hint at the cube prompt is by the same engine as the play hint (the ranker,
+    as the class docstring says), not by the judge: a new user's trial found two engines."""
+    from bgrl.agents.hints import HintRanker
+    from service_fakes import fake_evaluator
+
+    ranker = HintRanker(fake_evaluator, 0, name="the test ranker")
+    lines = iter(["hint", "quit", "y"])
+    out = io.StringIO()
+    g = CubefulTerminalGame(FirstPlayAgent(), "white", ranker, np.random.default_rng(1), rules=MatchRules(),
+                            input=lambda: _line(next(lines, None)), output=out, opponent_name="bot")
+    g.run()
+    assert "Cube hint from the test ranker, 0-ply" in out.getvalue()

@@ -88,7 +88,7 @@ class CubefulTerminalGame(TerminalGame):
     def _hint_engine(self):
         if self.cube_engine is not None:
             return self.cube_engine
-        for src in (self.judge, self.ranker, self.agent):
+        for src in (self.ranker, self.agent, self.judge):  # the hint engine first: one engine for every hint of a game
             ev = getattr(src, "evaluator", None)
             if ev is not None:
                 ply = getattr(src, "ply", None)
