@@ -189,3 +189,15 @@ def test_cli_review_jacoby_changes_money_equities_only(capsys):
     for a, b in zip(plain, jac):
         assert a["equities"]["double_take"] == pytest.approx(b["equities"]["double_take"])
     assert any(a["equities"]["no_double"] != b["equities"]["no_double"] for a, b in zip(plain, jac))
+
+
+def test_errors_only_names_the_turn_of_each_cube_error(capsys):
+    """--errors-only leaves out unmarked turns, so each cube error says which roll it came
+    before (a new user's trial found them standing alone)."""
+    path = Path(__file__).parent / "data" / "planted_wrong_pass.mat"
+    assert main(["review", str(path), "--level", "expert", "--errors-only"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    cube = [i for i, ln in enumerate(lines) if ln.lstrip().startswith("cube:")]
+    assert cube and all("WRONG" in lines[i] or "MISSED" in lines[i] for i in cube)
+    assert all(lines[i - 1].startswith(("  before turn ", "  after the last turn")) or lines[i - 1].lstrip().startswith("cube:")
+               for i in cube)

@@ -454,7 +454,10 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None,
                     cube_at.setdefault(c.turn, []).append(c)
         for t in rv.turns:
             for c in cube_at.pop(t.turn, []):
-                if not errors_only or c.error:
+                if not errors_only:
+                    out.append(format_cube(c))
+                elif c.error:  # the turn's own line may be left out: say which roll the decision came before
+                    out.append(f"  before turn {t.turn}:")
                     out.append(format_cube(c))
             if errors_only and not t.mark:
                 continue
@@ -478,7 +481,10 @@ def format_review(review: Review | list, top: int = 3, title: str | None = None,
                 out.append(f"        {arrow}{r.rank:3d}. {text:<{width}}  {r.equity:+.3f}  "
                            f"({vs_best(r.equity_loss):+.3f}){ply}")
         for rest in cube_at.values():  # a decision after the last turn (the game ended by a drop)
-            out += [format_cube(c) for c in rest if not errors_only or c.error]
+            shown = [format_cube(c) for c in rest if not errors_only or c.error]
+            if errors_only and shown:
+                out.append(f"  after the last turn ({len(rv.turns)}):")
+            out += shown
         if errors_only and not any(t.mark for t in rv.turns):
             out.append("  no marked play")
         out.append("")
