@@ -215,13 +215,15 @@ def test_wildbg_routes_random_queries_never_500():
 def test_queued_calls_are_split_over_the_idle_workers():
     """Eight calls queued at once with two idle workers go out as two batches of four, not
     one batch of eight on one worker while the other waits (a closed loop of clients would
-    otherwise keep one worker busy and the other idle)."""
+    otherwise keep one worker busy and the other idle). The dispatcher is held (no worker
+    looks free) until all eight are queued, so the test does not depend on timing."""
+    import time
+
     from service_fakes import SlowEvaluator
 
     eng = Engine(evaluator=SlowEvaluator(0.05), model_sha256="fake")
-    with TestClient(create_app(engine=eng, settings=Settings(pool_kind="thread", pool_workers=2, batch_window_ms=300))) as c:
+    with TestClient(create_app(engine=eng, settings=Settings(pool_kind="thread", pool_workers=2, batch_window_ms=0))) as c:
         lim = c.app.state.limiter
-        hold = threading.Event()
         real_submit = lim._submit
         sizes = []
 
@@ -230,14 +232,19 @@ def test_queued_calls_are_split_over_the_idle_workers():
             real_submit(live)
 
         lim._submit = submit
+        lim._idle_worker = lambda: None  # hold the dispatcher: no worker looks free
         body = {"position": {"gnubg_id": "4HPwATDgc/ABMA"}, "dice": [3, 1], "level": "expert", "seed": 1}
         out = []
-        threads = [threading.Thread(target=lambda: (hold.wait(), out.append(c.post("/v1/move", json=body).status_code)))
-                   for _ in range(8)]
+        threads = [threading.Thread(target=lambda: out.append(c.post("/v1/move", json=body).status_code)) for _ in range(8)]
         for t in threads:
             t.start()
-        hold.set()
+        t_end = time.monotonic() + 30
+        while len(lim.queue) < 8 and time.monotonic() < t_end:
+            time.sleep(0.01)
+        assert len(lim.queue) == 8
+        del lim._idle_worker  # the real one again; wake the dispatcher on its own loop
+        lim._loop.call_soon_threadsafe(lim._free.set)
         for t in threads:
             t.join()
     assert out == [200] * 8
-    assert sum(sizes) == 8 and len(sizes) >= 2 and max(sizes) <= 4, sizes
+    assert sizes == [4, 4], sizes
