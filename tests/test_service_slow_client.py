@@ -18,7 +18,7 @@ from bgrl.service.engine import Engine  # noqa: E402
 
 from service_fakes import fake_evaluator, serve_in_thread  # noqa: E402
 
-TIMEOUT = 0.6
+TIMEOUT = 1.5  # seconds; generous, so that a slow CI machine still serves the other client first
 
 
 @pytest.fixture(scope="module")
