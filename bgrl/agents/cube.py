@@ -311,7 +311,7 @@ def ranked_by(cube: CubeState | None) -> str:
         return "cubeless"
     if cube.is_match:
         return "mwc"
-    return "cubeless" if cube == CubeState(max_value=cube.max_value) else "cubeful"
+    return "cubeless" if cube.is_plain_money else "cubeful"
 
 
 def value_mwc(values, cube: CubeState, met=None) -> np.ndarray:

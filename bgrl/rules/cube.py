@@ -96,6 +96,12 @@ class CubeState:
         return self.match_length > 0
 
     @property
+    def is_plain_money(self) -> bool:
+        """A money game's centred cube at 1 in play, without Jacoby or beavers, whatever its
+        cap: what an XGID says when it says nothing of a cube, and what cubeless equity ranks."""
+        return self == CubeState(max_value=self.max_value)
+
+    @property
     def away(self) -> tuple[int, int]:
         """Points each side still needs, (side on roll, opponent); (0, 0) in a money game."""
         if not self.is_match:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import math
 import os
 import pickle
 import re
@@ -43,7 +44,7 @@ from bgrl.rules.board import NUM_CHECKERS, Position
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES
 from bgrl.service import schemas as S
 from bgrl.service.metrics import CONTENT_TYPE_LATEST, AccessLog, ServiceMetrics
-from bgrl.service.engine import (ENGINE_NAME, MAX_SEED, Engine, ServiceError, cube_is_default, parse_dice_value, parse_position, parse_position_cube,
+from bgrl.service.engine import (ENGINE_NAME, MAX_SEED, Engine, ServiceError, parse_dice_value, parse_position, parse_position_cube,
                                  plain_notation, plain_steps, xgid_supported)
 
 __all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
@@ -97,7 +98,7 @@ class Settings:
         kind = self.pool_kind if self.pool_kind != "auto" else ("thread" if injected else "process")
         if kind not in ("thread", "process"):
             raise ValueError(f"pool_kind must be 'process', 'thread' or 'auto', got {self.pool_kind!r}")
-        if not (self.body_timeout_s > 0 and self.body_timeout_s != float("inf")):
+        if not (self.body_timeout_s > 0 and math.isfinite(self.body_timeout_s)):
             raise ValueError(f"body_timeout_s must be > 0 and finite, got {self.body_timeout_s}")
         if self.max_batch < 1 or self.batch_window_ms < 0:
             raise ValueError(f"max_batch must be >= 1 and batch_window_ms >= 0, got {self.max_batch} and {self.batch_window_ms}")
@@ -392,17 +393,16 @@ class Limiter:
                 job.future.set_exception(DeadlineExceeded())
 
     # -- the workers
+    def _idle_workers(self) -> list:
+        """The free process workers, or for the thread pool one True per free thread."""
+        if self._process:
+            return [w for w in self.pool.workers if w.ready and w.job is None]
+        return [True] * max(0, self.settings.pool_workers - self.busy)
+
     def _idle_worker(self):
         """A free process worker (None if none), or True/None for the thread pool."""
-        if self._process:
-            return next((w for w in self.pool.workers if w.ready and w.job is None), None)
-        return True if self.busy < self.settings.pool_workers else None
-
-    def _idle_count(self) -> int:
-        """How many workers could take a batch now."""
-        if self._process:
-            return sum(1 for w in self.pool.workers if w.ready and w.job is None)
-        return max(0, self.settings.pool_workers - self.busy)
+        idle = self._idle_workers()
+        return idle[0] if idle else None
 
     def _none_ready(self) -> bool:
         return self._process and not any(w.ready for w in self.pool.workers)
@@ -436,7 +436,7 @@ class Limiter:
                     break
             # Split what is queued over the idle workers: a closed loop of clients would
             # otherwise put every call into one batch on one worker while the other waits.
-            share = -(-len(self.queue) // max(1, self._idle_count()))
+            share = -(-len(self.queue) // max(1, len(self._idle_workers())))
             take = min(cap, share)
             batch, self.queue = self.queue[:take], self.queue[take:]
             now = loop.time()
@@ -747,7 +747,7 @@ def _position_and_cube(p: S.PositionIn, c, m, default_cube: bool = True):
     the XGID and ``cube``/``match`` is 400 ``bad_cube``."""
     pos, dice, from_xgid = parse_position_cube(p.gnubg_id, p.xgid, p.board)
     if c or m:
-        if from_xgid is not None and not cube_is_default(from_xgid):
+        if from_xgid is not None and not from_xgid.is_plain_money:
             raise ServiceError("bad_cube", "the XGID has a cube or score and the request has cube/match too: give the cube in one place")
         return pos, dice, _cube_state(c, m)
     if from_xgid is not None:

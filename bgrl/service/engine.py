@@ -50,7 +50,6 @@ __all__ = [
     "plain_notation",
     "parse_position",
     "parse_position_cube",
-    "cube_is_default",
     "parse_dice_value",
     "xgid_supported",
 ]
@@ -128,9 +127,8 @@ def parse_position_cube(gnubg_id: str | None = None, xgid: str | None = None, bo
     if xgid is None or gnubg_id is not None or board is not None:
         pos, dice = parse_position(gnubg_id, xgid, board)
         return pos, dice, None
-    from bgrl.rules.xgid import parse_xgid_cube
-
     from bgrl.evaluation.match_equity import default_met
+    from bgrl.rules.xgid import parse_xgid_cube
 
     try:
         pos, dice, state = parse_xgid_cube(xgid)
@@ -141,20 +139,18 @@ def parse_position_cube(gnubg_id: str | None = None, xgid: str | None = None, bo
     return pos, dice, state
 
 
-def cube_is_default(state) -> bool:
-    """Whether a :class:`bgrl.rules.cube.CubeState` is a centred money cube at 1 without
-    Jacoby or beavers, whatever its cap (what an XGID says when it says nothing of a cube)."""
-    return state.value == 1 and state.owner == 0 and not state.is_match and not state.jacoby and not state.beavers
-
-
 def _parse_xgid(text: str) -> tuple[Position, tuple[int, int] | None]:
-    from bgrl.rules.xgid import parse_xgid
+    from bgrl.rules.xgid import parse_xgid, parse_xgid_cube
 
     try:
         return parse_xgid(text)
     except (TypeError, ValueError) as exc:
         msg = str(exc)
-        if "doubling cube" in msg or "money games only" in msg:
+        try:  # refused only for its cube or score: say which routes read them
+            parse_xgid_cube(text)
+        except (TypeError, ValueError):
+            pass
+        else:
             msg += "; this route plays cubeless money: POST /v1/hint and /v1/cube read an XGID's cube and score"
         raise ServiceError("bad_xgid", msg) from None
 

@@ -551,8 +551,8 @@ def _upload_review(eng, req: UploadIn, level: str) -> dict:
     if not records:
         raise ServiceError("bad_file", f"{req.name[:80]}: no game in the file")
     games = []
-    for i, (rec, note) in enumerate(zip(records, notes)):
-        labels = {WHITE: f"{rec.white} (White)", BLACK: f"{rec.black} (Black)"}
+    labels_of = [{WHITE: f"{rec.white} (White)", BLACK: f"{rec.black} (Black)"} for rec in records]  # turns, summaries and cube rows
+    for i, (rec, note, labels) in enumerate(zip(records, notes, labels_of)):
         try:
             g = _review(eng, rec, level, req.viewer, labels)
         except ValueError as exc:
@@ -569,9 +569,8 @@ def _upload_review(eng, req: UploadIn, level: str) -> dict:
             judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply")
         except ValueError as exc:
             raise ServiceError("bad_file", f"cube review: {exc}") from None
-        for g, rv in zip(games, reviews):
+        for g, rv, labels in zip(games, reviews, labels_of):
             if rv.cube is not None:
-                labels = {WHITE: f"{rv.white} (White)", BLACK: f"{rv.black} (Black)"}
                 g["cube"] = [{**c.as_dict(), "player": labels[c.player]} for c in rv.cube]
                 g["cube_players"] = {labels[c]: s.as_dict() for c, s in cube_summaries(rv.cube).items()}
     return {"name": req.name, "kind": kind, "judge": level, "ply": eng.level(level).ply, "games": games,
