@@ -96,8 +96,12 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True,
                    help="student checkpoint path: each epoch's network is written to OUT with _epN before the suffix "
                         "(OUT_ep1.pt, OUT_ep2.pt, ...); OUT itself is not written")
+    p.add_argument("--phases", nargs="+", default=None, metavar="PHASE",
+                   help="fit only positions of these phases (contact, race, bearoff, crashed: bgrl.evaluation.phase)")
     p.add_argument("--epochs", type=int, default=4, help="training epochs (0: make --data and score the student only)")
     p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--lr-final", type=float, default=None,
+                   help="decay the step size linearly per epoch from --lr to this (default: constant --lr)")
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
@@ -113,8 +117,15 @@ def main(argv=None) -> int:
         _fail(f"--epochs must be >= 0 (0: only make --data), got {args.epochs}")
     if not (math.isfinite(args.lr) and args.lr > 0):
         _fail(f"--lr must be a finite number > 0, got {args.lr}")
+    if args.lr_final is not None and not (math.isfinite(args.lr_final) and args.lr_final > 0):
+        _fail(f"--lr-final must be a finite number > 0, got {args.lr_final}")
     if args.batch < 1:
         _fail(f"--batch must be >= 1, got {args.batch}")
+    from bgrl.evaluation.phase import PHASE_NAMES
+
+    bad = [ph for ph in args.phases or () if ph not in PHASE_NAMES]
+    if bad:
+        _fail(f"--phases: unknown phase {bad[0]!r}; expected some of {', '.join(PHASE_NAMES)}")
     seen = {}
     for d in args.data:
         key = Path(d).resolve()
@@ -187,13 +198,22 @@ def main(argv=None) -> int:
         with atomic_writer(data) as f:
             np.savez_compressed(f, boards=boards, targets=targets, teacher=str(args.teacher), ply=ply)
         sources = [f"{args.teacher} at {ply}-ply"]
+    if args.phases:
+        from bgrl.training.distill import select_phases
+
+        n_all = boards.shape[0]
+        boards, targets = select_phases(boards, targets, args.phases)
+        print(f"phases {', '.join(args.phases)}: {boards.shape[0]} of {n_all} positions", flush=True)
+        if boards.shape[0] < MIN_POSITIONS:
+            _fail(f"--phases {' '.join(args.phases)} leaves {boards.shape[0]} positions; expected at least {MIN_POSITIONS} to fit")
     bench = load_benchmark()
 
     def on_epoch(ep, net):
         path = out.with_name(f"{out.stem}_ep{ep}{out.suffix}")
         meta = {k: v for k, v in smeta.items() if k not in ("hidden", "n_inputs", "package_version")}
         meta.update(distilled={"targets": sources, "data": [Path(d).name for d in args.data],
-                               "positions": int(boards.shape[0]), "epochs": ep, "lr": args.lr, "batch": args.batch})
+                               "positions": int(boards.shape[0]), "epochs": ep, "lr": args.lr, "lr_final": args.lr_final,
+                               "batch": args.batch})
         try:
             save_checkpoint(path, net, meta)
         except OSError as exc:
@@ -203,7 +223,7 @@ def main(argv=None) -> int:
 
     r0 = error_rate(network_evaluator(snet, smeta["encoder"]), bench)
     print(f"student before: benchmark {r0['all']:.2f} mp (contact {r0['contact']:.2f}, race {r0['race']:.2f})", flush=True)
-    fit(snet, smeta["encoder"], boards, targets, epochs=args.epochs, lr=args.lr, batch=args.batch, seed=args.seed,
+    fit(snet, smeta["encoder"], boards, targets, epochs=args.epochs, lr=args.lr, lr_final=args.lr_final, batch=args.batch, seed=args.seed,
         on_epoch=on_epoch, log=lambda s: print(s, flush=True))
     return 0
 

@@ -62,3 +62,35 @@ def test_fit_moves_the_network_toward_the_targets(evaluator):
     assert hist["holdout_equity_mae"][-1] < 0.5 * hist["holdout_equity_mae"][0]
     with pytest.raises(ValueError, match="targets"):
         fit(student, "td198r", a, teacher[:-1], log=lambda s: None)
+
+
+def test_fit_decays_the_step_size_linearly_to_lr_final(evaluator):
+    a = collect_positions(evaluator, games=3, seed=2)
+    t = np.asarray(evaluator(a), dtype=np.float32)
+    student, _ = load_network(resolve_checkpoint("default"))
+    seen = []
+
+    def on_epoch(ep, net, state):
+        seen.append(state["optimizer"]["param_groups"][0]["lr"])
+
+    fit(student, "td198r", a, t, epochs=3, lr=1e-3, lr_final=1e-4, batch=64, log=lambda s: None, on_epoch=on_epoch)
+    assert np.allclose(seen, [1e-3, 5.5e-4, 1e-4])
+    seen.clear()
+    fit(student, "td198r", a, t, epochs=2, lr=2e-3, batch=64, log=lambda s: None, on_epoch=on_epoch)
+    assert seen == [2e-3, 2e-3]
+
+
+def test_select_phases_keeps_the_rows_of_the_named_phases():
+    from bgrl.evaluation.phase import CRASHED, RACE, classify
+    from bgrl.training.distill import select_phases
+    from test_movegen import random_game_positions
+
+    boards, _ = random_game_positions(np.random.default_rng(4), 3000, 64)
+    targets = np.random.default_rng(0).random((boards.shape[0], 5)).astype(np.float32)
+    b, t = select_phases(boards, targets, ["race", "crashed"])
+    keep = np.isin(classify(boards), (RACE, CRASHED))
+    assert 0 < b.shape[0] == keep.sum() < boards.shape[0]
+    assert np.array_equal(b, boards[keep]) and np.array_equal(t, targets[keep])
+    for bad in (["endgame"], []):
+        with pytest.raises(ValueError, match="phases must be a non-empty list of contact, race, bearoff, crashed"):
+            select_phases(boards, targets, bad)

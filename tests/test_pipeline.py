@@ -85,6 +85,12 @@ def _err(args, capsys):
     ('[[stage]]\nkind = "td"\nalpha = true\n', "alpha must be a float"),
     ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\nepochs = 1.5\n', "stage 2 (distill): epochs must be an int"),
     ('[[stage]]\nkind = "td"\nbogus = 1\n', "unknown setting 'bogus'"),
+    ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\nphases = ["endgame"]\n',
+     "stage 2 (distill): phases must be a non-empty list of contact, race, bearoff, crashed"),
+    ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\ndata_seeds = [1, 2]\ndata_noises = [0.02]\n',
+     "data_noises needs one noise per data seed"),
+    ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\ndata_noises = [-0.1]\n', "data_noises must be >= 0"),
+    ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\nlr_final = 0\n', "lr_final must be > 0"),
     ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "average"\nstage = "nope"\nepochs = [1, 2]\n', "'nope' is not an earlier stage"),
 ])
 def test_bad_recipes_are_one_line_errors(tmp_path, capsys, body, needle):
@@ -168,3 +174,42 @@ def test_config_and_recipe_files_share_one_reader(tmp_path, capsys, name, conten
     assert not is_recipe(cfg)
     code, err = _err(["train", "--config", str(cfg), "--run-dir", str(tmp_path / "run")], capsys)
     assert code == 2 and err.count("\n") == 1 and needle in err, err
+
+
+def test_distill_stage_with_data_noises_phases_and_lr_final(tmp_path):
+    import numpy as np
+
+    from bgrl.evaluation.phase import CONTACT, CRASHED, classify
+
+    cfg = tmp_path / "phases.toml"
+    cfg.write_text('''name = "phases"
+[[stage]]
+kind = "distill"
+init = "default"
+games = 6
+data_seeds = [1, 2]
+data_noises = [0.0, 0.5]
+phases = ["contact", "crashed"]
+ply = 0
+epochs = 2
+lr = 0.003
+lr_final = 0.001
+batch = 64
+''')
+    lines = []
+    out = run_pipeline(load_recipe(cfg), tmp_path / "run", progress=False, log=lines.append)
+    folder = tmp_path / "run" / "01-distill"
+    boards = np.concatenate([np.load(folder / f"data_{s}.npz")["boards"] for s in (1, 2)])
+    kept = int(np.isin(classify(boards), (CONTACT, CRASHED)).sum())
+    assert 0 < kept < boards.shape[0]
+    assert any(f"phases contact, crashed: {kept} of {boards.shape[0]} positions" in ln for ln in lines), lines
+    meta = torch.load(out, map_location="cpu", weights_only=True)["meta"]
+    assert meta["distilled"]["positions"] == kept
+    state = torch.load(folder / "epoch_2.pt", map_location="cpu", weights_only=True)["trainer"]
+    assert state["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.001)
+    # the two seeds were played with their own noise: seed 1 greedy (as a noise-0 stage gives)
+    cfg0 = tmp_path / "greedy.toml"
+    cfg0.write_text(cfg.read_text().replace("data_seeds = [1, 2]\ndata_noises = [0.0, 0.5]", "data_seeds = [1]\nnoise = 0.0"))
+    run_pipeline(load_recipe(cfg0), tmp_path / "run0", progress=False, log=lambda *_: None)
+    assert np.array_equal(np.load(tmp_path / "run0" / "01-distill" / "data_1.npz")["boards"],
+                          np.load(folder / "data_1.npz")["boards"])

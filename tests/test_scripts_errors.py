@@ -236,3 +236,58 @@ def test_bench_engine_batch_prints_its_table(capsys):
     out = capsys.readouterr().out
     rows = {ln.split("  ")[0]: ln.split()[-2:] for ln in out.splitlines()[2:]}
     assert len(rows) == 3 and all(float(v[0]) > 0 and v[1].endswith("x") for v in rows.values())
+
+
+# ---------------------------------------------------------------- rollout_targets
+
+
+@pytest.fixture(scope="module")
+def rollout_targets():
+    return _script("rollout_targets")
+
+
+def _race_npz(path, n=120):
+    """A distill data file of ``n`` race after-states (racing positions of a few checkers)."""
+    rng = np.random.default_rng(1)
+    boards = np.zeros((n, 26), dtype=np.int8)
+    for i in range(n):
+        for p in rng.choice(np.arange(1, 10), 3, replace=False):
+            boards[i, p] = 1
+        for p in rng.choice(np.arange(14, 25), 3, replace=False):
+            boards[i, p] = -1
+    targets = np.full((n, 5), 0.5, dtype=np.float32)
+    targets[:, 1:] = 0.0
+    np.savez(path, boards=boards, targets=targets, teacher="td198g", ply=1)
+    return str(path)
+
+
+@pytest.mark.parametrize("flags, expected", [
+    (["--trials", "0"], "--trials must be >= 1, got 0"),
+    (["--chunk", "0"], "--chunk must be >= 1"),
+    (["--max-positions", "0"], "--max-positions must be >= 1"),
+    (["--phases", "endgame"], "unknown phase 'endgame'"),
+    (["--phases", "contact"], "0 positions selected; expected at least 100"),
+    (["--network", "nosuch-net"], "--network"),
+])
+def test_rollout_targets_refuses_bad_arguments(rollout_targets, capsys, tmp_path, flags, expected):
+    data = _race_npz(tmp_path / "race.npz")
+    _error(capsys, rollout_targets, [data, "--out", str(tmp_path / "o.npz"), *flags], expected)
+
+
+def test_rollout_targets_writes_distill_data_and_resumes(rollout_targets, distill, capsys, tmp_path):
+    data = _race_npz(tmp_path / "race.npz")
+    out = tmp_path / "ro.npz"
+    argv = [data, "--out", str(out), "--phases", "race", "--network", "td198g", "--trials", "4", "--chunk", "64"]
+    assert rollout_targets.main(argv) == 0
+    first = capsys.readouterr().out
+    assert first.count("part ") == 2 and "wrote" in first
+    boards, targets, teacher, ply = distill.load_data(str(out), 3)
+    from bgrl.evaluation.phase import RACE, classify
+
+    n_race = int((classify(np.load(data)["boards"]) == RACE).sum())
+    assert 100 <= n_race < 120  # a few of the boards are bear-offs, left out
+    assert boards.shape == (n_race, 26) and targets.shape == (n_race, 5) and teacher == "rollout:td198g:4" and ply == 0
+    assert ((targets >= 0) & (targets <= 1)).all() and (targets[:, 1] <= targets[:, 0] + 1e-6).all()
+    assert rollout_targets.main(argv) == 0  # the parts are there: nothing is rolled out again, same bits
+    assert "part " not in capsys.readouterr().out
+    assert np.array_equal(distill.load_data(str(out), 3)[1], targets)

@@ -41,7 +41,24 @@ from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 from bgrl.agents.search import after_state_probs, group_argmax
 
-__all__ = ["collect_positions", "search_targets", "fit", "resolve_device"]
+__all__ = ["collect_positions", "search_targets", "select_phases", "fit", "resolve_device"]
+
+
+def select_phases(boards: np.ndarray, targets: np.ndarray, phases) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of (boards int8 (N, 26), targets float32 (N, 5)) whose phase
+    (:func:`bgrl.evaluation.phase.classify`) is one of ``phases`` (names of
+    :data:`bgrl.evaluation.phase.PHASE_NAMES`): the training set of a phase network.
+
+    Raises ValueError for an unknown or empty list of phases.
+    """
+    from bgrl.evaluation.phase import PHASE_NAMES, classify
+
+    phases = list(phases)
+    bad = [p for p in phases if p not in PHASE_NAMES]
+    if bad or not phases:
+        raise ValueError(f"phases must be a non-empty list of {', '.join(PHASE_NAMES)}; got {phases}")
+    keep = np.isin(classify(boards), [PHASE_NAMES.index(p) for p in phases])
+    return boards[keep], targets[keep]
 
 
 def collect_positions(evaluator, games: int, seed: int = 0, noise: float = 0.0, parallel: int = 256) -> np.ndarray:
@@ -109,6 +126,7 @@ def fit(
     *,
     epochs: int = 4,
     lr: float = 1e-4,
+    lr_final: float | None = None,
     batch: int = 256,
     holdout: float = 0.05,
     seed: int = 0,
@@ -132,6 +150,10 @@ def fit(
     Resuming: ``start_epoch=k`` with the ``state`` saved after epoch k and ``net`` holding
     that epoch's weights continues with epoch k + 1 exactly as an uninterrupted fit would
     (bit for bit on one device: the same shuffles and Adam moments).
+
+    ``lr_final``: None (default) keeps Adam's step size at ``lr``; a number decays it linearly
+    per epoch, from ``lr`` in epoch 1 to ``lr_final`` in epoch ``epochs`` (a resumed fit
+    continues the same schedule).
 
     ``device``: ``"cpu"`` (default), ``"cuda"`` or ``"auto"`` (cuda when available): where
     the network and the batches live during the fit; ``net`` is back on the CPU afterwards.
@@ -184,6 +206,10 @@ def fit(
     log(f"before: holdout loss {loss:.5f}, equity error {mae:.4f} ({n_hold} positions held out, {train_idx.size} to train)")
     for ep in range(start_epoch + 1, epochs + 1):
         t0 = time.perf_counter()
+        if lr_final is not None:
+            step = lr if epochs == 1 else lr + (lr_final - lr) * (ep - 1) / (epochs - 1)
+            for g in opt.param_groups:
+                g["lr"] = step
         order = torch.from_numpy(rng.permutation(train_idx)).to(dev)
         net.train()
         for i in range(0, order.numel(), batch):

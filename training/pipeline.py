@@ -25,9 +25,11 @@ Stages (``kind``) and their settings (types checked; a wrong one is a one-line e
 ``distill``
     Search distillation (:mod:`bgrl.training.distill`): ``teacher`` (default: the stage's
     input network), ``games`` (self-play games per data seed), ``data_seeds`` (list of ints,
-    default ``[seed]``), ``noise``, ``ply``, ``parallel``, ``extra_data`` (names of earlier
-    distill stages whose positions and targets are joined before this stage's own), then the
-    fit: ``epochs``, ``lr``, ``batch``, ``holdout``, ``seed``, ``device`` (cpu, cuda, auto).
+    default ``[seed]``), ``noise``, ``data_noises`` (one noise per data seed, in place of
+    ``noise``), ``ply``, ``parallel``, ``extra_data`` (names of earlier
+    distill stages whose positions and targets are joined before this stage's own), ``phases``
+    (fit only the positions of these phases of :mod:`bgrl.evaluation.phase`, e.g. ``["race"]``
+    for a race network; the data files keep every position), then the fit: ``epochs``, ``lr``, ``batch``, ``holdout``, ``seed``, ``device`` (cpu, cuda, auto).
 ``average``
     :func:`bgrl.training.average.average_networks` of the epoch networks ``epochs = [FIRST,
     LAST]`` (inclusive) of the distill stage ``stage``, or of the checkpoints ``checkpoints``.
@@ -52,6 +54,7 @@ __all__ = ["STAGE_SETTINGS", "Stage", "Recipe", "load_recipe", "recipe_path", "s
            "run_pipeline", "is_pipeline_run"]
 
 _INT, _FLOAT, _STR, _BOOL, _INTS, _STRS, _TABLES = "int", "float", "str", "bool", "list of ints", "list of strings", "list of tables"
+_FLOATS = "list of numbers"
 
 _TD = {"games": _INT, "hidden": _INT, "encoder": _STR, "alpha": _FLOAT, "alpha_final": _FLOAT, "lam": _FLOAT,
        "parallel": _INT, "seed": _INT, "eval_every": _INT, "eval_games": _INT, "checkpoint_every": _INT,
@@ -63,8 +66,8 @@ _TD_THEN = {"games": _INT, "stop_at": _INT, "alpha": _FLOAT, "alpha_final": _FLO
 STAGE_SETTINGS: dict[str, dict[str, str]] = {
     "td": _TD,
     "widen": {"encoder": _STR, "hidden": _INT, "noise": _FLOAT, "seed": _INT},
-    "distill": {"teacher": _STR, "games": _INT, "data_seeds": _INTS, "noise": _FLOAT, "ply": _INT, "parallel": _INT,
-                "extra_data": _STRS, "epochs": _INT, "lr": _FLOAT, "batch": _INT, "holdout": _FLOAT, "seed": _INT,
+    "distill": {"teacher": _STR, "games": _INT, "data_seeds": _INTS, "noise": _FLOAT, "data_noises": _FLOATS, "ply": _INT, "parallel": _INT,
+                "extra_data": _STRS, "phases": _STRS, "epochs": _INT, "lr": _FLOAT, "lr_final": _FLOAT, "batch": _INT, "holdout": _FLOAT, "seed": _INT,
                 "device": _STR},
     "average": {"stage": _STR, "epochs": _INTS, "checkpoints": _STRS},
 }
@@ -87,6 +90,8 @@ def _type_ok(v, t: str) -> bool:
         return isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
     if t == _STRS:
         return isinstance(v, list) and all(isinstance(x, str) for x in v)
+    if t == _FLOATS:
+        return isinstance(v, list) and all(_type_ok(x, _FLOAT) for x in v)
     if t == _TABLES:
         return isinstance(v, list) and all(isinstance(x, dict) for x in v)
     raise AssertionError(t)
@@ -237,12 +242,19 @@ def load_recipe(spec) -> Recipe:
             except ValueError as exc:
                 raise ValueError(f"{where}: stage {n} (td): {exc}") from None
         if kind == "distill":
+            from bgrl.evaluation.phase import PHASE_NAMES
+
             full = {**_DISTILL_DEFAULTS, **settings}
             checks = [(full["games"] >= 1, "games must be >= 1"), (full["noise"] >= 0, "noise must be >= 0"),
                       (0 <= full["ply"] <= 3, "ply must be 0..3"), (full["epochs"] >= 1, "epochs must be >= 1"),
-                      (full["lr"] > 0, "lr must be > 0"), (full["batch"] >= 1, "batch must be >= 1"),
+                      (full["lr"] > 0, "lr must be > 0"), (full.get("lr_final", 1.0) > 0, "lr_final must be > 0"), (full["batch"] >= 1, "batch must be >= 1"),
                       (0 < full["holdout"] < 1, "holdout must lie in (0, 1)"), (full["parallel"] >= 1, "parallel must be >= 1"),
-                      (full["device"] in ("cpu", "cuda", "auto"), "device must be cpu, cuda or auto")]
+                      (full["device"] in ("cpu", "cuda", "auto"), "device must be cpu, cuda or auto"),
+                      (all(ph in PHASE_NAMES for ph in full.get("phases", PHASE_NAMES)) and full.get("phases", True) != [],
+                       f"phases must be a non-empty list of {', '.join(PHASE_NAMES)}"),
+                      (all(x >= 0 for x in full.get("data_noises", [])), "data_noises must be >= 0"),
+                      ("data_noises" not in full or len(full["data_noises"]) == len(full.get("data_seeds", [full["seed"]])),
+                       "data_noises needs one noise per data seed")]
             for ok, msg in checks:
                 if not ok:
                     raise ValueError(f"{where}: stage {n} (distill): {msg}")
@@ -406,7 +418,7 @@ def _run_distill(stage, folder, init, outputs, run_dir, progress, log, stop):
     from bgrl._resources import resolve_checkpoint
     from bgrl.evaluation.networks import load_checkpoint, load_network, save_checkpoint
     from bgrl.evaluation.table import network_evaluator
-    from bgrl.training.distill import collect_positions, fit, resolve_device, search_targets
+    from bgrl.training.distill import collect_positions, fit, resolve_device, search_targets, select_phases
 
     s = {**_DISTILL_DEFAULTS, **stage.settings}
     resolve_device(s["device"])  # a missing CUDA fails before the slow work
@@ -414,11 +426,12 @@ def _run_distill(stage, folder, init, outputs, run_dir, progress, log, stop):
     tnet, tmeta = load_network(teacher_path)
     teacher = network_evaluator(tnet, tmeta["encoder"])
     seeds = s.get("data_seeds", [s["seed"]])
-    for seed, path in zip(seeds, _data_files(stage, folder)):
+    noises = s.get("data_noises", [s["noise"]] * len(seeds))
+    for seed, noise, path in zip(seeds, noises, _data_files(stage, folder)):
         if path.is_file():
             continue
         t0 = time.perf_counter()
-        boards = collect_positions(teacher, s["games"], seed=seed, noise=s["noise"], parallel=s["parallel"])
+        boards = collect_positions(teacher, s["games"], seed=seed, noise=noise, parallel=s["parallel"])
         bar = None
         if progress:
             from tqdm import tqdm
@@ -446,6 +459,10 @@ def _run_distill(stage, folder, init, outputs, run_dir, progress, log, stop):
             parts.append((z["boards"].astype(np.int8), z["targets"].astype(np.float32)))
     boards = np.concatenate([b for b, _ in parts])
     targets = np.concatenate([t for _, t in parts])
+    if "phases" in s:
+        n_all = boards.shape[0]
+        boards, targets = select_phases(boards, targets, s["phases"])
+        log(f"  phases {', '.join(s['phases'])}: {boards.shape[0]} of {n_all} positions")
     done_epochs = sorted(int(p.stem.split("_")[1]) for p in folder.glob("epoch_*.pt"))
     start, fit_state = 0, None
     if done_epochs:
@@ -474,7 +491,7 @@ def _run_distill(stage, folder, init, outputs, run_dir, progress, log, stop):
             fh.write(json.dumps({"stage": stage.name, "message": msg}) + "\n")
 
     if start < s["epochs"]:
-        fit(net, meta["encoder"], boards, targets, epochs=s["epochs"], lr=s["lr"], batch=s["batch"], holdout=s["holdout"],
+        fit(net, meta["encoder"], boards, targets, epochs=s["epochs"], lr=s["lr"], lr_final=s.get("lr_final"), batch=s["batch"], holdout=s["holdout"],
             seed=s["seed"], log=log_line, on_epoch=on_epoch, start_epoch=start, state=fit_state, device=s["device"])
     shutil.copyfile(folder / f"epoch_{s['epochs']}.pt", folder / "final.pt")
 

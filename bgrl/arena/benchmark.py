@@ -49,7 +49,7 @@ from bgrl.agents.base import group_argmax
 from bgrl._fileio import atomic_writer
 from bgrl.rules.board import Position
 from bgrl.rules.movegen import AfterStates, generate
-from bgrl.rules.outcome import is_race
+from bgrl.evaluation.phase import CONTACT, CRASHED, classify
 
 __all__ = [
     "PHASES",
@@ -79,15 +79,11 @@ def shipped_benchmark_path() -> Path:
 def phase_of(boards: np.ndarray) -> np.ndarray:
     """Phase of each position, int8 (N,): 0 contact, 1 race, 2 bear-off (see module docstring).
 
-    boards : int (N, 26), either side on roll (the test is symmetric).
+    boards : int (N, 26), either side on roll (the test is symmetric). The classes are
+    :func:`bgrl.evaluation.phase.classify`'s, with its crashed positions counted as contact.
     """
-    b = np.asarray(boards)
-    race = is_race(b)
-    mover_home = (b[:, 7:25] <= 0).all(axis=1) & (b[:, 25] == 0)
-    opp_home = (b[:, 1:19] >= 0).all(axis=1) & (b[:, 0] == 0)
-    ph = np.zeros(b.shape[0], dtype=np.int8)
-    ph[race] = 1
-    ph[race & mover_home & opp_home] = 2
+    ph = classify(boards)
+    ph[ph == CRASHED] = CONTACT
     return ph
 
 

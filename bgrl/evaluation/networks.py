@@ -411,10 +411,43 @@ def open_network(spec="default", *, cache: bool = True, backend: str = "torch") 
         digest, listed = verify_manifest(path)
         net, meta = load_network(path)
         loaded = LoadedNetwork(network_evaluator(net, meta["encoder"]), meta, path, digest, listed)
+    if loaded.meta.get("phase_networks"):
+        loaded = _with_phase_networks(loaded, cache=cache, backend=backend)
     if cache:
         with _CACHE_LOCK:
             _CACHE[key] = loaded
     return loaded
+
+
+def _with_phase_networks(loaded: LoadedNetwork, *, cache: bool, backend: str) -> LoadedNetwork:
+    """``loaded`` with its meta's ``phase_networks`` ({phase name: checkpoint file beside it})
+    composed into one :class:`bgrl.evaluation.phase.PhaseEvaluator`, each phase's network
+    opened with the same backend. Raises CheckpointError for an unknown phase, a missing or
+    unreadable phase network, or one that has phase networks of its own."""
+    from dataclasses import replace
+
+    from bgrl.evaluation.phase import PHASE_NAMES, PhaseEvaluator
+
+    spec = loaded.meta["phase_networks"]
+    if not isinstance(spec, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in spec.items()):
+        raise CheckpointError(f"{_p(loaded.path)}: phase_networks must map phase names to checkpoint files, got {spec!r}")
+    by_phase, names = {}, {}
+    for phase, file in spec.items():
+        if phase not in PHASE_NAMES:
+            raise CheckpointError(f"{_p(loaded.path)}: phase_networks names an unknown phase {phase!r}; "
+                                  f"expected some of {', '.join(PHASE_NAMES)}")
+        sub_path = loaded.path.parent / file
+        if Path(file).name != file:
+            raise CheckpointError(f"{_p(loaded.path)}: phase network {file!r} must be a file name beside it")
+        try:
+            sub = open_network(sub_path, cache=cache, backend=backend)
+        except CheckpointError as exc:
+            raise CheckpointError(f"{_p(loaded.path)}: its {phase} network: {exc}") from None
+        if isinstance(sub.evaluator, PhaseEvaluator):
+            raise CheckpointError(f"{_p(loaded.path)}: its {phase} network {file} has phase networks of its own")
+        code = PHASE_NAMES.index(phase)
+        by_phase[code], names[code] = sub.evaluator, Path(file).stem
+    return replace(loaded, evaluator=PhaseEvaluator(loaded.evaluator, by_phase, names))
 
 
 def load_evaluator(spec="default", *, cache: bool = True, backend: str = "torch"):

@@ -1,0 +1,118 @@
+"""Rollout targets for distillation: roll out the positions of distill data files.
+
+    python scripts/rollout_targets.py runs/d5/d_41.npz runs/d5/d_42.npz --phases race \\
+        --network distilled --trials 144 --out runs/d5/race_rollouts.npz
+    python scripts/distill.py --student distilled --data runs/d5/race_rollouts.npz --out runs/race.pt ...
+
+Reads the positions (after-states, ``boards`` of ``scripts/distill.py`` data files), keeps those
+of the given phases (:mod:`bgrl.evaluation.phase`), and rolls each out from the side on roll
+after the play (:func:`bgrl.agents.rollout.rollout_boards`: cubeless money, stratified dice,
+0-ply checker play of ``--network``, trials stopped at exact values). The targets are the
+rollouts' mean probabilities, turned back to the side that played and clipped to [0, 1], in
+a file ``scripts/distill.py --data`` reads (teacher ``rollout:NETWORK:TRIALS``, ply 0).
+
+Resumable: the positions are rolled out in chunks of ``--chunk``, each written atomically to
+``OUT.partN.npz`` beside ``--out``; a rerun skips the chunks already written, and the parts
+are joined into ``--out`` at the end (the same seed gives the same bits). Bad input ends with
+a one-line ``rollout_targets.py: error: ...`` and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+PROG = "rollout_targets.py"
+
+
+def _fail(msg: str):
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("data", nargs="+", help="distill data files (npz from scripts/distill.py)")
+    p.add_argument("--out", required=True, help="npz file of positions and rollout targets")
+    p.add_argument("--phases", nargs="+", default=None, metavar="PHASE",
+                   help="keep only positions of these phases (contact, race, bearoff, crashed)")
+    p.add_argument("--network", default="distilled", help="network whose 0-ply play rolls the trials out")
+    p.add_argument("--trials", type=int, default=144, help="trials per position")
+    p.add_argument("--variance-reduction", action="store_true", help="subtract the luck of each roll (slower)")
+    p.add_argument("--max-positions", type=int, default=None, help="use at most this many positions (the first)")
+    p.add_argument("--chunk", type=int, default=2048, help="positions per resumable part")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    if args.trials < 1:
+        _fail(f"--trials must be >= 1, got {args.trials}")
+    if args.chunk < 1:
+        _fail(f"--chunk must be >= 1, got {args.chunk}")
+    if args.max_positions is not None and args.max_positions < 1:
+        _fail(f"--max-positions must be >= 1, got {args.max_positions}")
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from distill import MIN_POSITIONS, load_data
+
+    import torch
+
+    from bgrl._fileio import atomic_writer
+    from bgrl.agents.rollout import rollout_boards
+    from bgrl.agents.search import MAX_PLY
+    from bgrl.evaluation.networks import CheckpointError, load_evaluator
+    from bgrl.evaluation.phase import PHASE_NAMES
+    from bgrl.evaluation.probabilities import flip_probs
+    from bgrl.rules.board import flip
+    from bgrl.training.distill import select_phases
+
+    bad = [ph for ph in args.phases or () if ph not in PHASE_NAMES]
+    if bad:
+        _fail(f"--phases: unknown phase {bad[0]!r}; expected some of {', '.join(PHASE_NAMES)}")
+    torch.set_num_threads(1)
+    parts = [load_data(d, MAX_PLY) for d in args.data]
+    boards = np.concatenate([b for b, _, _, _ in parts])
+    targets = np.concatenate([t for _, t, _, _ in parts])
+    if args.phases:
+        boards, _ = select_phases(boards, targets, args.phases)
+    if args.max_positions:
+        boards = boards[: args.max_positions]
+    if boards.shape[0] < MIN_POSITIONS:
+        _fail(f"{boards.shape[0]} positions selected; expected at least {MIN_POSITIONS}")
+    try:
+        ev = load_evaluator(args.network)
+    except CheckpointError as exc:
+        _fail(f"--network: {exc}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    n = boards.shape[0]
+    chunks = range(0, n, args.chunk)
+    t0 = time.perf_counter()
+    got = []
+    for k, i in enumerate(chunks):
+        part = out.with_name(f"{out.stem}.part{k}.npz")
+        if not part.is_file():
+            b = boards[i : i + args.chunk]
+            r = rollout_boards(ev, flip(b), trials=args.trials, seed=args.seed + k,
+                               variance_reduction=args.variance_reduction)
+            tgt = np.clip(flip_probs(r.probs), 0.0, 1.0).astype(np.float32)
+            with atomic_writer(part) as f:
+                np.savez_compressed(f, boards=b, targets=tgt, equity_se=r.equity_se.astype(np.float32))
+            el = time.perf_counter() - t0
+            print(f"  part {k}: positions {i + b.shape[0]}/{n} ({el:.0f} s, median equity SE "
+                  f"{float(np.median(r.equity_se)):.4f})", flush=True)
+        with np.load(part, allow_pickle=False) as z:
+            got.append(z["targets"])
+    tgt = np.concatenate(got)
+    teacher = f"rollout:{args.network}:{args.trials}" + (":vr" if args.variance_reduction else "")
+    with atomic_writer(out) as f:
+        np.savez_compressed(f, boards=boards, targets=tgt, teacher=teacher, ply=0)
+    print(f"wrote {out}: {n} positions, targets {teacher}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
