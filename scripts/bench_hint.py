@@ -7,7 +7,7 @@ process). Positions: contact positions (not races) with at least two legal plays
 self-play games of the shipped network; each ply gets its own third of them, so neither
 engine's evaluation cache is warmed by another ply's run (gnubg-nn caches evaluations,
 DESIGN.md). Ours: the full hint (every legal play with notation, ranked; the expert
-level's network and gnubg's normal move filters, 8 plays within 0.16 then 2 within 0.04).
+level's network by default, ``--level NAME`` another's, and gnubg's normal move filters, 8 plays within 0.16 then 2 within 0.04).
 gnubg-nn: ``best_move(board, d1, d2, n=ply, list=1)`` (its ranked list with its own move
 filters; called only where there is a choice, as its n-ply ``best_move`` crashes on some
 single-play positions).
@@ -56,6 +56,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--positions", type=int, default=60, help="positions in all, split over the three plies (default 60)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--level", default="expert",
+                   help="whose network and move filters search the hints (default expert; grandmaster: the top level's)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     from bgrl.rules.board import Position
@@ -63,13 +65,17 @@ def main(argv=None) -> int:
     from bgrl.agents.levels import load_level
 
     g = require_gnubg()
-    agent = load_level("expert")
+    try:
+        agent = load_level(args.level)
+    except ValueError as exc:
+        p.error(str(exc))
     decisions = contact_decisions(args.positions + 1, args.seed)
     warm_b, warm_d = decisions.pop()
     for ply in (0, 1, 2):  # warm both engines up on a position not timed
         agent.hint(Position.from_board(warm_b), warm_d, ply=ply)
         g.best_move(to_gnubg(warm_b), warm_d[0], warm_d[1], n=ply, s=b"X", list=1)
-    print(f"machine: {platform.machine()}, {platform.python_version()}, torch {torch.__version__}, 1 thread; "
+    print(f"level {args.level} ({agent.level.network} network); "
+          f"machine: {platform.machine()}, {platform.python_version()}, torch {torch.__version__}, 1 thread; "
           f"{len(decisions)} contact positions with a choice (seed {args.seed}), one third per ply")
     print(f"{'ply':>3}  {'n':>3}  {'ours wall':>10}  {'ours cpu':>9}  {'gnubg wall':>10}  {'gnubg cpu':>9}  {'ours/gnubg':>10}  {'target':>7}")
     print(f"{'':>3}  {'':>3}  {'median ms':>10}  {'mean ms':>9}  {'median ms':>10}  {'mean ms':>9}  {'(cpu)':>10}  {'ms':>7}")

@@ -44,9 +44,11 @@ def _fail(msg: str):
     sys.exit(2)
 
 
-def load_data(path: str, max_ply: int) -> tuple[np.ndarray, np.ndarray, str, int]:
+def load_data(path: str, max_ply: int, fail=None) -> tuple[np.ndarray, np.ndarray, str, int]:
     """Read and check one --data file. Returns (boards int8 (N, 26), targets float32 (N, 5),
-    teacher, ply); exits with a one-line error naming the file and what was expected."""
+    teacher, ply); exits with a one-line error naming the file and what was expected (through
+    ``fail(msg)``, default this script's own)."""
+    _fail = fail or globals()["_fail"]
     try:
         z = np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:

@@ -12,8 +12,10 @@ rollouts' mean probabilities, turned back to the side that played and clipped to
 a file ``scripts/distill.py --data`` reads (teacher ``rollout:NETWORK:TRIALS``, ply 0).
 
 Resumable: the positions are rolled out in chunks of ``--chunk``, each written atomically to
-``OUT.partN.npz`` beside ``--out``; a rerun skips the chunks already written, and the parts
-are joined into ``--out`` at the end (the same seed gives the same bits). Bad input ends with
+``OUT.partN.npz`` beside ``--out`` with its positions and settings; a rerun with the same
+arguments skips the chunks already written (a part made from other positions or settings is
+an error naming it), and the parts are joined into ``--out`` at the end (the same seed gives
+the same bits). Bad input ends with
 a one-line ``rollout_targets.py: error: ...`` and exit status 2.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +76,19 @@ def main(argv=None) -> int:
     if bad:
         _fail(f"--phases: unknown phase {bad[0]!r}; expected some of {', '.join(PHASE_NAMES)}")
     torch.set_num_threads(1)
-    parts = [load_data(d, MAX_PLY) for d in args.data]
+    seen = {}
+    for d in args.data:
+        key = Path(d).resolve()
+        if key in seen:
+            _fail(f"{d} is given twice (also as {seen[key]}); expected distinct files")
+        seen[key] = d
+    out = Path(args.out)
+    from bgrl._fileio import output_file_problem
+
+    problem = output_file_problem("--out", out) or output_file_problem("--out", out.with_name(f"{out.stem}.part0.npz"))
+    if problem:
+        _fail(problem)
+    parts = [load_data(d, MAX_PLY, fail=_fail) for d in args.data]
     boards = np.concatenate([b for b, _, _, _ in parts])
     targets = np.concatenate([t for _, t, _, _ in parts])
     if args.phases:
@@ -86,26 +101,34 @@ def main(argv=None) -> int:
         ev = load_evaluator(args.network)
     except CheckpointError as exc:
         _fail(f"--network: {exc}")
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     n = boards.shape[0]
+    settings = f"network={args.network} trials={args.trials} vr={args.variance_reduction} seed={args.seed} chunk={args.chunk}"
     chunks = range(0, n, args.chunk)
     t0 = time.perf_counter()
     got = []
     for k, i in enumerate(chunks):
         part = out.with_name(f"{out.stem}.part{k}.npz")
+        b = boards[i : i + args.chunk]
         if not part.is_file():
-            b = boards[i : i + args.chunk]
             r = rollout_boards(ev, flip(b), trials=args.trials, seed=args.seed + k,
                                variance_reduction=args.variance_reduction)
             tgt = np.clip(flip_probs(r.probs), 0.0, 1.0).astype(np.float32)
             with atomic_writer(part) as f:
-                np.savez_compressed(f, boards=b, targets=tgt, equity_se=r.equity_se.astype(np.float32))
+                np.savez_compressed(f, boards=b, targets=tgt, equity_se=r.equity_se.astype(np.float32), settings=settings)
             el = time.perf_counter() - t0
             print(f"  part {k}: positions {i + b.shape[0]}/{n} ({el:.0f} s, median equity SE "
                   f"{float(np.median(r.equity_se)):.4f})", flush=True)
-        with np.load(part, allow_pickle=False) as z:
-            got.append(z["targets"])
+        try:
+            with np.load(part, allow_pickle=False) as z:
+                same = ("settings" in z.files and str(z["settings"]) == settings and np.array_equal(z["boards"], b)
+                        and z["targets"].shape == (b.shape[0], 5))
+                got.append(z["targets"])
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            _fail(f"part file {part} cannot be read ({exc}); remove it to roll its positions out again")
+        if not same:
+            _fail(f"part file {part} was made from other positions or settings than these ({settings}); "
+                  f"remove the {out.stem}.part*.npz files or choose another --out")
     tgt = np.concatenate(got)
     teacher = f"rollout:{args.network}:{args.trials}" + (":vr" if args.variance_reduction else "")
     with atomic_writer(out) as f:

@@ -160,7 +160,10 @@ def test_open_network_composes_phase_networks(tmp_path):
 @pytest.mark.parametrize("spec, match", [
     ({"endgame": "race.pt"}, "unknown phase 'endgame'"),
     ({"race": "missing.pt"}, "its race network: checkpoint not found"),
-    ({"race": "../race.pt"}, "must be a file name beside it"),
+    ({"race": "../race.pt"}, "must be the name of a .pt file beside it"),
+    ({"race": ".."}, "must be the name of a .pt file beside it"),
+    ({"race": ""}, "must be the name of a .pt file beside it"),
+    ({"race": "main.pt"}, "is the checkpoint itself"),
     ("race.pt", "phase_networks must map phase names"),
 ])
 def test_bad_phase_networks_are_checkpoint_errors(tmp_path, spec, match):
@@ -169,3 +172,52 @@ def test_bad_phase_networks_are_checkpoint_errors(tmp_path, spec, match):
     path = _composite(tmp_path, spec)
     with pytest.raises(CheckpointError, match=match):
         open_network(path, cache=False)
+
+
+def test_phase_networks_refuse_cycles_and_follow_file_changes(tmp_path):
+    from bgrl.evaluation.networks import CheckpointError, load_network, open_network, save_checkpoint
+    from bgrl._resources import resolve_checkpoint
+
+    main = _composite(tmp_path, {"race": "race.pt"})
+    race, rmeta = load_network(tmp_path / "race.pt")
+    clean = {k: v for k, v in rmeta.items() if k not in ("hidden", "n_inputs")}
+    save_checkpoint(tmp_path / "race.pt", race, {**clean, "phase_networks": {"race": "main.pt"}})  # a -> b -> a
+    with pytest.raises(CheckpointError, match="has phase networks of its own"):
+        open_network(main)
+    # the cache follows the phase network's file: a fixed race.pt is read again
+    other, ometa = load_network(resolve_checkpoint("td198g"))
+    save_checkpoint(tmp_path / "race.pt", other, {k: v for k, v in ometa.items() if k not in ("hidden", "n_inputs")})
+    b = np.zeros((1, 26), dtype=np.int8)
+    b[0, [3, 5, 6]], b[0, [20, 22, 24]] = 5, -5  # a race
+    ev = open_network(main).evaluator
+    assert np.array_equal(ev(b), open_network(tmp_path / "race.pt").evaluator(b))
+
+
+def test_auto_backend_falls_back_to_torch_per_phase_network(tmp_path):
+    from bgrl.evaluation.networks import open_network, write_weights_twin
+
+    main = _composite(tmp_path, {"race": "race.pt"})
+    write_weights_twin(main)  # the main network has a twin, its race network none
+    with pytest.raises(Exception, match="no numpy weights twin race.npz"):
+        open_network(main, backend="numpy", cache=False)
+    # in a fresh interpreter (torch not imported): "auto" reads the main network's twin in
+    # numpy and falls back to torch for the race network, which has none
+    import subprocess
+    import sys
+
+    code = ("import sys; from bgrl.evaluation.networks import open_network; "
+            "ev = open_network(sys.argv[1], backend='auto').evaluator; "
+            "print(type(ev.main).__name__, type(ev.by_phase[1]).__name__)")
+    r = subprocess.run([sys.executable, "-c", code, str(main)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["NumpyTableEvaluator", "TableNetEvaluator"]
+
+
+def test_bad_inputs_are_value_errors():
+    with pytest.raises(ValueError, match="integer boards"):
+        classify(START_BOARD.astype(np.float64))
+    with pytest.raises(ValueError, match="-15..15"):
+        classify(np.full((1, 26), 2**20, dtype=np.int64))
+    with pytest.raises(ValueError, match="use classify for a batch"):
+        phase_name(START_BOARD[None])
+    assert classify(np.zeros((0, 26), dtype=np.int8)).shape == (0,)

@@ -91,6 +91,7 @@ def _err(args, capsys):
      "data_noises needs one noise per data seed"),
     ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\ndata_noises = [-0.1]\n', "data_noises must be >= 0"),
     ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\nlr_final = 0\n', "lr_final must be > 0"),
+    ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\ndata_seeds = []\ndata_noises = []\n', "data_seeds must not be empty"),
     ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "average"\nstage = "nope"\nepochs = [1, 2]\n', "'nope' is not an earlier stage"),
 ])
 def test_bad_recipes_are_one_line_errors(tmp_path, capsys, body, needle):

@@ -268,10 +268,28 @@ def _race_npz(path, n=120):
     (["--phases", "endgame"], "unknown phase 'endgame'"),
     (["--phases", "contact"], "0 positions selected; expected at least 100"),
     (["--network", "nosuch-net"], "--network"),
+    (["--out", "FOLDER"], "is a folder; expected a file path"),
 ])
 def test_rollout_targets_refuses_bad_arguments(rollout_targets, capsys, tmp_path, flags, expected):
     data = _race_npz(tmp_path / "race.npz")
-    _error(capsys, rollout_targets, [data, "--out", str(tmp_path / "o.npz"), *flags], expected)
+    flags = [str(tmp_path) if f == "FOLDER" else f for f in flags]
+    argv = [data, *flags] if "--out" in flags else [data, "--out", str(tmp_path / "o.npz"), *flags]
+    _error(capsys, rollout_targets, argv, expected)
+
+
+def test_rollout_targets_names_itself_and_refuses_stale_parts(rollout_targets, capsys, tmp_path):
+    data = _race_npz(tmp_path / "race.npz")
+    _error(capsys, rollout_targets, [str(tmp_path / "nosuch.npz"), "--out", str(tmp_path / "o.npz")], "nosuch.npz")
+    _error(capsys, rollout_targets, [data, data, "--out", str(tmp_path / "o.npz")], "given twice")
+    out = str(tmp_path / "ro.npz")
+    base = [data, "--out", out, "--network", "td198g", "--trials", "4", "--chunk", "64", "--max-positions", "100"]
+    assert rollout_targets.main(base) == 0
+    capsys.readouterr()
+    # other settings, or other chunks, over the parts of the first run: an error, never mixed data
+    _error(capsys, rollout_targets, [*base, "--trials", "8"], "ro.part0.npz", "other positions or settings", "trials=8")
+    _error(capsys, rollout_targets, [*base, "--chunk", "30"], "ro.part0.npz", "other positions or settings")
+    (tmp_path / "ro.part1.npz").write_bytes(b"not an archive")
+    _error(capsys, rollout_targets, base, "ro.part1.npz", "cannot be read")
 
 
 def test_rollout_targets_writes_distill_data_and_resumes(rollout_targets, distill, capsys, tmp_path):

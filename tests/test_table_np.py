@@ -104,12 +104,14 @@ def test_row_sum_is_the_gather_sum():
 
 def test_numpy_evaluator_blocks_agree():
     """A large batch goes through in blocks; each position's value does not depend on the
-    batch it came in beyond float32 rounding (blocks of 64)."""
+    batch it came in beyond float32 rounding (blocks of 64; the compiled feature kernel and the
+    numpy reference may take turns, so values near 0 differ by up to about 2e-7, within the
+    7.2e-7 that ``scripts/check_hint_backends.py`` measured between backends)."""
     n = open_network("distilled", backend="numpy").evaluator
     a = _after_states(60)
     assert a.shape[0] > 2048
     whole = n(a)
-    assert np.allclose(np.concatenate([n(a[i : i + 700]) for i in range(0, a.shape[0], 700)]), whole, atol=1e-7)
+    assert np.allclose(np.concatenate([n(a[i : i + 700]) for i in range(0, a.shape[0], 700)]), whole, rtol=0, atol=1e-6)
 
 
 def test_backend_choice_and_errors(tmp_path, monkeypatch):

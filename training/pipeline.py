@@ -29,7 +29,9 @@ Stages (``kind``) and their settings (types checked; a wrong one is a one-line e
     ``noise``), ``ply``, ``parallel``, ``extra_data`` (names of earlier
     distill stages whose positions and targets are joined before this stage's own), ``phases``
     (fit only the positions of these phases of :mod:`bgrl.evaluation.phase`, e.g. ``["race"]``
-    for a race network; the data files keep every position), then the fit: ``epochs``, ``lr``, ``batch``, ``holdout``, ``seed``, ``device`` (cpu, cuda, auto).
+    for a race network; the data files keep every position), then the fit: ``epochs``, ``lr``,
+    ``lr_final`` (decay the step size linearly per epoch from ``lr`` to it), ``batch``,
+    ``holdout``, ``seed``, ``device`` (cpu, cuda, auto).
 ``average``
     :func:`bgrl.training.average.average_networks` of the epoch networks ``epochs = [FIRST,
     LAST]`` (inclusive) of the distill stage ``stage``, or of the checkpoints ``checkpoints``.
@@ -252,6 +254,7 @@ def load_recipe(spec) -> Recipe:
                       (full["device"] in ("cpu", "cuda", "auto"), "device must be cpu, cuda or auto"),
                       (all(ph in PHASE_NAMES for ph in full.get("phases", PHASE_NAMES)) and full.get("phases", True) != [],
                        f"phases must be a non-empty list of {', '.join(PHASE_NAMES)}"),
+                      (full.get("data_seeds", [0]) != [], "data_seeds must not be empty"),
                       (all(x >= 0 for x in full.get("data_noises", [])), "data_noises must be >= 0"),
                       ("data_noises" not in full or len(full["data_noises"]) == len(full.get("data_seeds", [full["seed"]])),
                        "data_noises needs one noise per data seed")]

@@ -102,9 +102,9 @@ LEVELS: dict[str, Level] = {
         Level("casual", "default", 0, (), 0.030, "the default network (TD, td198r inputs), 0-ply, with equity noise"),
         Level("intermediate", "default", 0, (), 0.0, "the default network (TD, td198r inputs), 0-ply"),
         Level("advanced", "td198g", 0, (), 0.0, "the best pure TD(lambda) network (td198g inputs), 0-ply"),
-        Level("expert", "distilled-r1", 0, (), 0.0, "an earlier network of the run that made the strongest one, 0-ply (gnubg's expert is 0-ply too)"),
-        Level("world-class", "distilled", 1, _F1, 0.0, "the strongest shipped network, 1-ply, gnubg's 0-ply filter"),
-        Level("grandmaster", "distilled", 2, GNUBG_FILTERS, 0.0, "the strongest shipped network, 2-ply, gnubg's filters "
+        Level("expert", "distilled", 0, (), 0.0, "the network the strongest one was distilled from, 0-ply (gnubg's expert is 0-ply too)"),
+        Level("world-class", "distilled2", 1, _F1, 0.0, "the strongest shipped network, 1-ply, gnubg's 0-ply filter"),
+        Level("grandmaster", "distilled2", 2, GNUBG_FILTERS, 0.0, "the strongest shipped network, 2-ply, gnubg's filters "
               "8/0.16 then 2/0.04 (gnubg's world-class setting searches 2-ply too)"),
     )
 }

@@ -342,7 +342,7 @@ def _pick_backend(backend: str, path: Path) -> str:
     return backend
 
 
-def open_network(spec="default", *, cache: bool = True, backend: str = "torch") -> LoadedNetwork:
+def open_network(spec="default", *, cache: bool = True, backend: str = "torch", _compose: bool = True) -> LoadedNetwork:
     """The one way a checkpoint becomes an evaluator (the CLI, agents, levels, review and the
     service all come here).
 
@@ -393,7 +393,7 @@ def open_network(spec="default", *, cache: bool = True, backend: str = "torch") 
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
         if hit is not None:
-            return hit
+            return _with_phase_networks(hit, cache=cache, backend=asked) if _compose and hit.meta.get("phase_networks") else hit
     if key is None or not path.is_file():
         load_network(path)  # raises its CheckpointError naming what was expected
     loaded = None
@@ -411,18 +411,20 @@ def open_network(spec="default", *, cache: bool = True, backend: str = "torch") 
         digest, listed = verify_manifest(path)
         net, meta = load_network(path)
         loaded = LoadedNetwork(network_evaluator(net, meta["encoder"]), meta, path, digest, listed)
-    if loaded.meta.get("phase_networks"):
-        loaded = _with_phase_networks(loaded, cache=cache, backend=backend)
     if cache:
         with _CACHE_LOCK:
             _CACHE[key] = loaded
+    if _compose and loaded.meta.get("phase_networks"):
+        # composed on every call from the cached parts, so that a changed phase network
+        # file is read again (each part's cache entry follows its own file)
+        loaded = _with_phase_networks(loaded, cache=cache, backend=asked)
     return loaded
 
 
 def _with_phase_networks(loaded: LoadedNetwork, *, cache: bool, backend: str) -> LoadedNetwork:
     """``loaded`` with its meta's ``phase_networks`` ({phase name: checkpoint file beside it})
     composed into one :class:`bgrl.evaluation.phase.PhaseEvaluator`, each phase's network
-    opened with the same backend. Raises CheckpointError for an unknown phase, a missing or
+    opened with the backend asked for (``"auto"`` falls back to torch network by network). Raises CheckpointError for an unknown phase, a missing or
     unreadable phase network, or one that has phase networks of its own."""
     from dataclasses import replace
 
@@ -436,15 +438,19 @@ def _with_phase_networks(loaded: LoadedNetwork, *, cache: bool, backend: str) ->
         if phase not in PHASE_NAMES:
             raise CheckpointError(f"{_p(loaded.path)}: phase_networks names an unknown phase {phase!r}; "
                                   f"expected some of {', '.join(PHASE_NAMES)}")
+        if file in ("", ".", "..") or Path(file).name != file or not file.endswith(".pt"):
+            raise CheckpointError(f"{_p(loaded.path)}: phase network {file!r} must be the name of a .pt file beside it")
         sub_path = loaded.path.parent / file
-        if Path(file).name != file:
-            raise CheckpointError(f"{_p(loaded.path)}: phase network {file!r} must be a file name beside it")
+        if sub_path.resolve() == loaded.path.resolve():
+            raise CheckpointError(f"{_p(loaded.path)}: its {phase} network {file!r} is the checkpoint itself; "
+                                  "expected another network's file beside it")
         try:
-            sub = open_network(sub_path, cache=cache, backend=backend)
+            sub = open_network(sub_path, cache=cache, backend=backend, _compose=False)
         except CheckpointError as exc:
             raise CheckpointError(f"{_p(loaded.path)}: its {phase} network: {exc}") from None
-        if isinstance(sub.evaluator, PhaseEvaluator):
-            raise CheckpointError(f"{_p(loaded.path)}: its {phase} network {file} has phase networks of its own")
+        if sub.meta.get("phase_networks"):
+            raise CheckpointError(f"{_p(loaded.path)}: its {phase} network {file} has phase networks of its own; "
+                                  "expected a plain network")
         code = PHASE_NAMES.index(phase)
         by_phase[code], names[code] = sub.evaluator, Path(file).stem
     return replace(loaded, evaluator=PhaseEvaluator(loaded.evaluator, by_phase, names))

@@ -15,6 +15,10 @@ crashed     3     contact, and one side has few checkers left in play outside it
                   points (:func:`crashed`)
 ==========  ====  ================================================================================
 
+Every bear-off position has an exact value in the bear-off database
+(:mod:`bgrl.evaluation.exact`), so a bear-off network is never asked while exact values are
+on, and self-play data (:func:`bgrl.training.distill.collect_positions`) holds none.
+
 Codes 0-2 are those of the error-rate benchmark's ``phase`` field
 (:data:`bgrl.arena.benchmark.PHASES`, which counts crashed positions as contact).
 
@@ -53,6 +57,10 @@ def _as_batch(boards) -> tuple[np.ndarray, bool]:
         single = False
     if b.ndim != 2 or b.shape[1] != 26:
         raise ValueError(f"expected boards of shape (N, 26) or (26,), got {np.asarray(boards).shape}")
+    if b.dtype.kind not in "iu":
+        raise ValueError(f"expected integer boards (int8, bgrl.rules.board), got dtype {b.dtype}")
+    if b.size and (b.min() < -15 or b.max() > 15):
+        raise ValueError("expected boards of checker counts in -15..15 (bgrl.rules.board)")
     return b.astype(np.int16), single
 
 
@@ -86,7 +94,8 @@ def classify(boards) -> np.ndarray:
 
     boards : int (N, 26) or (26,), :mod:`bgrl.rules.board` encoding, either side on roll ->
     int8 (N,) of :data:`CONTACT`, :data:`RACE`, :data:`BEAROFF`, :data:`CRASHED` (a numpy
-    int8 for one board). Raises ValueError for another shape.
+    int8 for one board). Raises ValueError for another shape, a dtype other than integers, or
+    counts outside -15..15.
     """
     b, single = _as_batch(boards)
     race = is_race(b)
@@ -100,7 +109,10 @@ def classify(boards) -> np.ndarray:
 
 
 def phase_name(board) -> str:
-    """The phase name of one position (``"contact"``, ``"race"``, ``"bearoff"``, ``"crashed"``)."""
+    """The phase name of one position int (26,) (``"contact"``, ``"race"``, ``"bearoff"``,
+    ``"crashed"``). Raises ValueError for another shape (a batch: use :func:`classify`)."""
+    if np.ndim(board) != 1:
+        raise ValueError(f"phase_name takes one board of shape (26,), got shape {np.shape(board)}; use classify for a batch")
     return PHASE_NAMES[int(classify(board))]
 
 
