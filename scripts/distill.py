@@ -82,6 +82,22 @@ def load_data(path: str, max_ply: int, fail=None) -> tuple[np.ndarray, np.ndarra
     return boards.astype(np.int8), targets.astype(np.float32), str(teacher), int(ply)
 
 
+def check_phases_and_files(phases, paths, fail, flag: str = "") -> None:
+    """Exit through ``fail(msg)`` for an unknown phase name (bgrl.evaluation.phase) among
+    ``phases`` (or None) or a file given twice among ``paths`` (``flag`` prefixes its name)."""
+    from bgrl.evaluation.phase import PHASE_NAMES
+
+    bad = [ph for ph in phases or () if ph not in PHASE_NAMES]
+    if bad:
+        fail(f"--phases: unknown phase {bad[0]!r}; expected some of {', '.join(PHASE_NAMES)}")
+    seen = {}
+    for d in paths:
+        key = Path(d).resolve()
+        if key in seen:
+            fail(f"{flag}{d} is given twice (also as {seen[key]}); expected distinct files")
+        seen[key] = d
+
+
 def main(argv=None) -> int:
     from bgrl.agents.search import MAX_PLY
 
@@ -123,17 +139,7 @@ def main(argv=None) -> int:
         _fail(f"--lr-final must be a finite number > 0, got {args.lr_final}")
     if args.batch < 1:
         _fail(f"--batch must be >= 1, got {args.batch}")
-    from bgrl.evaluation.phase import PHASE_NAMES
-
-    bad = [ph for ph in args.phases or () if ph not in PHASE_NAMES]
-    if bad:
-        _fail(f"--phases: unknown phase {bad[0]!r}; expected some of {', '.join(PHASE_NAMES)}")
-    seen = {}
-    for d in args.data:
-        key = Path(d).resolve()
-        if key in seen:
-            _fail(f"--data {d} is given twice (also as {seen[key]}); expected distinct files")
-        seen[key] = d
+    check_phases_and_files(args.phases, args.data, _fail, flag="--data ")
     out = Path(args.out)
     problem = output_file_problem("--out", out) or output_file_problem("--out", out.with_name(f"{out.stem}_ep1{out.suffix}"))
     if problem:

@@ -59,7 +59,7 @@ def main(argv=None) -> int:
         _fail(f"--max-positions must be >= 1, got {args.max_positions}")
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from distill import MIN_POSITIONS, load_data
+    from distill import MIN_POSITIONS, check_phases_and_files, load_data
 
     import torch
 
@@ -67,21 +67,12 @@ def main(argv=None) -> int:
     from bgrl.agents.rollout import rollout_boards
     from bgrl.agents.search import MAX_PLY
     from bgrl.evaluation.networks import CheckpointError, load_evaluator
-    from bgrl.evaluation.phase import PHASE_NAMES
     from bgrl.evaluation.probabilities import flip_probs
     from bgrl.rules.board import flip
     from bgrl.training.distill import select_phases
 
-    bad = [ph for ph in args.phases or () if ph not in PHASE_NAMES]
-    if bad:
-        _fail(f"--phases: unknown phase {bad[0]!r}; expected some of {', '.join(PHASE_NAMES)}")
+    check_phases_and_files(args.phases, args.data, _fail)
     torch.set_num_threads(1)
-    seen = {}
-    for d in args.data:
-        key = Path(d).resolve()
-        if key in seen:
-            _fail(f"{d} is given twice (also as {seen[key]}); expected distinct files")
-        seen[key] = d
     out = Path(args.out)
     from bgrl._fileio import output_file_problem
 
