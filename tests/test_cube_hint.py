@@ -16,7 +16,8 @@ from bgrl.rules.board import START_POSITION_ID, Position
 from bgrl.rules.cube import CubeState
 from bgrl.rules.matchid import match_id
 
-# Found by a search over self-play decisions with the shipped expert network (0-ply):
+# Found by a search over self-play decisions with the expert network of that day, `distilled-r1`
+# (0-ply), which the fixture below keeps playing:
 # at double match point (1-away/1-away) only wins count, and the shipped network's
 # cubeless best 2-2 (8/6(2) 6/4(2), more gammons) is not the one that wins most often.
 DMP_POS, DMP_DICE = "Ms+MwQCOzcEBAw", (2, 2)
@@ -38,6 +39,13 @@ def expert():
     return agent, ply
 
 
+@pytest.fixture(scope="module")
+def expert_r1():
+    """The expert level on the network the positions above were found with."""
+    agent, ply, _ = hint_agent("expert", None, "distilled-r1", backend="auto")
+    return agent, ply
+
+
 def test_ranked_by():
     assert ranked_by(None) == "cubeless" and ranked_by(CubeState()) == "cubeless"
     assert ranked_by(CubeState(cube_in_play=False, value=2, owner=1)) == "cubeless"
@@ -46,8 +54,8 @@ def test_ranked_by():
 
 
 @pytest.mark.parametrize("pos, dice, cube", [(DMP_POS, DMP_DICE, DMP), (POST_POS, POST_DICE, POST)])
-def test_match_score_changes_the_order_and_follows_cubeful_values(expert, capsys, pos, dice, cube):
-    agent, ply = expert
+def test_match_score_changes_the_order_and_follows_cubeful_values(expert_r1, capsys, pos, dice, cube):
+    agent, ply = expert_r1
     rows = agent.hint(Position.from_id(pos), dice, ply=ply)
     vals = cubeful_values(np.stack([r.play.after_state for r in rows]),
                           np.stack([r.probabilities.to_array() for r in rows]), cube)
@@ -57,7 +65,7 @@ def test_match_score_changes_the_order_and_follows_cubeful_values(expert, capsys
     cubeless = [r.play.notation for r in rows]
     assert want[0] != cubeless[0]  # the score changes the best play
 
-    out = _cli_json(capsys, f"{pos}:{match_id(cube, dice)}")
+    out = _cli_json(capsys, f"{pos}:{match_id(cube, dice)}", "--checkpoint", "distilled-r1")
     assert out["ranked_by"] == "mwc" and out["dice"] == list(dice)
     assert out["cube"] == {"value": 1, "owner": 0}
     assert out["match"] == {"length": cube.match_length, "score": list(cube.score), "crawford": False,
@@ -73,7 +81,7 @@ def test_match_score_changes_the_order_and_follows_cubeful_values(expert, capsys
         for p in out["plays"]:
             assert p["mwc"] == pytest.approx(p["probabilities"]["win"], abs=1e-5)
 
-    assert main(["hint", f"{pos}:{match_id(cube, dice)}", "--top", "3"]) == 0
+    assert main(["hint", f"{pos}:{match_id(cube, dice)}", "--top", "3", "--checkpoint", "distilled-r1"]) == 0
     text = capsys.readouterr().out
     a, b = cube.away
     assert f"ranked by match winning chances at {cube.match_length}-point match, {a}-away/{b}-away" in text

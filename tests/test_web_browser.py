@@ -368,12 +368,16 @@ def test_review_of_an_uploaded_mat_file(browser, server, shots):
     assert len(drv.find_elements(By.CSS_SELECTOR, "#cube-summary tbody tr")) == 2
     drv.execute_script("document.getElementById('cube-review').scrollIntoView({block: 'start'});")
     drv.save_screenshot(str(shots / "upload-cube.png"))
-    Select(drv.find_element(By.ID, "upload-game")).select_by_value("1")
-    _wait(drv, lambda: len(drv.find_elements(By.CSS_SELECTOR, "#chart circle.pt")) == len(games[1].record.turns), what="game 2")
-    # a marked play: the position with both plays as arrows, and why the best is better
-    g = up["games"][1]
-    marked = next((t for t in g["turns"] if t["mark"] and t["why"]), None)
-    assert marked is not None
+    # a marked play (in the first game after the first that has one, else the first): the
+    # position with both plays as arrows, and why the best is better
+    has = [gi for gi, g in enumerate(up["games"]) if any(t["mark"] and t["why"] for t in g["turns"])]
+    assert has, "no game of the file has a marked play with reasons"
+    gi = next((i for i in has if i > 0), has[0])
+    Select(drv.find_element(By.ID, "upload-game")).select_by_value(str(gi))
+    _wait(drv, lambda: len(drv.find_elements(By.CSS_SELECTOR, "#chart circle.pt")) == len(games[gi].record.turns),
+          what=f"game {gi + 1}")
+    g = up["games"][gi]
+    marked = next(t for t in g["turns"] if t["mark"] and t["why"])
     drv.execute_script("arguments[0].scrollIntoView({block: 'center'});",
                        drv.find_element(By.CSS_SELECTOR, f'#chart circle[data-turn="{marked["turn"]}"]'))
     drv.execute_script(f"document.querySelector('#chart circle[data-turn=\"{marked['turn']}\"]').dispatchEvent(new MouseEvent('click', {{bubbles: true}}));")
