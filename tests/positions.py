@@ -15,7 +15,21 @@ import numpy as np
 
 from test_movegen import ROLLS, all_rolls, random_game_positions, synthetic_positions
 
-__all__ = ["ROLLS", "all_rolls", "random_game_positions", "synthetic_positions", "agent_game_positions", "mixed_cases"]
+__all__ = ["ROLLS", "all_rolls", "random_game_positions", "synthetic_positions", "agent_game_positions", "mixed_cases",
+           "board_from"]
+
+
+def board_from(mover: dict, opp: dict, opp_bar: int = 0, mover_bar: int = 0) -> np.ndarray:
+    """A board int8 (26,) in the mover's view: ``mover`` / ``opp`` map the mover's points
+    (1..24) to each side's checker counts; at most 15 checkers a side."""
+    b = np.zeros(26, dtype=np.int8)
+    for p, n in mover.items():
+        b[p] = n
+    for p, n in opp.items():
+        b[p] = -n
+    b[0], b[25] = -opp_bar, mover_bar
+    assert np.maximum(b, 0).sum() <= 15 and np.maximum(-b, 0).sum() <= 15
+    return b
 
 
 def agent_game_positions(agent, rng: np.random.Generator, n: int, parallel: int = 64):

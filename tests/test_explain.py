@@ -10,17 +10,10 @@ import numpy as np
 from bgrl.agents.explain import compare_facts, fact_sentences, play_facts, shot_counts
 from bgrl.rules.board import START_BOARD, Position
 from bgrl.rules.notation import legal_plays
+from positions import board_from
 
 
-def _board(mover: dict, opp: dict, opp_bar: int = 0, mover_bar: int = 0) -> np.ndarray:
-    """A board in the mover's view: ``mover`` / ``opp`` map mover's points to counts."""
-    b = np.zeros(26, dtype=np.int8)
-    for p, n in mover.items():
-        b[p] = n
-    for p, n in opp.items():
-        b[p] = -n
-    b[0], b[25] = -opp_bar, mover_bar
-    return b
+_board = board_from
 
 
 def test_blot_at_six_with_the_points_between_open_has_17_shots():

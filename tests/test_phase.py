@@ -7,19 +7,11 @@ from bgrl.arena.benchmark import load_benchmark, phase_of
 from bgrl.evaluation.phase import BEAROFF, CONTACT, CRASHED, RACE, classify, crashed, phase_name
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.outcome import is_race
+from positions import board_from
 from test_movegen import random_game_positions, synthetic_positions
 
 
-def board(mover: dict, opp: dict, mover_bar: int = 0, opp_bar: int = 0) -> np.ndarray:
-    """A board from {mover's point: count} and {mover's point: opponent's count} (points 1..24)."""
-    b = np.zeros(26, dtype=np.int8)
-    for p, n in mover.items():
-        b[p] = n
-    for p, n in opp.items():
-        b[p] = -n
-    b[25], b[0] = mover_bar, -opp_bar
-    assert np.maximum(b, 0).sum() <= 15 and np.maximum(-b, 0).sum() <= 15
-    return b
+board = board_from
 
 
 OPP_HOME = {24: 5, 23: 4, 22: 4}  # 13 opponent checkers in its home board (the mover's 19-24)
