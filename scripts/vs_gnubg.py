@@ -5,9 +5,9 @@
 Three pairings (issue 16, part 5), each a session of ``--games`` cubeless money games with
 paired dice (two games per dice sequence, colours swapped: :func:`bgrl.arena.duel.play_match`):
 
-* ``0``:   the strongest shipped network at 0-ply (the top level's network, its search set
-  to 0-ply, no noise) against gnubg 0-ply;
-* ``1``:   that network at 1-ply (the top level's move filters) against gnubg 1-ply;
+* ``0``:   the strongest shipped network (:data:`bgrl.agents.levels.STRONGEST_NETWORK`) at
+  0-ply, no noise, against gnubg 0-ply;
+* ``1``:   that network at 1-ply (the move filters of the level that plays it) against gnubg 1-ply;
 * ``top``: the top level (the last of :data:`bgrl.agents.levels.LEVEL_NAMES`, as it is
   defined) against gnubg 2-ply.
 
@@ -92,17 +92,20 @@ def _warm_up(*timed) -> None:
 
 
 def bgrl_agent(ply: int | None):
-    """The top level's agent (``ply=None``) or its network at ``ply`` without noise."""
+    """The top level's agent (``ply=None``), or the strongest shipped network
+    (:data:`bgrl.agents.levels.STRONGEST_NETWORK`) at ``ply`` without noise, with the move
+    filters of the level that plays it (gnubg's normal ones where those do not reach)."""
     from dataclasses import replace
 
-    from bgrl.agents.levels import LEVEL_NAMES, LEVELS, LevelAgent, load_level
+    from bgrl.agents.levels import LEVEL_NAMES, LEVELS, STRONGEST_NETWORK, LevelAgent, load_level
 
-    top = LEVEL_NAMES[-1]
-    agent = load_level(top)
     if ply is None:
-        return agent, f"{top} ({LEVELS[top].definition()})"
-    lv = replace(LEVELS[top].with_ply(ply), noise=0.0, name=f"{LEVELS[top].network}@{ply}")
-    return LevelAgent(lv, agent.evaluator), f"{LEVELS[top].network} net at {ply}-ply"
+        top = LEVEL_NAMES[-1]
+        return load_level(top), f"{top} ({LEVELS[top].definition()})"
+    name = next(n for n in reversed(LEVEL_NAMES) if LEVELS[n].network == STRONGEST_NETWORK)
+    agent = load_level(name)
+    lv = replace(LEVELS[name].with_ply(ply), noise=0.0, name=f"{STRONGEST_NETWORK}@{ply}")
+    return LevelAgent(lv, agent.evaluator), f"{STRONGEST_NETWORK} net at {ply}-ply"
 
 
 def main(argv=None) -> int:

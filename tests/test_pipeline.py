@@ -127,6 +127,21 @@ def test_distilled_recipe_mirrors_the_manifest():
     assert r.stages[4].settings["epochs"] == [8, 16]
 
 
+def test_distilled3_recipe_mirrors_the_manifest():
+    r = load_recipe("distilled3")
+    assert [s.kind for s in r.stages] == ["widen", "distill", "average"]
+    entry = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())["distilled3"]
+    (rnd,) = entry["config"]["rounds"]
+    widen, fit, avg = r.stages
+    assert widen.settings["hidden"] == 640 and widen.init == "distilled2"
+    assert entry["network"].startswith("220-640-5")
+    assert fit.settings["teacher"] == rnd["teacher"] == "distilled2"
+    assert fit.settings["data_seeds"] == rnd["data_seeds"] and fit.settings["data_noises"] == rnd["noise"]
+    for key in ("epochs", "lr", "batch", "seed"):
+        assert fit.settings[key] == rnd[key], key
+    assert entry["recipe"] == "distilled3" and avg.settings["epochs"] == [8, 16]
+
+
 def test_fit_device_path_on_cpu_matches_the_default(tmp_path):
     """device='auto' runs the same code as the default (on a machine without CUDA it is the CPU),
     and gives the same weights; a bad device name is refused."""
