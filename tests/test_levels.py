@@ -152,6 +152,18 @@ def test_measured_figures_belong_to_the_shipped_networks():
         assert hashlib.sha256(shipped_checkpoint(name).read_bytes()).hexdigest()[:16] == digest, f"{name} changed since it was measured"
 
 
+def test_strongest_network_is_played_and_has_the_lowest_error_rate():
+    """STRONGEST_NETWORK (vs_gnubg's 0- and 1-ply pairings) is a level's network, and no
+    shipped network with a recorded error rate in the manifest errs less."""
+    from bgrl._resources import shipped_path
+    from bgrl.agents.levels import STRONGEST_NETWORK
+
+    assert any(lv.network == STRONGEST_NETWORK for lv in LEVELS.values())
+    manifest = json.loads(shipped_path("manifest.json").read_text(encoding="utf-8"))
+    rates = {name: e["error_rate_mp"]["all"] for name, e in manifest.items() if "error_rate_mp" in e}
+    assert STRONGEST_NETWORK in rates and rates[STRONGEST_NETWORK] == min(rates.values()), rates
+
+
 def run_cli(capsys, *argv):
     code = main(list(argv))
     out = capsys.readouterr()

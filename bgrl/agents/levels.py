@@ -30,7 +30,7 @@ from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
 from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, search_plays
 
-__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "JUDGE_LEVEL", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
+__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "JUDGE_LEVEL", "STRONGEST_NETWORK", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
 
 #: Name of the measured-figures file inside the package ``bgrl.checkpoints``.
 MEASURED_FILE = "levels.json"
