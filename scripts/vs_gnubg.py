@@ -102,10 +102,7 @@ def bgrl_agent(ply: int | None):
     if ply is None:
         top = LEVEL_NAMES[-1]
         return load_level(top), f"{top} ({LEVELS[top].definition()})"
-    players = [n for n in LEVEL_NAMES if LEVELS[n].network == STRONGEST_NETWORK]
-    if not players:
-        raise SystemExit(f"vs_gnubg.py: error: no level plays the strongest network {STRONGEST_NETWORK!r} (bgrl.agents.levels)")
-    name = players[-1]
+    name = next(n for n in reversed(LEVEL_NAMES) if LEVELS[n].network == STRONGEST_NETWORK)  # world-class's network by definition
     agent = load_level(name)
     lv = replace(LEVELS[name].with_ply(ply), noise=0.0, name=f"{STRONGEST_NETWORK}@{ply}")
     return LevelAgent(lv, agent.evaluator), f"{STRONGEST_NETWORK} net at {ply}-ply"

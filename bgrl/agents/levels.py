@@ -114,7 +114,8 @@ LEVEL_NAMES = tuple(LEVELS)
 #: checkpoints/manifest.json): the network of ``world-class``. The top level searches 2-ply on a
 #: smaller network (``distilled2``, 320 hidden units), as 2-ply on 640 units costs twice the
 #: 2-ply hint budget. ``scripts/vs_gnubg.py`` plays this network in its 0- and 1-ply pairings.
-STRONGEST_NETWORK = "distilled3"
+#: Read from the table, so it follows ``world-class`` when that level moves to another network.
+STRONGEST_NETWORK = LEVELS["world-class"].network
 #: The level used when none is named: ``bgrl hint``, :func:`bgrl.agents.levels.hint`, the
 #: service's requests and UBGI sessions.
 DEFAULT_HINT_LEVEL = "expert"
