@@ -142,19 +142,21 @@ def test_distilled3_recipe_mirrors_the_manifest():
     assert entry["recipe"] == "distilled3" and avg.settings["epochs"] == [8, 16]
 
 
-def test_distilled4_recipe_mirrors_the_manifest():
-    r = load_recipe("distilled4")
+@pytest.mark.parametrize("net, parent", [("distilled4", "distilled3"), ("distilled5", "distilled4")])
+def test_same_width_round_recipe_mirrors_the_manifest(net, parent):
+    """distilled4 and distilled5: one round of a 640-unit network on its own 1-ply values."""
+    r = load_recipe(net)
     assert [s.kind for s in r.stages] == ["distill", "average"]
-    entry = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())["distilled4"]
+    entry = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())[net]
     (rnd,) = entry["config"]["rounds"]
     fit, avg = r.stages
-    assert fit.init == "distilled3" and entry["network"].startswith("220-640-5")
-    assert fit.settings["teacher"] == rnd["teacher"] == "distilled3"
+    assert fit.init == parent and entry["network"].startswith("220-640-5")
+    assert fit.settings["teacher"] == rnd["teacher"] == parent
     assert fit.settings["data_seeds"] == rnd["data_seeds"] and fit.settings["data_noises"] == rnd["noise"]
     assert rnd["games"] == fit.settings["games"] * len(rnd["data_seeds"])
     for key in ("epochs", "lr", "batch", "seed"):
         assert fit.settings[key] == rnd[key], key
-    assert entry["recipe"] == "distilled4" and avg.settings["epochs"] == [8, 16]
+    assert entry["recipe"] == net and avg.settings["epochs"] == [8, 16]
 
 
 def test_fit_device_path_on_cpu_matches_the_default(tmp_path):
