@@ -73,6 +73,62 @@ def test_tiny_pipeline_resumes_mid_stage_to_the_same_weights(tmp_path):
     assert json.loads((b_dir / "pipeline.json").read_text())["name"] == "tiny"
 
 
+SOUP = """
+name = "soup"
+
+[[stage]]
+kind = "td"
+name = "td"
+games = 64
+hidden = 8
+parallel = 32
+seed = 3
+eval_every = 0
+
+[[stage]]
+kind = "distill"
+name = "fit_a"
+init = "@td"
+games = 8
+ply = 0
+epochs = 2
+lr = 0.003
+batch = 64
+seed = 5
+
+[[stage]]
+kind = "distill"
+name = "fit_b"
+init = "@td"
+data_seeds = []
+extra_data = ["fit_a"]
+epochs = 2
+lr = 0.003
+batch = 64
+seed = 6
+
+[[stage]]
+kind = "average"
+name = "soup"
+checkpoints = ["@fit_a", "@fit_b"]
+"""
+
+
+def test_a_second_fit_on_earlier_data_and_a_soup_of_stage_results(tmp_path):
+    """data_seeds = [] with extra_data fits the earlier stage's positions only (no new files);
+    an average stage's "@NAME" checkpoints are those stages' results, element-wise averaged."""
+    cfg = tmp_path / "soup.toml"
+    cfg.write_text(SOUP)
+    run = tmp_path / "run"
+    out = run_pipeline(load_recipe(cfg), run, progress=False, log=lambda *_: None)
+    assert not list((run / "03-fit_b").glob("data_*.npz"))  # no positions of its own
+    a, b, soup = (_weights(run / f) for f in ("02-fit_a/final.pt", "03-fit_b/final.pt", "04-soup/final.pt"))
+    assert not torch.equal(a["fc1.weight"], b["fc1.weight"])  # another seed, another fit
+    for k in soup:
+        assert torch.allclose(soup[k], (a[k] + b[k]) / 2, atol=1e-6), k
+    assert _same(out, run / "04-soup/final.pt")
+
+
 def _err(args, capsys):
     code = main(args)
     out, err = capsys.readouterr()
@@ -93,6 +149,7 @@ def _err(args, capsys):
     ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\nlr_final = 0\n', "lr_final must be > 0"),
     ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "distill"\ndata_seeds = []\ndata_noises = []\n', "data_seeds must not be empty"),
     ('[[stage]]\nkind = "td"\n[[stage]]\nkind = "average"\nstage = "nope"\nepochs = [1, 2]\n', "'nope' is not an earlier stage"),
+    ('[[stage]]\nkind = "td"\nname = "a"\n[[stage]]\nkind = "average"\ncheckpoints = ["@a", "@b"]\n', "'b' is not an earlier stage"),
 ])
 def test_bad_recipes_are_one_line_errors(tmp_path, capsys, body, needle):
     cfg = tmp_path / "r.toml"
@@ -142,21 +199,44 @@ def test_distilled3_recipe_mirrors_the_manifest():
     assert entry["recipe"] == "distilled3" and avg.settings["epochs"] == [8, 16]
 
 
-@pytest.mark.parametrize("net, parent", [("distilled4", "distilled3"), ("distilled5", "distilled4")])
-def test_same_width_round_recipe_mirrors_the_manifest(net, parent):
-    """distilled4 and distilled5: one round of a 640-unit network on its own 1-ply values."""
+@pytest.mark.parametrize("net, parent, teacher, width", [("distilled4", "distilled3", "distilled3", 640),
+                                                         ("distilled5", "distilled4", "distilled4", 640),
+                                                         ("distilled2b", "distilled2", "distilled4", 320)])
+def test_same_width_round_recipe_mirrors_the_manifest(net, parent, teacher, width):
+    """distilled4 and distilled5: one round of a 640-unit network on its own 1-ply values;
+    distilled2b: one round of the 320-unit distilled2 on distilled4's."""
     r = load_recipe(net)
     assert [s.kind for s in r.stages] == ["distill", "average"]
     entry = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())[net]
     (rnd,) = entry["config"]["rounds"]
     fit, avg = r.stages
-    assert fit.init == parent and entry["network"].startswith("220-640-5")
-    assert fit.settings["teacher"] == rnd["teacher"] == parent
+    assert fit.init == parent and entry["network"].startswith(f"220-{width}-5")
+    assert fit.settings["teacher"] == rnd["teacher"] == teacher
     assert fit.settings["data_seeds"] == rnd["data_seeds"] and fit.settings["data_noises"] == rnd["noise"]
     assert rnd["games"] == fit.settings["games"] * len(rnd["data_seeds"])
     for key in ("epochs", "lr", "batch", "seed"):
         assert fit.settings[key] == rnd[key], key
     assert entry["recipe"] == net and avg.settings["epochs"] == [8, 16]
+
+
+def test_distilled6_soup_recipe_mirrors_the_manifest():
+    """distilled6: two fits of distilled5 on the same positions of its own 1-ply values (the
+    second reads the first's data), each averaged over epochs 8-16, then the mean of the two."""
+    r = load_recipe("distilled6")
+    assert [s.kind for s in r.stages] == ["distill", "average", "distill", "average", "average"]
+    entry = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())["distilled6"]
+    (rnd,) = entry["config"]["rounds"]
+    fit_a, swa_a, fit_b, swa_b, soup = r.stages
+    assert fit_a.init == fit_b.init == "distilled5" and entry["network"].startswith("220-640-5")
+    assert fit_a.settings["teacher"] == rnd["teacher"] == "distilled5"
+    assert fit_a.settings["data_seeds"] == rnd["data_seeds"] and fit_a.settings["data_noises"] == rnd["noise"]
+    assert rnd["games"] == fit_a.settings["games"] * len(rnd["data_seeds"])
+    assert fit_b.settings["data_seeds"] == [] and fit_b.settings["extra_data"] == [fit_a.name]
+    assert [fit_a.settings["seed"], fit_b.settings["seed"]] == rnd["seeds"]
+    for key in ("epochs", "lr", "batch"):
+        assert fit_a.settings[key] == fit_b.settings[key] == rnd[key], key
+    assert swa_a.settings == {"stage": fit_a.name, "epochs": [8, 16]} and swa_b.settings == {"stage": fit_b.name, "epochs": [8, 16]}
+    assert soup.settings["checkpoints"] == [f"@{swa_a.name}", f"@{swa_b.name}"] and entry["recipe"] == "distilled6"
 
 
 def test_fit_device_path_on_cpu_matches_the_default(tmp_path):

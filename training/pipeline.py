@@ -31,10 +31,15 @@ Stages (``kind``) and their settings (types checked; a wrong one is a one-line e
     (fit only the positions of these phases of :mod:`bgrl.evaluation.phase`, e.g. ``["race"]``
     for a race network; the data files keep every position), then the fit: ``epochs``, ``lr``,
     ``lr_final`` (decay the step size linearly per epoch from ``lr`` to it), ``batch``,
-    ``holdout``, ``seed``, ``device`` (cpu, cuda, auto).
+    ``holdout``, ``seed``, ``device`` (cpu, cuda, auto). ``data_seeds = []`` with
+    ``extra_data`` fits on the earlier stages' data only (a second fit of the same positions,
+    e.g. with another ``seed``).
 ``average``
     :func:`bgrl.training.average.average_networks` of the epoch networks ``epochs = [FIRST,
-    LAST]`` (inclusive) of the distill stage ``stage``, or of the checkpoints ``checkpoints``.
+    LAST]`` (inclusive) of the distill stage ``stage``, or of the checkpoints ``checkpoints``
+    (checkpoint specs, or ``"@NAME"`` for an earlier stage's result: the mean of two fits that
+    start from the same network, a "model soup", Wortsman et al. 2022, "Model soups: averaging
+    weights of multiple fine-tuned models improves accuracy without increasing inference time").
 
 Every stage also takes ``name`` (default: its kind) and ``init``: ``"previous"`` (default),
 ``"@NAME"`` (another stage's result) or a checkpoint spec (a shipped network name, a file, a
@@ -225,6 +230,8 @@ def load_recipe(spec) -> Recipe:
         init = settings.pop("init", "previous")
         refs = [init[1:]] if init.startswith("@") else []
         refs += settings.get("extra_data", []) + ([settings["stage"]] if "stage" in settings else [])
+        if kind == "average" and isinstance(settings.get("checkpoints"), list):
+            refs += [c[1:] for c in settings["checkpoints"] if isinstance(c, str) and c.startswith("@")]
         for r in refs:
             if r not in seen:
                 raise ValueError(f"{where}: stage {n} ({kind}): {r!r} is not an earlier stage (earlier: {', '.join(seen) or 'none'})")
@@ -254,7 +261,8 @@ def load_recipe(spec) -> Recipe:
                       (full["device"] in ("cpu", "cuda", "auto"), "device must be cpu, cuda or auto"),
                       (all(ph in PHASE_NAMES for ph in full.get("phases", PHASE_NAMES)) and full.get("phases", True) != [],
                        f"phases must be a non-empty list of {', '.join(PHASE_NAMES)}"),
-                      (full.get("data_seeds", [0]) != [], "data_seeds must not be empty"),
+                      (full.get("data_seeds", [0]) != [] or full["extra_data"] != [],
+                       "data_seeds must not be empty (an empty list needs extra_data: the positions to fit)"),
                       (all(x >= 0 for x in full.get("data_noises", [])), "data_noises must be >= 0"),
                       ("data_noises" not in full or len(full["data_noises"]) == len(full.get("data_seeds", [full["seed"]])),
                        "data_noises needs one noise per data seed")]
@@ -514,7 +522,7 @@ def _run_average(stage, folder, init, outputs, run_dir, progress, log, stop):
         src = run_dir / _stage_named(run_dir, s["stage"]).folder
         paths = [src / f"epoch_{e}.pt" for e in range(s["epochs"][0], s["epochs"][1] + 1)]
     else:
-        paths = [resolve_checkpoint(c) for c in s["checkpoints"]]
+        paths = [outputs[c[1:]] if c.startswith("@") else resolve_checkpoint(c) for c in s["checkpoints"]]
     nets = [load_network(p) for p in paths]
     avg = average_networks([n for n, _ in nets], [str(p) for p in paths])
     meta = {**_clean_meta(nets[0][1]), "averaged_from": [str(p) for p in paths]}
