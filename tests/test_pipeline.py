@@ -114,14 +114,21 @@ checkpoints = ["@fit_a", "@fit_b"]
 """
 
 
-def test_a_second_fit_on_earlier_data_and_a_soup_of_stage_results(tmp_path):
-    """data_seeds = [] with extra_data fits the earlier stage's positions only (no new files);
-    an average stage's "@NAME" checkpoints are those stages' results, element-wise averaged."""
+def test_a_second_fit_on_earlier_data_and_a_soup_of_stage_results(tmp_path, monkeypatch):
+    """data_seeds = [] with extra_data fits the earlier stage's positions only (no new files,
+    so its teacher is never loaded); an average stage's "@NAME" checkpoints are those stages'
+    results, element-wise averaged."""
+    import bgrl.evaluation.networks as networks
+
+    loads, real_load = [], networks.load_network
+    monkeypatch.setattr(networks, "load_network", lambda path, *a, **k: loads.append(Path(path)) or real_load(path, *a, **k))
     cfg = tmp_path / "soup.toml"
     cfg.write_text(SOUP)
     run = tmp_path / "run"
     out = run_pipeline(load_recipe(cfg), run, progress=False, log=lambda *_: None)
     assert not list((run / "03-fit_b").glob("data_*.npz"))  # no positions of its own
+    # fit_a loads td's result twice (teacher, student), fit_b once (student only)
+    assert loads.count(run / "01-td" / "final.pt") == 3, loads
     a, b, soup = (_weights(run / f) for f in ("02-fit_a/final.pt", "03-fit_b/final.pt", "04-soup/final.pt"))
     assert not torch.equal(a["fc1.weight"], b["fc1.weight"])  # another seed, another fit
     for k in soup:

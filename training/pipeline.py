@@ -434,13 +434,15 @@ def _run_distill(stage, folder, init, outputs, run_dir, progress, log, stop):
     s = {**_DISTILL_DEFAULTS, **stage.settings}
     resolve_device(s["device"])  # a missing CUDA fails before the slow work
     teacher_path = init if "teacher" not in s else resolve_checkpoint(s["teacher"])
-    tnet, tmeta = load_network(teacher_path)
-    teacher = network_evaluator(tnet, tmeta["encoder"])
+    teacher = None  # loaded only when a data file must be made (none with data_seeds = [] or on resume)
     seeds = s.get("data_seeds", [s["seed"]])
     noises = s.get("data_noises", [s["noise"]] * len(seeds))
     for seed, noise, path in zip(seeds, noises, _data_files(stage, folder)):
         if path.is_file():
             continue
+        if teacher is None:
+            tnet, tmeta = load_network(teacher_path)
+            teacher = network_evaluator(tnet, tmeta["encoder"])
         t0 = time.perf_counter()
         boards = collect_positions(teacher, s["games"], seed=seed, noise=noise, parallel=s["parallel"])
         bar = None
