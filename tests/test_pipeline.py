@@ -226,16 +226,18 @@ def test_same_width_round_recipe_mirrors_the_manifest(net, parent, teacher, widt
     assert entry["recipe"] == net and avg.settings["epochs"] == [8, 16]
 
 
-def test_distilled6_soup_recipe_mirrors_the_manifest():
-    """distilled6: two fits of distilled5 on the same positions of its own 1-ply values (the
-    second reads the first's data), each averaged over epochs 8-16, then the mean of the two."""
-    r = load_recipe("distilled6")
+@pytest.mark.parametrize("net, parent", [("distilled6", "distilled5"), ("distilled7", "distilled6")])
+def test_soup_round_recipe_mirrors_the_manifest(net, parent):
+    """distilled6, distilled7: two fits of the parent on the same positions of its own 1-ply
+    values (the second reads the first's data), each averaged over epochs 8-16, then the mean
+    of the two."""
+    r = load_recipe(net)
     assert [s.kind for s in r.stages] == ["distill", "average", "distill", "average", "average"]
-    entry = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())["distilled6"]
+    entry = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())[net]
     (rnd,) = entry["config"]["rounds"]
     fit_a, swa_a, fit_b, swa_b, soup = r.stages
-    assert fit_a.init == fit_b.init == "distilled5" and entry["network"].startswith("220-640-5")
-    assert fit_a.settings["teacher"] == rnd["teacher"] == "distilled5"
+    assert fit_a.init == fit_b.init == parent and entry["network"].startswith("220-640-5")
+    assert fit_a.settings["teacher"] == fit_b.settings["teacher"] == rnd["teacher"] == parent
     assert fit_a.settings["data_seeds"] == rnd["data_seeds"] and fit_a.settings["data_noises"] == rnd["noise"]
     assert rnd["games"] == fit_a.settings["games"] * len(rnd["data_seeds"])
     assert fit_b.settings["data_seeds"] == [] and fit_b.settings["extra_data"] == [fit_a.name]
@@ -243,7 +245,7 @@ def test_distilled6_soup_recipe_mirrors_the_manifest():
     for key in ("epochs", "lr", "batch"):
         assert fit_a.settings[key] == fit_b.settings[key] == rnd[key], key
     assert swa_a.settings == {"stage": fit_a.name, "epochs": [8, 16]} and swa_b.settings == {"stage": fit_b.name, "epochs": [8, 16]}
-    assert soup.settings["checkpoints"] == [f"@{swa_a.name}", f"@{swa_b.name}"] and entry["recipe"] == "distilled6"
+    assert soup.settings["checkpoints"] == [f"@{swa_a.name}", f"@{swa_b.name}"] and entry["recipe"] == net
 
 
 def test_fit_device_path_on_cpu_matches_the_default(tmp_path):

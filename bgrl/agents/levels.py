@@ -103,7 +103,7 @@ LEVELS: dict[str, Level] = {
         Level("intermediate", "default", 0, (), 0.0, "the default network (TD, td198r inputs), 0-ply"),
         Level("advanced", "td198g", 0, (), 0.0, "the best pure TD(lambda) network (td198g inputs), 0-ply"),
         Level("expert", "distilled2", 0, (), 0.0, "the network the strongest one was distilled from, 0-ply (gnubg's expert is 0-ply too)"),
-        Level("world-class", "distilled6", 1, _F1, 0.0, "the strongest shipped network (640 hidden units), 1-ply, gnubg's 0-ply filter"),
+        Level("world-class", "distilled7", 1, _F1, 0.0, "the strongest shipped network (640 hidden units), 1-ply, gnubg's 0-ply filter"),
         Level("grandmaster", "distilled2b", 2, GNUBG_FILTERS, 0.0, "the strongest network whose 2-ply search fits the hint budget "
               "(320 hidden units, fit to the 640-unit networks' 1-ply values; 640 costs twice as much), 2-ply, gnubg's filters "
               "8/0.16 then 2/0.04 (gnubg's world-class setting searches 2-ply too)"),
