@@ -63,7 +63,7 @@ def test_wheel_ships_network_and_hint_runs_from_it(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "bgrl/checkpoints/default.pt" in names and "bgrl/py.typed" in names
     assert "bgrl/checkpoints/distilled2.npz" in names  # expert's numpy twin (hint without torch)
-    assert "bgrl/checkpoints/distilled2b.npz" in names  # grandmaster's
+    assert "bgrl/checkpoints/distilled2c.npz" in names  # grandmaster's
     assert "bgrl/checkpoints/distilled7.npz" in names  # world-class
     assert "bgrl/data/bearoff.npz" in names
     assert "bgrl/data/benchmark.npz" in names  # the error-rate benchmark (bgrl.arena.benchmark)

@@ -208,10 +208,12 @@ def test_distilled3_recipe_mirrors_the_manifest():
 
 @pytest.mark.parametrize("net, parent, teacher, width", [("distilled4", "distilled3", "distilled3", 640),
                                                          ("distilled5", "distilled4", "distilled4", 640),
-                                                         ("distilled2b", "distilled2", "distilled4", 320)])
+                                                         ("distilled2b", "distilled2", "distilled4", 320),
+                                                         ("distilled2c", "distilled2b", "distilled7", 320)])
 def test_same_width_round_recipe_mirrors_the_manifest(net, parent, teacher, width):
     """distilled4 and distilled5: one round of a 640-unit network on its own 1-ply values;
-    distilled2b: one round of the 320-unit distilled2 on distilled4's."""
+    distilled2b: one round of the 320-unit distilled2 on distilled4's; distilled2c: one round of
+    distilled2b on distilled7's."""
     r = load_recipe(net)
     assert [s.kind for s in r.stages] == ["distill", "average"]
     entry = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())[net]

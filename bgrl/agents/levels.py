@@ -104,15 +104,15 @@ LEVELS: dict[str, Level] = {
         Level("advanced", "td198g", 0, (), 0.0, "the best pure TD(lambda) network (td198g inputs), 0-ply"),
         Level("expert", "distilled2", 0, (), 0.0, "the network the strongest one was distilled from, 0-ply (gnubg's expert is 0-ply too)"),
         Level("world-class", "distilled7", 1, _F1, 0.0, "the strongest shipped network (640 hidden units), 1-ply, gnubg's 0-ply filter"),
-        Level("grandmaster", "distilled2b", 2, GNUBG_FILTERS, 0.0, "the strongest network whose 2-ply search fits the hint budget "
-              "(320 hidden units, fit to the 640-unit networks' 1-ply values; 640 costs twice as much), 2-ply, gnubg's filters "
+        Level("grandmaster", "distilled2c", 2, GNUBG_FILTERS, 0.0, "the strongest network whose 2-ply search fits the hint budget "
+              "(320 hidden units, fit to the 640-unit distilled7's 1-ply values; 640 costs twice as much), 2-ply, gnubg's filters "
               "8/0.16 then 2/0.04 (gnubg's world-class setting searches 2-ply too)"),
     )
 }
 LEVEL_NAMES = tuple(LEVELS)
 #: The strongest shipped network (the lowest 0-ply error rate on the shipped benchmark,
 #: checkpoints/manifest.json): the network of ``world-class``. The top level searches 2-ply on a
-#: smaller network (``distilled2b``, 320 hidden units), as 2-ply on 640 units costs twice the
+#: smaller network (``distilled2c``, 320 hidden units), as 2-ply on 640 units costs twice the
 #: 2-ply hint budget. ``scripts/vs_gnubg.py`` plays this network in its 0- and 1-ply pairings.
 #: Read from the table, so it follows ``world-class`` when that level moves to another network.
 STRONGEST_NETWORK = LEVELS["world-class"].network
