@@ -20,6 +20,7 @@ _TUNABLE = {
 
 def add_train_parser(sub) -> argparse.ArgumentParser:
     from bgrl.training.config import TrainConfig
+    from bgrl.training.pipeline import shipped_recipes
 
     c = TrainConfig()
     t = sub.add_parser(
@@ -33,7 +34,7 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
     t.add_argument("--config", metavar="FILE", default=None,
                    help="TOML or JSON file of settings (keys: the flag names, e.g. alpha-final = 0.02, or run_dir; flags override it), "
                    "or a recipe: a file of [[stage]] tables (td, widen, distill, average) or a shipped recipe's name "
-                   "(early, default, td198g, distilled-r1, distilled, distilled2, distilled3, distilled4, distilled5, distilled6, distilled7, distilled2b, distilled2c; see docs/training.md) (default: none)")
+                   f"({', '.join(shipped_recipes())}; see docs/training.md) (default: none)")
     t.add_argument("--games", type=int, default=None,
                    help=f"total games to reach (default {c.games}; with --resume: the new total). Training stops after the step "
                    "that reaches it, so the total can end slightly above: games played in lockstep that end on the same ply "
