@@ -309,3 +309,92 @@ def test_rollout_targets_writes_distill_data_and_resumes(rollout_targets, distil
     assert rollout_targets.main(argv) == 0  # the parts are there: nothing is rolled out again, same bits
     assert "part " not in capsys.readouterr().out
     assert np.array_equal(distill.load_data(str(out), 3)[1], targets)
+
+
+# ---------------------------------------------------------------- search_targets
+
+
+@pytest.fixture(scope="module")
+def search_targets_script():
+    return _script("search_targets")
+
+
+@pytest.mark.parametrize("flags, expected", [
+    (["--ply", "0"], "--ply must be 1..3, got 0"),
+    (["--ply", "4"], "--ply must be 1..3, got 4"),
+    (["--chunk", "0"], "--chunk must be >= 1, got 0"),
+    (["--positions", "0"], "--positions must be >= 1, got 0"),
+    (["--workers", "-2"], "--workers must be >= 1, got -2"),
+    (["--max-seconds", "0"], "--max-seconds must be > 0"),
+    (["--device", "tpu"], "--device: device must be cpu, cuda or auto"),
+    (["--teacher", "nosuch-net"], "--teacher"),
+    (["--positions", "50"], "50 positions selected; expected at least 100"),
+    (["--out", "FOLDER"], "is a folder; expected a file path"),
+])
+def test_search_targets_refuses_bad_arguments(search_targets_script, capsys, tmp_path, flags, expected):
+    data = _race_npz(tmp_path / "race.npz")
+    flags = [str(tmp_path) if f == "FOLDER" else f for f in flags]
+    argv = [data, *flags] if "--out" in flags else [data, "--out", str(tmp_path / "o.npz"), *flags]
+    _error(capsys, search_targets_script, argv, expected)
+
+
+def test_search_targets_values_resumes_and_refuses_stale_parts(search_targets_script, distill, capsys, tmp_path):
+    from bgrl.evaluation.networks import load_evaluator
+    from bgrl.training.distill import search_targets
+
+    data = _race_npz(tmp_path / "race.npz")
+    _error(capsys, search_targets_script, [data, data, "--out", str(tmp_path / "o.npz")], "given twice")
+    out = tmp_path / "st.npz"
+    base = [data, "--out", str(out), "--teacher", "td198g", "--ply", "1", "--chunk", "64", "--seed", "3"]
+    assert search_targets_script.main(base) == 0
+    first = capsys.readouterr().out
+    assert first.count("  part ") == 2 and "wrote" in first and "partial" not in first
+    boards, targets, teacher, ply = distill.load_data(str(out), 3)
+    src = np.load(data)["boards"]
+    assert boards.shape == src.shape and ply == 1 and teacher == "td198g"
+    assert np.array_equal(boards, src[np.random.default_rng(3).permutation(src.shape[0])])  # the seeded order
+    want = search_targets(load_evaluator("td198g"), boards, ply=1)  # the values distill.py would give
+    assert np.allclose(targets, np.clip(want, 0, 1), atol=1e-6)
+    assert search_targets_script.main(base) == 0  # all parts there: nothing valued again, same bits
+    assert "  part " not in capsys.readouterr().out
+    assert np.array_equal(distill.load_data(str(out), 3)[1], targets)
+    # parts of other settings are refused, never mixed in; a damaged part is named
+    _error(capsys, search_targets_script, [*base[:-1], "4"], "st.part0.npz", "other positions or settings", "seed=4")
+    (tmp_path / "st.part1.npz").write_bytes(b"not an archive")
+    _error(capsys, search_targets_script, base, "st.part1.npz", "cannot be read")
+
+
+def test_search_targets_stops_at_max_seconds_with_a_partial_file(search_targets_script, distill, capsys, tmp_path, monkeypatch):
+    data = _race_npz(tmp_path / "race.npz")
+    out = tmp_path / "st.npz"
+    argv = [data, "--out", str(out), "--teacher", "td198g", "--ply", "1", "--chunk", "60", "--max-seconds", "1000"]
+    real = search_targets_script._value
+    calls = []
+
+    def first_only(job):  # the deadline passes after the first chunk
+        calls.append(job[0])
+        if len(calls) > 1:
+            search_targets_script._STATE["deadline"] = 0.0
+        return real(job)
+
+    monkeypatch.setattr(search_targets_script, "_value", first_only)
+    assert search_targets_script.main(argv) == 0
+    assert "partial: 1 of 2 chunks" in capsys.readouterr().out
+    assert distill.load_data(str(out), 3)[0].shape == (60, 26)
+    monkeypatch.setattr(search_targets_script, "_value", real)
+    assert search_targets_script.main(argv) == 0  # the rerun values the rest
+    assert "partial" not in capsys.readouterr().out and distill.load_data(str(out), 3)[0].shape == (120, 26)
+
+
+def test_device_network_path_equals_the_cpu_path(tmp_path):
+    """The arithmetic of a GPU evaluator (TableNetEvaluator(device=...)), run on the CPU, gives
+    the CPU path's probabilities."""
+    from bgrl.evaluation.table import TableNetEvaluator
+
+    net, meta = load_network(resolve_checkpoint("distilled2c"))
+    ev = TableNetEvaluator(net, meta["encoder"], small_batch=0)
+    assert ev._features is not None  # td198g: the features' product is on this path too
+    boards = np.load(_race_npz(tmp_path / "r.npz"))["boards"]
+    rows = ev._rows(boards)[0]
+    feats = ev._features_of(boards)
+    assert np.allclose(ev._device_network(rows, feats), ev._network(boards, rows), atol=1e-6)

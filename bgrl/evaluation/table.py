@@ -79,6 +79,12 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
         to float32 rounding, at a lower fixed cost). 0: always torch; the trainers use 0,
         so that every batch of a run, however few games are left in flight, goes through
         the one arithmetic their runs are reproduced with.
+    device : str or torch.device, default "cpu"
+        Where the torch path runs. On a CUDA device every batch goes through torch there
+        (``small_batch`` does not apply): the table rows (int32) and features go to the
+        device, the probabilities come back; the board work (rows, features, exact values)
+        stays on the CPU. Used for search targets on a machine with a GPU
+        (``scripts/search_targets.py``); the values equal the CPU path's to float32 rounding.
 
     Attributes
     ----------
@@ -95,13 +101,15 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
     Read-only between :meth:`refresh` calls: safe to call from several threads.
     """
 
-    def __init__(self, net: TDNet, encoder: str, exact: bool | Callable | None = True, small_batch: int = SMALL_BATCH):
+    def __init__(self, net: TDNet, encoder: str, exact: bool | Callable | None = True, small_batch: int = SMALL_BATCH,
+                 device="cpu"):
         if not supports(net, encoder):
             raise ValueError(f"TableNetEvaluator supports a TDNet on {'/'.join(TABLE_ENCODERS)} inputs, "
                              f"got encoder {encoder!r} with {getattr(net, 'n_inputs', '?')} inputs")
         NumpyTableEvaluator.__init__(self, None, encoder, exact, features=both_sides)
         self.net = net.eval()
-        self.small_batch = int(small_batch)
+        self.device = torch.device(device)
+        self.small_batch = int(small_batch) if self.device.type == "cpu" else -1
         self.refresh()
 
     @torch.no_grad()
@@ -119,6 +127,12 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
         self._table = torch.from_numpy(self._np_table)
         self._bias = torch.from_numpy(self._np_bias)
         self._features = None if self._np_features is None else torch.from_numpy(self._np_features)  # (18, H)
+        if self.device.type != "cpu":  # copies on the device (the CPU path reads the network's own tensors)
+            self._table, self._bias = self._table.to(self.device), self._bias.to(self.device)
+            if self._features is not None:
+                self._features = self._features.to(self.device)
+        self._out_w = fc2.weight.detach().T.to(self.device, copy=True)  # a snapshot, as the table
+        self._out_b = fc2.bias.detach().to(self.device, copy=True)
 
     @torch.no_grad()
     def _network(self, a: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -126,12 +140,25 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
         features = self._features_of(a)
         if a.shape[0] <= self.small_batch:
             return self._numpy_network(rows, features)
+        if self.device.type != "cpu":
+            return self._device_network(rows, features)
         net = self.net
         pre = F.embedding_bag(torch.from_numpy(rows), self._table, mode="sum").add_(self._bias)
         if features is not None:
             pre.addmm_(torch.from_numpy(features), self._features)
         h = torch.sigmoid(pre)
         return torch.sigmoid(torch.addmm(net.fc2.bias, h, net.fc2.weight.T)).numpy().astype(np.float64)
+
+    @torch.no_grad()
+    def _device_network(self, rows: np.ndarray, features) -> np.ndarray:
+        """:meth:`_network`'s torch path on ``self.device``: float64 (M, 5)."""
+        dev = self.device
+        idx = torch.from_numpy(rows.astype(np.int32)).to(dev, non_blocking=False)
+        pre = F.embedding_bag(idx, self._table, mode="sum").add_(self._bias)
+        if features is not None:
+            pre.addmm_(torch.from_numpy(np.ascontiguousarray(features)).to(dev), self._features)
+        h = torch.sigmoid_(pre)
+        return torch.sigmoid(torch.addmm(self._out_b, h, self._out_w)).cpu().numpy().astype(np.float64)
 
 
 def supports(net, encoder: str) -> bool:
@@ -143,11 +170,18 @@ def supports(net, encoder: str) -> bool:
     return type(net) is TDNet and encoder in TABLE_ENCODERS and getattr(net, "n_inputs", None) == num_features(encoder)
 
 
-def network_evaluator(net, encoder: str, exact: bool = True) -> NetEvaluator:
+def network_evaluator(net, encoder: str, exact: bool = True, device="cpu") -> NetEvaluator:
     """The evaluator of a network: a :class:`TableNetEvaluator` where :func:`supports`
     says so, else a :class:`NetEvaluator`. Both give the same values (to float32
-    rounding); the first is faster."""
-    return TableNetEvaluator(net, encoder, exact) if supports(net, encoder) else NetEvaluator(net, encoder, exact)
+    rounding); the first is faster.
+
+    ``device`` other than the CPU needs a network the table evaluator supports (ValueError
+    otherwise)."""
+    if supports(net, encoder):
+        return TableNetEvaluator(net, encoder, exact, device=device)
+    if torch.device(device).type != "cpu":
+        raise ValueError(f"device {device}: only a TDNet on {'/'.join(TABLE_ENCODERS)} inputs can be evaluated there")
+    return NetEvaluator(net, encoder, exact)
 
 
 #: Deprecated names (before the table evaluator served training too): use

@@ -1,0 +1,192 @@
+"""Search targets for distillation: value the positions of distill data files at n-ply.
+
+    python scripts/search_targets.py runs/d11/d_151.npz runs/d11/d_152.npz --teacher distilled7 \\
+        --ply 2 --positions 20000 --out runs/t2/t2.npz
+    # on a machine with a GPU and many cores (the network on the GPU, one process a core):
+    python scripts/search_targets.py ... --device cuda --workers 15 --max-seconds 480
+    python scripts/distill.py --student distilled7 --data runs/t2/t2.npz --out runs/t2/s.pt ...
+
+Reads the positions (after-states, ``boards`` of ``scripts/distill.py`` data files), takes
+``--positions`` of them in a seeded random order, and values each at ``--ply`` with
+``--teacher`` (:func:`bgrl.training.distill.search_targets`, the values ``scripts/distill.py
+--ply`` computes for its own positions). The result is a file ``scripts/distill.py --data``
+reads (teacher ``--teacher``, ply ``--ply``).
+
+Why beside ``scripts/distill.py``: that script values the positions it collects itself; this one
+values positions that already exist at another depth (for example 2-ply values of positions
+that a 1-ply round collected), split over ``--workers`` processes and, with ``--device cuda``,
+with the network's arithmetic on a GPU (:class:`bgrl.evaluation.table.TableNetEvaluator`
+``device``), about nine tenths of a 2-ply value's CPU time on one core.
+
+Resumable and bounded: the positions are valued in chunks of ``--chunk``, each written
+atomically to ``OUT.partK.npz`` beside ``--out``; a rerun with the same arguments skips the
+chunks already written (a part made from other positions or settings is an error naming
+it). With ``--max-seconds`` no chunk is started after that time; ``--out`` then holds the
+chunks done so far (a note says how many), and a rerun goes on. Bad input ends with a
+one-line ``search_targets.py: error: ...`` and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+PROG = "search_targets.py"
+_STATE: dict = {}
+
+
+def _fail(msg: str):
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _init(teacher: str, device: str, deadline: float) -> None:
+    """Worker start: one torch thread, the teacher's evaluator on ``device``."""
+    import torch
+
+    torch.set_num_threads(1)
+    from bgrl._resources import resolve_checkpoint
+    from bgrl.evaluation.networks import load_network
+    from bgrl.evaluation.table import network_evaluator
+
+    net, meta = load_network(resolve_checkpoint(teacher))
+    _STATE.update(ev=network_evaluator(net, meta["encoder"], device=device), deadline=deadline)
+
+
+def _value(job) -> tuple[int, float] | None:
+    """Value one chunk and write its part file; None when the deadline has passed."""
+    k, part, boards, ply, settings = job
+    if time.time() > _STATE["deadline"]:
+        return None
+    from bgrl._fileio import atomic_writer
+    from bgrl.training.distill import search_targets
+
+    t0 = time.perf_counter()
+    tgt = np.clip(search_targets(_STATE["ev"], boards, ply=ply, chunk=128), 0.0, 1.0).astype(np.float32)
+    with atomic_writer(Path(part)) as f:
+        np.savez_compressed(f, boards=boards, targets=tgt, settings=settings)
+    return k, time.perf_counter() - t0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("data", nargs="+", help="distill data files (npz from scripts/distill.py)")
+    p.add_argument("--out", required=True, help="npz file of positions and their n-ply targets")
+    p.add_argument("--teacher", default="distilled7", help="network whose search gives the values")
+    p.add_argument("--ply", type=int, default=2, help="search depth of the values (1..MAX_PLY)")
+    p.add_argument("--positions", type=int, default=None, help="value this many positions (default: all)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the positions' random order")
+    p.add_argument("--chunk", type=int, default=512, help="positions per part file")
+    p.add_argument("--workers", type=int, default=1, help="processes (one torch thread each)")
+    p.add_argument("--device", default="cpu", help="where the network runs: cpu, cuda or auto")
+    p.add_argument("--max-seconds", type=float, default=None, help="start no chunk after this many seconds")
+    args = p.parse_args(argv)
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from distill import MIN_POSITIONS, check_phases_and_files, load_data
+
+    from bgrl._fileio import atomic_writer, output_file_problem
+    from bgrl._resources import resolve_checkpoint
+    from bgrl.agents.search import MAX_PLY
+    from bgrl.evaluation.networks import CheckpointError, load_network
+    from bgrl.training.distill import resolve_device
+
+    if not 1 <= args.ply <= MAX_PLY:
+        _fail(f"--ply must be 1..{MAX_PLY}, got {args.ply}")
+    for name in ("positions", "chunk", "workers"):
+        v = getattr(args, name)
+        if v is not None and v <= 0:
+            _fail(f"--{name} must be >= 1, got {v}")
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        _fail(f"--max-seconds must be > 0, got {args.max_seconds}")
+    try:
+        device = str(resolve_device(args.device))
+    except ValueError as exc:
+        _fail(f"--device: {exc}")
+    try:
+        load_network(resolve_checkpoint(args.teacher))
+    except CheckpointError as exc:
+        _fail(f"--teacher: {exc}")
+    check_phases_and_files(None, args.data, _fail)
+    out = Path(args.out)
+    problem = output_file_problem("--out", out) or output_file_problem("--out", out.with_name(f"{out.stem}.part0.npz"))
+    if problem:
+        _fail(problem)
+    parts = [load_data(d, MAX_PLY, fail=_fail) for d in args.data]
+    boards = np.concatenate([b for b, _, _, _ in parts])
+    order = np.random.default_rng(args.seed).permutation(boards.shape[0])
+    boards = boards[order[: args.positions]]
+    n = boards.shape[0]
+    if n < MIN_POSITIONS:
+        _fail(f"{n} positions selected; expected at least {MIN_POSITIONS}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    settings = f"teacher={args.teacher} ply={args.ply} seed={args.seed} chunk={args.chunk} data={','.join(Path(d).name for d in args.data)}"
+
+    def part_of(k: int) -> Path:
+        return out.with_name(f"{out.stem}.part{k}.npz")
+
+    starts = list(range(0, n, args.chunk))
+    jobs = [(k, str(part_of(k)), boards[i : i + args.chunk], args.ply, settings)
+            for k, i in enumerate(starts) if not part_of(k).is_file()]
+    t0 = time.time()
+    deadline = t0 + args.max_seconds if args.max_seconds else float("inf")
+    print(f"{n} positions in {len(starts)} chunks, {len(starts) - len(jobs)} already done; "
+          f"{args.teacher} at {args.ply}-ply on {device}, {args.workers} workers", flush=True)
+    done = 0
+    if jobs:
+        if args.workers == 1:
+            _init(args.teacher, device, deadline)
+            results = map(_value, jobs)
+        else:
+            pool = mp.get_context("spawn").Pool(args.workers, _init, (args.teacher, device, deadline))
+            results = pool.imap_unordered(_value, jobs)
+        for r in results:
+            if r is None:
+                continue
+            done += 1
+            el = time.time() - t0
+            print(f"  part {r[0]} ({r[1]:.0f} s); {done}/{len(jobs)} chunks this run, "
+                  f"{done * args.chunk / el:.0f} positions/s", flush=True)
+        if args.workers > 1:
+            pool.close()
+            pool.join()
+
+    got_b, got_t, have = [], [], 0
+    for k, i in enumerate(starts):
+        part = part_of(k)
+        if not part.is_file():
+            continue
+        b = boards[i : i + args.chunk]
+        try:
+            with np.load(part, allow_pickle=False) as z:
+                same = ("settings" in z.files and str(z["settings"]) == settings and np.array_equal(z["boards"], b)
+                        and z["targets"].shape == (b.shape[0], 5))
+                t = z["targets"]
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            _fail(f"part file {part} cannot be read ({exc}); remove it to value its positions again")
+        if not same:
+            _fail(f"part file {part} was made from other positions or settings than these ({settings}); "
+                  f"remove the {out.stem}.part*.npz files or choose another --out")
+        got_b.append(b)
+        got_t.append(t)
+        have += 1
+    if not have:
+        _fail("no chunk was finished before --max-seconds; nothing to write")
+    with atomic_writer(out) as f:
+        np.savez_compressed(f, boards=np.concatenate(got_b), targets=np.concatenate(got_t),
+                            teacher=args.teacher, ply=args.ply)
+    m = sum(x.shape[0] for x in got_b)
+    note = "" if have == len(starts) else f" (partial: {have} of {len(starts)} chunks; rerun to go on)"
+    print(f"wrote {out}: {m} positions, targets of {args.teacher} at {args.ply}-ply{note}; {time.time() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
