@@ -31,7 +31,8 @@ Stages (``kind``) and their settings (types checked; a wrong one is a one-line e
     (fit only the positions of these phases of :mod:`bgrl.evaluation.phase`, e.g. ``["race"]``
     for a race network; the data files keep every position), then the fit: ``epochs``, ``lr``,
     ``lr_final`` (decay the step size linearly per epoch from ``lr`` to it), ``batch``,
-    ``holdout``, ``seed``, ``device`` (cpu, cuda, auto). ``data_seeds = []`` with
+    ``holdout``, ``seed``, ``device`` (cpu, cuda, auto: where the fit runs, and where the
+    teacher's network runs while it makes the targets). ``data_seeds = []`` with
     ``extra_data`` fits on the earlier stages' data only (a second fit of the same positions,
     e.g. with another ``seed``).
 ``average``
@@ -442,7 +443,9 @@ def _run_distill(stage, folder, init, outputs, run_dir, progress, log, stop):
             continue
         if teacher is None:
             tnet, tmeta = load_network(teacher_path)
-            teacher = network_evaluator(tnet, tmeta["encoder"])
+            # the stage's device serves the targets too: the teacher's arithmetic on a GPU
+            # (bgrl.evaluation.table.TableNetEvaluator), the board work on the CPU
+            teacher = network_evaluator(tnet, tmeta["encoder"], device=resolve_device(s["device"]))
         t0 = time.perf_counter()
         boards = collect_positions(teacher, s["games"], seed=seed, noise=noise, parallel=s["parallel"])
         bar = None
