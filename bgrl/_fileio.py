@@ -49,6 +49,8 @@ def output_file_problem(flag: str, path, what: str = "a file path") -> str | Non
     path = Path(path)
     if path.is_dir():
         return f"{flag} {path} is a folder; expected {what}"
+    if path.exists() and not path.is_file():
+        return f"{flag} {path} is not a regular file (a device, pipe or socket); expected {what}"
     parent = path.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent

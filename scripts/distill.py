@@ -27,6 +27,7 @@ import math
 import sys
 import time
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,7 @@ def load_data(path: str, max_ply: int, fail=None) -> tuple[np.ndarray, np.ndarra
     _fail = fail or globals()["_fail"]
     try:
         z = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, EOFError, MemoryError, zipfile.BadZipFile, zlib.error) as exc:
         why = "it holds pickled objects" if "pickle" in str(exc) else (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__)
         _fail(f"--data {path} cannot be read ({why}); {DATA_FORMAT}")
     if not isinstance(z, np.lib.npyio.NpzFile):
@@ -62,13 +63,20 @@ def load_data(path: str, max_ply: int, fail=None) -> tuple[np.ndarray, np.ndarra
             _fail(f"--data {path} lacks {', '.join(missing)} (it has {', '.join(z.files) or 'no arrays'}); {DATA_FORMAT}")
         try:
             boards, targets, teacher, ply = (z[k] for k in ("boards", "targets", "teacher", "ply"))
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        except (OSError, ValueError, EOFError, MemoryError, zipfile.BadZipFile, zlib.error) as exc:
             why = "it holds pickled objects" if "pickle" in str(exc) else (str(exc) or type(exc).__name__)
             _fail(f"--data {path} is damaged ({why}); {DATA_FORMAT}")
     if boards.ndim != 2 or boards.shape[1] != 26 or boards.dtype.kind not in "iu":
         _fail(f"--data {path}: boards is {boards.dtype} {boards.shape}; expected int8 (N, 26)")
     if boards.size and (boards.min() < -15 or boards.max() > 15):
         _fail(f"--data {path}: boards hold counts outside -15..15; expected int8 (N, 26) boards of bgrl.rules.board")
+    if boards.size:
+        b = boards.astype(np.int64)
+        bad = (b[:, 0] > 0) | (b[:, 25] < 0) | (np.maximum(b, 0).sum(axis=1) > 15) | (-np.minimum(b, 0).sum(axis=1) > 15)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            _fail(f"--data {path}: board {i} is not a legal board ({b[i].tolist()}); expected at most 15 checkers a side, "
+                  "the opponent's bar (index 0) <= 0 and the mover's bar (index 25) >= 0 (bgrl.rules.board.validate_board)")
     if targets.ndim != 2 or targets.shape[1] != 5 or targets.dtype.kind != "f":
         _fail(f"--data {path}: targets is {targets.dtype} {targets.shape}; expected float32 (N, 5)")
     if targets.shape[0] != boards.shape[0]:

@@ -20,8 +20,8 @@ with the network's arithmetic on a GPU (:class:`bgrl.evaluation.table.TableNetEv
 
 Resumable and bounded: the positions are valued in chunks of ``--chunk``, each written
 atomically to ``OUT.partK.npz`` beside ``--out``; a rerun with the same arguments skips the
-chunks already written (a part made from other positions or settings is an error naming
-it). With ``--max-seconds`` no chunk is started after that time; ``--out`` then holds the
+chunks already written. Every part there is checked before any work: one made from other
+positions or settings, or damaged, is an error naming it (and its settings). With ``--max-seconds`` no chunk is started after that time; ``--out`` then holds the
 chunks done so far (a note says how many), and a rerun goes on. Bad input ends with a
 one-line ``search_targets.py: error: ...`` and exit status 2.
 """
@@ -33,6 +33,7 @@ import multiprocessing as mp
 import sys
 import time
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -80,9 +81,9 @@ def main(argv=None) -> int:
     p.add_argument("data", nargs="+", help="distill data files (npz from scripts/distill.py)")
     p.add_argument("--out", required=True, help="npz file of positions and their n-ply targets")
     p.add_argument("--teacher", default="distilled7", help="network whose search gives the values")
-    p.add_argument("--ply", type=int, default=2, help="search depth of the values (1..MAX_PLY)")
-    p.add_argument("--positions", type=int, default=None, help="value this many positions (default: all)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the positions' random order")
+    p.add_argument("--ply", type=int, default=2, help="search depth of the values (1..3)")
+    p.add_argument("--positions", type=int, default=None, help="value this many positions (None: all)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the positions' random order, >= 0")
     p.add_argument("--chunk", type=int, default=512, help="positions per part file")
     p.add_argument("--workers", type=int, default=1, help="processes (one torch thread each)")
     p.add_argument("--device", default="cpu", help="where the network runs: cpu, cuda or auto")
@@ -104,6 +105,8 @@ def main(argv=None) -> int:
         v = getattr(args, name)
         if v is not None and v <= 0:
             _fail(f"--{name} must be >= 1, got {v}")
+    if args.seed < 0:
+        _fail(f"--seed must be >= 0, got {args.seed}")
     if args.max_seconds is not None and not args.max_seconds > 0:
         _fail(f"--max-seconds must be > 0, got {args.max_seconds}")
     try:
@@ -116,12 +119,16 @@ def main(argv=None) -> int:
         _fail(f"--teacher: {exc}")
     check_phases_and_files(None, args.data, _fail)
     out = Path(args.out)
+    if any(Path(d).resolve() == out.resolve() for d in args.data):
+        _fail(f"--out {out} is also one of the data files; expected a new file (it would be replaced)")
     problem = output_file_problem("--out", out) or output_file_problem("--out", out.with_name(f"{out.stem}.part0.npz"))
     if problem:
         _fail(problem)
     parts = [load_data(d, MAX_PLY, fail=_fail) for d in args.data]
     boards = np.concatenate([b for b, _, _, _ in parts])
     order = np.random.default_rng(args.seed).permutation(boards.shape[0])
+    if args.positions is not None and args.positions > boards.shape[0]:
+        print(f"note: --positions {args.positions}, but the data hold {boards.shape[0]}: valuing all of them")
     boards = boards[order[: args.positions]]
     n = boards.shape[0]
     if n < MIN_POSITIONS:
@@ -133,55 +140,84 @@ def main(argv=None) -> int:
         return out.with_name(f"{out.stem}.part{k}.npz")
 
     starts = list(range(0, n, args.chunk))
+
+    def read_part(k: int) -> np.ndarray | None:
+        """The targets of part ``k`` (None when it is not there yet); exits on a damaged or
+        foreign part, naming it."""
+        part = part_of(k)
+        if not part.exists():
+            return None
+        b = boards[starts[k] : starts[k] + args.chunk]
+        if not part.is_file():
+            _fail(f"part file {part} is not a file; remove it or choose another --out")
+        try:
+            with np.load(part, allow_pickle=False) as z:
+                if not isinstance(z, np.lib.npyio.NpzFile):
+                    raise ValueError("a single .npy array, not an npz archive")
+                theirs = str(z["settings"]) if "settings" in z.files else "none"
+                same = theirs == settings and np.array_equal(z["boards"], b)
+                t = z["targets"]
+        except (OSError, ValueError, KeyError, EOFError, MemoryError, TypeError, zipfile.BadZipFile, zlib.error) as exc:
+            _fail(f"part file {part} cannot be read ({exc}); remove it to value its positions again")
+        if not same:
+            _fail(f"part file {part} was made from other positions or settings ({theirs}) than these ({settings}); "
+                  f"remove the {out.stem}.part*.npz files or choose another --out")
+        if t.shape != (b.shape[0], 5) or t.dtype != np.float32 or not np.isfinite(t).all() or (t < 0).any() or (t > 1).any():
+            _fail(f"part file {part} holds targets {t.dtype} {t.shape}, or values outside [0, 1]; expected float32 "
+                  f"({b.shape[0]}, 5) probabilities: remove it to value its positions again")
+        return t
+
+    have_parts = {k: read_part(k) for k in range(len(starts))}  # every part checked before any work
     jobs = [(k, str(part_of(k)), boards[i : i + args.chunk], args.ply, settings)
-            for k, i in enumerate(starts) if not part_of(k).is_file()]
+            for k, i in enumerate(starts) if have_parts[k] is None]
     t0 = time.time()
     deadline = t0 + args.max_seconds if args.max_seconds else float("inf")
     print(f"{n} positions in {len(starts)} chunks, {len(starts) - len(jobs)} already done; "
           f"{args.teacher} at {args.ply}-ply on {device}, {args.workers} workers", flush=True)
-    done = 0
+    done = valued = 0
+    sizes = {k: b.shape[0] for k, _, b, _, _ in jobs}
     if jobs:
+        pool = None
         if args.workers == 1:
             _init(args.teacher, device, deadline)
             results = map(_value, jobs)
         else:
             pool = mp.get_context("spawn").Pool(args.workers, _init, (args.teacher, device, deadline))
             results = pool.imap_unordered(_value, jobs)
-        for r in results:
-            if r is None:
-                continue
-            done += 1
-            el = time.time() - t0
-            print(f"  part {r[0]} ({r[1]:.0f} s); {done}/{len(jobs)} chunks this run, "
-                  f"{done * args.chunk / el:.0f} positions/s", flush=True)
-        if args.workers > 1:
+        try:
+            for r in results:
+                if r is None:
+                    continue
+                done += 1
+                valued += sizes[r[0]]
+                el = time.time() - t0
+                print(f"  part {r[0]} ({r[1]:.0f} s); {done}/{len(jobs)} chunks this run, "
+                      f"{valued / el:.0f} positions/s", flush=True)
+        except OSError as exc:  # a part cannot be written (disk full, permissions): the parts done stay
+            if pool is not None:
+                pool.terminate()
+            _fail(f"cannot write a part file beside --out {out} ({exc}); the parts written so far are kept, "
+                  "rerun to go on")
+        if pool is not None:
             pool.close()
             pool.join()
 
     got_b, got_t, have = [], [], 0
     for k, i in enumerate(starts):
-        part = part_of(k)
-        if not part.is_file():
+        t = read_part(k)
+        if t is None:
             continue
-        b = boards[i : i + args.chunk]
-        try:
-            with np.load(part, allow_pickle=False) as z:
-                same = ("settings" in z.files and str(z["settings"]) == settings and np.array_equal(z["boards"], b)
-                        and z["targets"].shape == (b.shape[0], 5))
-                t = z["targets"]
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-            _fail(f"part file {part} cannot be read ({exc}); remove it to value its positions again")
-        if not same:
-            _fail(f"part file {part} was made from other positions or settings than these ({settings}); "
-                  f"remove the {out.stem}.part*.npz files or choose another --out")
-        got_b.append(b)
+        got_b.append(boards[i : i + args.chunk])
         got_t.append(t)
         have += 1
     if not have:
         _fail("no chunk was finished before --max-seconds; nothing to write")
-    with atomic_writer(out) as f:
-        np.savez_compressed(f, boards=np.concatenate(got_b), targets=np.concatenate(got_t),
-                            teacher=args.teacher, ply=args.ply)
+    try:
+        with atomic_writer(out) as f:
+            np.savez_compressed(f, boards=np.concatenate(got_b), targets=np.concatenate(got_t),
+                                teacher=args.teacher, ply=args.ply)
+    except OSError as exc:
+        _fail(f"cannot write --out {out} ({exc}); the part files are kept, rerun to join them")
     m = sum(x.shape[0] for x in got_b)
     note = "" if have == len(starts) else f" (partial: {have} of {len(starts)} chunks; rerun to go on)"
     print(f"wrote {out}: {m} positions, targets of {args.teacher} at {args.ply}-ply{note}; {time.time() - t0:.0f} s")

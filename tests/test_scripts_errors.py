@@ -398,3 +398,49 @@ def test_device_network_path_equals_the_cpu_path(tmp_path):
     rows = ev._rows(boards)[0]
     feats = ev._features_of(boards)
     assert np.allclose(ev._device_network(rows, feats), ev._network(boards, rows), atol=1e-6)
+
+
+def test_search_targets_checks_every_part_before_any_work(search_targets_script, capsys, tmp_path):
+    data = _race_npz(tmp_path / "race.npz")
+    out = tmp_path / "st.npz"
+    base = [data, "--out", str(out), "--teacher", "td198g", "--ply", "1", "--chunk", "40"]
+    assert search_targets_script.main(base) == 0
+    capsys.readouterr()
+    (tmp_path / "st.part2.npz").unlink()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    # another teacher over the parts of the first: refused before part 2 is valued again
+    _error(capsys, search_targets_script, [*base[:4], "distilled2c", *base[5:]], "st.part0.npz", "teacher=td198g")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    # a part with targets that are no probabilities, a damaged compressed part, a folder in a part's place
+    good = np.load(tmp_path / "st.part1.npz")
+    np.savez(tmp_path / "st.part1.npz", boards=good["boards"], targets=np.full_like(good["targets"], np.nan),
+             settings=good["settings"])
+    _error(capsys, search_targets_script, base, "st.part1.npz", "outside [0, 1]")
+    np.savez_compressed(tmp_path / "st.part1.npz", **{k: good[k] for k in good.files})
+    raw = bytearray((tmp_path / "st.part1.npz").read_bytes())
+    raw[100:160] = bytes(b ^ 0xFF for b in raw[100:160])
+    (tmp_path / "st.part1.npz").write_bytes(bytes(raw))
+    _error(capsys, search_targets_script, base, "st.part1.npz", "cannot be read")
+    (tmp_path / "st.part1.npz").unlink()
+    (tmp_path / "st.part1.npz").mkdir()
+    _error(capsys, search_targets_script, base, "st.part1.npz", "is not a file")
+
+
+def test_search_targets_protects_its_inputs_and_special_files(search_targets_script, capsys, tmp_path):
+    import os
+
+    data = _race_npz(tmp_path / "race.npz")
+    kept = (tmp_path / "race.npz").read_bytes()
+    _error(capsys, search_targets_script, [data, "--out", data, "--teacher", "td198g", "--ply", "1"],
+           "also one of the data files")
+    assert (tmp_path / "race.npz").read_bytes() == kept
+    os.mkfifo(tmp_path / "fifo")
+    _error(capsys, search_targets_script, [data, "--out", str(tmp_path / "fifo"), "--teacher", "td198g"],
+           "not a regular file")
+    _error(capsys, search_targets_script, [data, "--out", str(tmp_path / "o.npz"), "--seed", "-1"], "--seed must be >= 0")
+    bad = np.load(data)
+    boards = bad["boards"].copy()
+    boards[7, 25] = -1  # an opponent's checker on the mover's bar
+    np.savez(tmp_path / "bad.npz", boards=boards, targets=bad["targets"], teacher="td198g", ply=1)
+    _error(capsys, search_targets_script, [str(tmp_path / "bad.npz"), "--out", str(tmp_path / "o.npz")],
+           "board 7 is not a legal board")
