@@ -71,11 +71,12 @@ def load_data(path: str, max_ply: int, fail=None) -> tuple[np.ndarray, np.ndarra
     if boards.size and (boards.min() < -15 or boards.max() > 15):
         _fail(f"--data {path}: boards hold counts outside -15..15; expected int8 (N, 26) boards of bgrl.rules.board")
     if boards.size:
-        b = boards.astype(np.int64)
-        bad = (b[:, 0] > 0) | (b[:, 25] < 0) | (np.maximum(b, 0).sum(axis=1) > 15) | (-np.minimum(b, 0).sum(axis=1) > 15)
+        from bgrl.rules.board import illegal_boards
+
+        bad = illegal_boards(boards)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            _fail(f"--data {path}: board {i} is not a legal board ({b[i].tolist()}); expected at most 15 checkers a side, "
+            _fail(f"--data {path}: board {i} is not a legal board ({boards[i].tolist()}); expected at most 15 checkers a side, "
                   "the opponent's bar (index 0) <= 0 and the mover's bar (index 25) >= 0 (bgrl.rules.board.validate_board)")
     if targets.ndim != 2 or targets.shape[1] != 5 or targets.dtype.kind != "f":
         _fail(f"--data {path}: targets is {targets.dtype} {targets.shape}; expected float32 (N, 5)")

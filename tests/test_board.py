@@ -150,3 +150,20 @@ def test_position_object():
     assert p.flipped().flipped() == p
     with pytest.raises(ValueError):
         p.board[3] = 1  # read-only
+
+
+def test_illegal_boards_marks_the_rows_validate_board_refuses():
+    from bgrl.rules.board import illegal_boards, validate_board
+
+    rng = np.random.default_rng(5)
+    boards = rng.integers(-4, 5, size=(400, 26))
+    boards[::7] = 0
+    mask = illegal_boards(boards)
+    refused = []
+    for row in boards:
+        try:
+            validate_board(row)
+            refused.append(False)
+        except ValueError:
+            refused.append(True)
+    assert mask.tolist() == refused and 0 < mask.sum() < len(mask)

@@ -39,6 +39,7 @@ __all__ = [
     "OPP_BAR",
     "START_BOARD",
     "START_POSITION_ID",
+    "illegal_boards",
     "Position",
     "flip",
     "validate_board",
@@ -103,6 +104,18 @@ def pip_counts(board: np.ndarray) -> tuple[np.ndarray | int, np.ndarray | int]:
     mover = (np.maximum(b, 0) * idx).sum(axis=-1)
     opp = (np.maximum(-b, 0) * (25 - idx)).sum(axis=-1)
     return mover, opp
+
+
+def illegal_boards(boards) -> np.ndarray:
+    """Which of a batch of boards :func:`validate_board` would refuse for their counts.
+
+    boards : integer array-like (B, 26). Returns bool (B,): True where a count lies outside
+    -15..15, the opponent's bar (index 0) is > 0, the mover's bar (index 25) is < 0, or a
+    side has more than 15 checkers on the board. Shapes and dtypes are the caller's to check.
+    """
+    b = np.asarray(boards).astype(np.int64)
+    return ((np.abs(b) > NUM_CHECKERS).any(axis=1) | (b[:, OPP_BAR] > 0) | (b[:, MOVER_BAR] < 0)
+            | (np.maximum(b, 0).sum(axis=1) > NUM_CHECKERS) | (np.maximum(-b, 0).sum(axis=1) > NUM_CHECKERS))
 
 
 def validate_board(board) -> np.ndarray:
