@@ -1,6 +1,6 @@
 """bgrl against GNU Backgammon at equal depth: paired-dice money sessions through the gnubg extra.
 
-    python scripts/vs_gnubg.py [--games 2000] [--seed 0] [--pairings 0,1,top]
+    python scripts/vs_gnubg.py [--games 2000] [--seed 0] [--pairings 0,1,top] [--network NET]
 
 Three pairings (issue 16, part 5), each a session of ``--games`` cubeless money games with
 paired dice (two games per dice sequence, colours swapped: :func:`bgrl.arena.duel.play_match`):
@@ -8,6 +8,9 @@ paired dice (two games per dice sequence, colours swapped: :func:`bgrl.arena.due
 * ``0``:   the strongest shipped network (:data:`bgrl.agents.levels.STRONGEST_NETWORK`) at
   0-ply, no noise, against gnubg 0-ply;
 * ``1``:   that network at 1-ply (the move filters of the level that plays it) against gnubg 1-ply;
+  ``--network NET`` plays another network (a checkpoint file, a run folder or a shipped
+  name, :func:`bgrl._resources.resolve_checkpoint`) in these two pairings instead, with the
+  same level definition: how a candidate is measured before it is shipped;
 * ``top``: the top level (the last of :data:`bgrl.agents.levels.LEVEL_NAMES`, as it is
   defined) against gnubg 2-ply.
 
@@ -91,10 +94,14 @@ def _warm_up(*timed) -> None:
         t.cpu, t.decisions = 0.0, 0
 
 
-def bgrl_agent(ply: int | None):
+def bgrl_agent(ply: int | None, network: str | None = None):
     """The top level's agent (``ply=None``), or the strongest shipped network
-    (:data:`bgrl.agents.levels.STRONGEST_NETWORK`) at ``ply`` without noise, with the move
-    filters of the level that plays it (gnubg's normal ones where those do not reach)."""
+    (:data:`bgrl.agents.levels.STRONGEST_NETWORK`; ``network``: that checkpoint instead) at
+    ``ply`` without noise, with the move filters of the level that plays the strongest
+    network (gnubg's normal ones where those do not reach).
+
+    Raises :class:`bgrl.evaluation.networks.CheckpointError` for a ``network`` that is
+    missing or not a bgrl checkpoint."""
     from dataclasses import replace
 
     from bgrl.agents.levels import LEVEL_NAMES, LEVELS, STRONGEST_NETWORK, LevelAgent, load_level
@@ -103,9 +110,15 @@ def bgrl_agent(ply: int | None):
         top = LEVEL_NAMES[-1]
         return load_level(top), f"{top} ({LEVELS[top].definition()})"
     name = next(n for n in reversed(LEVEL_NAMES) if LEVELS[n].network == STRONGEST_NETWORK)  # world-class's network by definition
-    agent = load_level(name)
-    lv = replace(LEVELS[name].with_ply(ply), noise=0.0, name=f"{STRONGEST_NETWORK}@{ply}")
-    return LevelAgent(lv, agent.evaluator), f"{STRONGEST_NETWORK} net at {ply}-ply"
+    if network is None:
+        evaluator, label = load_level(name).evaluator, STRONGEST_NETWORK
+    else:
+        from bgrl._resources import resolve_checkpoint
+        from bgrl.evaluation.networks import load_evaluator
+
+        evaluator, label = load_evaluator(resolve_checkpoint(network)), str(network)
+    lv = replace(LEVELS[name].with_ply(ply), noise=0.0, name=f"{label}@{ply}")
+    return LevelAgent(lv, evaluator), f"{label} net at {ply}-ply"
 
 
 def main(argv=None) -> int:
@@ -114,18 +127,32 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed of the dice (default 0)")
     p.add_argument("--pairings", default=",".join(PAIRINGS), help="which pairings, comma-separated among "
                    f"{', '.join(PAIRINGS)} (default all)")
+    p.add_argument("--network", default=None, help="in pairings 0 and 1, play this network (a checkpoint file, run "
+                   "folder or shipped name) instead of the strongest shipped one")
     args = p.parse_args(argv)
     if args.games < 1:
         p.error(f"--games must be >= 1, got {args.games}")
+    plan = {"0": (0, 0), "1": (1, 1), "top": (None, 2)}
     chosen = [x.strip() for x in args.pairings.split(",") if x.strip()]
     bad = [x for x in chosen if x not in PAIRINGS]
     if bad or not chosen:
         p.error(f"--pairings: expected a comma-separated list among {', '.join(PAIRINGS)}, got {args.pairings!r}")
 
+    if args.network is not None and not any(k in chosen for k in ("0", "1")):
+        p.error(f"--network {args.network!r} plays only in pairings 0 and 1; --pairings {args.pairings!r} has neither")
+
     import torch
 
     torch.set_num_threads(1)
     from bgrl.arena.duel import play_match
+    from bgrl.evaluation.networks import CheckpointError
+
+    agents = {}
+    for key in chosen:  # every network opened (and checked) before the first game
+        try:
+            agents[key] = bgrl_agent(plan[key][0], args.network)
+        except CheckpointError as exc:
+            p.exit(2, f"vs_gnubg.py: error: --network: {exc}\n")
 
     try:
         from bgrl.agents.gnubg import GnubgAgent
@@ -134,11 +161,10 @@ def main(argv=None) -> int:
     except ImportError as exc:
         p.exit(2, f"vs_gnubg.py: error: {exc}\n")
 
-    plan = {"0": (0, 0), "1": (1, 1), "top": (None, 2)}
     print(f"bgrl vs GNU Backgammon (gnubg-nn), {args.games} cubeless money games per pairing, paired dice, seed {args.seed}")
     for key in chosen:
-        ply, gply = plan[key]
-        agent, label = bgrl_agent(ply)
+        gply = plan[key][1]
+        agent, label = agents[key]
         ours, theirs = Timed(agent), Timed(GnubgAgent(gply), give_dice=True)
         _warm_up(ours, theirs)
         res = play_match(ours, theirs, args.games, seed=args.seed, names=(label, f"gnubg {gply}-ply"))
