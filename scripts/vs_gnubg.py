@@ -9,7 +9,7 @@ paired dice (two games per dice sequence, colours swapped: :func:`bgrl.arena.due
   0-ply, no noise, against gnubg 0-ply;
 * ``1``:   that network at 1-ply (the move filters of the level that plays it) against gnubg 1-ply;
   ``--network NET`` plays another network (a checkpoint file, a run folder or a shipped
-  name, :func:`bgrl._resources.resolve_checkpoint`) in these two pairings instead, with the
+  name, as :func:`bgrl.evaluation.networks.open_network` reads it) in these two pairings instead, with the
   same level definition: how a candidate is measured before it is shipped;
 * ``top``: the top level (the last of :data:`bgrl.agents.levels.LEVEL_NAMES`, as it is
   defined) against gnubg 2-ply.
@@ -113,10 +113,9 @@ def bgrl_agent(ply: int | None, network: str | None = None):
     if network is None:
         evaluator, label = load_level(name).evaluator, STRONGEST_NETWORK
     else:
-        from bgrl._resources import resolve_checkpoint
         from bgrl.evaluation.networks import load_evaluator
 
-        evaluator, label = load_evaluator(resolve_checkpoint(network)), str(network)
+        evaluator, label = load_evaluator(network), str(network)
     lv = replace(LEVELS[name].with_ply(ply), noise=0.0, name=f"{label}@{ply}")
     return LevelAgent(lv, evaluator), f"{label} net at {ply}-ply"
 
