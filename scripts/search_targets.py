@@ -204,7 +204,7 @@ def main(argv=None) -> int:
 
     got_b, got_t, have = [], [], 0
     for k, i in enumerate(starts):
-        t = read_part(k)
+        t = have_parts[k] if have_parts[k] is not None else read_part(k)  # parts found at the start were read then
         if t is None:
             continue
         got_b.append(boards[i : i + args.chunk])
