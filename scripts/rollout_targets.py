@@ -7,9 +7,11 @@
 Reads the positions (after-states, ``boards`` of ``scripts/distill.py`` data files), keeps those
 of the given phases (:mod:`bgrl.evaluation.phase`), and rolls each out from the side on roll
 after the play (:func:`bgrl.agents.rollout.rollout_boards`: cubeless money, stratified dice,
-0-ply checker play of ``--network``, trials stopped at exact values). The targets are the
+0-ply checker play of ``--network``, trials stopped at exact values, or after ``--truncate``
+plies with the network's 0-ply value there). The targets are the
 rollouts' mean probabilities, turned back to the side that played and clipped to [0, 1], in
-a file ``scripts/distill.py --data`` reads (teacher ``rollout:NETWORK:TRIALS``, ply 0).
+a file ``scripts/distill.py --data`` reads (teacher ``rollout:NETWORK:TRIALS``, with ``:vr``
+for variance reduction and ``:tP`` for truncation; ply 0).
 
 Resumable: the positions are rolled out in chunks of ``--chunk``, each written atomically to
 ``OUT.partN.npz`` beside ``--out`` with its positions and settings; a rerun with the same
@@ -47,12 +49,16 @@ def main(argv=None) -> int:
     p.add_argument("--network", default="distilled", help="network whose 0-ply play rolls the trials out")
     p.add_argument("--trials", type=int, default=144, help="trials per position")
     p.add_argument("--variance-reduction", action="store_true", help="subtract the luck of each roll (slower)")
+    p.add_argument("--truncate", type=int, default=None, metavar="P",
+                   help="stop each trial after P plies and take the network's 0-ply value there (None: play to the end)")
     p.add_argument("--max-positions", type=int, default=None, help="use at most this many positions (the first)")
     p.add_argument("--chunk", type=int, default=2048, help="positions per resumable part")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     if args.trials < 1:
         _fail(f"--trials must be >= 1, got {args.trials}")
+    if args.truncate is not None and args.truncate < 0:
+        _fail(f"--truncate must be >= 0, got {args.truncate}")
     if args.chunk < 1:
         _fail(f"--chunk must be >= 1, got {args.chunk}")
     if args.max_positions is not None and args.max_positions < 1:
@@ -94,7 +100,7 @@ def main(argv=None) -> int:
         _fail(f"--network: {exc}")
     out.parent.mkdir(parents=True, exist_ok=True)
     n = boards.shape[0]
-    settings = f"network={args.network} trials={args.trials} vr={args.variance_reduction} seed={args.seed} chunk={args.chunk}"
+    settings = f"network={args.network} trials={args.trials} vr={args.variance_reduction} truncate={args.truncate} seed={args.seed} chunk={args.chunk}"
     chunks = range(0, n, args.chunk)
     t0 = time.perf_counter()
     got = []
@@ -103,7 +109,7 @@ def main(argv=None) -> int:
         b = boards[i : i + args.chunk]
         if not part.is_file():
             r = rollout_boards(ev, flip(b), trials=args.trials, seed=args.seed + k,
-                               variance_reduction=args.variance_reduction)
+                               truncate=args.truncate, variance_reduction=args.variance_reduction)
             tgt = np.clip(flip_probs(r.probs), 0.0, 1.0).astype(np.float32)
             with atomic_writer(part) as f:
                 np.savez_compressed(f, boards=b, targets=tgt, equity_se=r.equity_se.astype(np.float32), settings=settings)
@@ -121,7 +127,8 @@ def main(argv=None) -> int:
             _fail(f"part file {part} was made from other positions or settings than these ({settings}); "
                   f"remove the {out.stem}.part*.npz files or choose another --out")
     tgt = np.concatenate(got)
-    teacher = f"rollout:{args.network}:{args.trials}" + (":vr" if args.variance_reduction else "")
+    teacher = (f"rollout:{args.network}:{args.trials}" + (":vr" if args.variance_reduction else "")
+               + (f":t{args.truncate}" if args.truncate is not None else ""))
     with atomic_writer(out) as f:
         np.savez_compressed(f, boards=boards, targets=tgt, teacher=teacher, ply=0)
     print(f"wrote {out}: {n} positions, targets {teacher}")

@@ -264,6 +264,7 @@ def _race_npz(path, n=120):
 @pytest.mark.parametrize("flags, expected", [
     (["--trials", "0"], "--trials must be >= 1, got 0"),
     (["--chunk", "0"], "--chunk must be >= 1"),
+    (["--truncate", "-1"], "--truncate must be >= 0, got -1"),
     (["--max-positions", "0"], "--max-positions must be >= 1"),
     (["--phases", "endgame"], "unknown phase 'endgame'"),
     (["--phases", "contact"], "0 positions selected; expected at least 100"),
@@ -288,6 +289,7 @@ def test_rollout_targets_names_itself_and_refuses_stale_parts(rollout_targets, c
     # other settings, or other chunks, over the parts of the first run: an error, never mixed data
     _error(capsys, rollout_targets, [*base, "--trials", "8"], "ro.part0.npz", "other positions or settings", "trials=8")
     _error(capsys, rollout_targets, [*base, "--chunk", "30"], "ro.part0.npz", "other positions or settings")
+    _error(capsys, rollout_targets, [*base, "--truncate", "2"], "ro.part0.npz", "other positions or settings", "truncate=2")
     (tmp_path / "ro.part1.npz").write_bytes(b"not an archive")
     _error(capsys, rollout_targets, base, "ro.part1.npz", "cannot be read")
 
@@ -309,6 +311,21 @@ def test_rollout_targets_writes_distill_data_and_resumes(rollout_targets, distil
     assert rollout_targets.main(argv) == 0  # the parts are there: nothing is rolled out again, same bits
     assert "part " not in capsys.readouterr().out
     assert np.array_equal(distill.load_data(str(out), 3)[1], targets)
+
+
+def test_rollout_targets_truncated_names_the_horizon(rollout_targets, distill, capsys, tmp_path):
+    """Trials cut after 2 plies end at the network's value: other targets than played to the
+    end, and the teacher says so."""
+    data = _race_npz(tmp_path / "race.npz")
+    full, cut = tmp_path / "full.npz", tmp_path / "cut.npz"
+    base = [data, "--phases", "race", "--network", "td198g", "--trials", "4", "--variance-reduction"]
+    assert rollout_targets.main([*base, "--out", str(full)]) == 0
+    assert rollout_targets.main([*base, "--out", str(cut), "--truncate", "2"]) == 0
+    capsys.readouterr()
+    _, t_full, _, _ = distill.load_data(str(full), 3)
+    _, t_cut, teacher, _ = distill.load_data(str(cut), 3)
+    assert teacher == "rollout:td198g:4:vr:t2"
+    assert t_cut.shape == t_full.shape and not np.allclose(t_cut, t_full)
 
 
 # ---------------------------------------------------------------- search_targets
