@@ -9,6 +9,8 @@ the benchmark replaced by a stub.
 
 import importlib.util
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -461,3 +463,59 @@ def test_search_targets_protects_its_inputs_and_special_files(search_targets_scr
     np.savez(tmp_path / "bad.npz", boards=boards, targets=bad["targets"], teacher="td198g", ply=1)
     _error(capsys, search_targets_script, [str(tmp_path / "bad.npz"), "--out", str(tmp_path / "o.npz")],
            "board 7 is not a legal board")
+
+
+# ---------------------------------------------------------------- target_accuracy
+
+
+@pytest.fixture(scope="module")
+def target_accuracy():
+    return _script("target_accuracy")
+
+
+@pytest.mark.parametrize("flags, expected", [
+    (["--positions", "0"], "--positions must be >= 1, got 0"),
+    (["--truth-trials", "0"], "--truth-trials must be >= 1"),
+    (["--trials", "0"], "--trials must be >= 1"),
+    (["--workers", "0"], "--workers must be >= 1"),
+    (["--truncate", "-1"], "--truncate must be >= 0, got -1"),
+    (["--plies", "4"], "--plies must lie in 0..3"),
+    (["--phases", "race", "--positions", "5000"], "only"),
+    (["--phases", "nosuch"], "nosuch"),
+    (["--network", "nosuch-net", "--positions", "10"], "--network"),
+])
+def test_target_accuracy_refuses_bad_arguments(target_accuracy, capsys, tmp_path, flags, expected):
+    data = _race_npz(tmp_path / "race.npz")
+    _error(capsys, target_accuracy, [data, "--out", str(tmp_path / "a.npz"), "--phases", "race", *flags], expected)
+
+
+def test_target_accuracy_compares_targets_with_a_reference_and_reuses_it(target_accuracy, capsys, tmp_path):
+    data = _race_npz(tmp_path / "race.npz")
+    out = tmp_path / "acc.npz"
+    argv = [data, "--out", str(out), "--phases", "race", "--positions", "12", "--network", "td198g", "--truth-trials", "8",
+            "--trials", "4", "--plies", "0", "1", "--truncate", "0", "2"]
+    assert target_accuracy.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "reference: 12 positions" in text and "1 process(es)" in text
+    z = np.load(out)
+    names = [str(z[f"row{i}_name"]) for i in range(5)]
+    assert names[0].startswith("the data's targets (td198g 1-ply)") and names[1:3] == ["0-ply", "1-ply"]
+    assert names[3] == "rollout, 4 trials, cut after 0 plies"
+    rows = [line for line in text.splitlines() if line.startswith(("0-ply", "1-ply", "rollout"))]
+    assert len(rows) == 4
+    assert z["reference"].shape == (12, 5) and (z["reference_se"] >= 0).all() and (z["reference_se"] > 0).any()
+    # the reference slices are reused: same table, nothing rolled out again
+    assert target_accuracy.main(argv) == 0
+    again = capsys.readouterr().out
+    assert "process(es)" not in again and again.splitlines()[-1] == f"wrote {out}"
+    assert np.array_equal(np.load(out)["reference"], z["reference"])
+    # a slice of other settings is refused by name, never mixed in
+    _error(capsys, target_accuracy, [*argv, "--truth-trials", "16"], "acc.truth0.npz", "other positions or settings")
+    # two processes, one slice each (as on the command line): the same reference, since every
+    # position's trial i is played with the same dice whatever else is in its batch
+    out2 = tmp_path / "acc2.npz"
+    argv2 = [a if a != str(out) else str(out2) for a in argv] + ["--workers", "2"]
+    r = subprocess.run([sys.executable, str(SCRIPTS / "target_accuracy.py"), *argv2], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "2 process(es)" in r.stdout and (tmp_path / "acc2.truth1.npz").is_file()
+    assert np.allclose(np.load(out2)["reference"], z["reference"], atol=1e-9)
