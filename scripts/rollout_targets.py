@@ -17,7 +17,8 @@ Resumable: the positions are rolled out in chunks of ``--chunk``, each written a
 ``OUT.partN.npz`` beside ``--out`` with its positions and settings; a rerun with the same
 arguments skips the chunks already written (a part made from other positions or settings is
 an error naming it), and the parts are joined into ``--out`` at the end (the same seed gives
-the same bits). Bad input ends with
+the same bits). With ``--max-seconds`` no chunk is started after that time and ``--out`` holds
+the chunks done so far, here or in earlier runs (a note says how many; ``0`` only joins them). Bad input ends with
 a one-line ``rollout_targets.py: error: ...`` and exit status 2.
 """
 
@@ -54,6 +55,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-positions", type=int, default=None, help="use at most this many positions (the first)")
     p.add_argument("--chunk", type=int, default=2048, help="positions per resumable part")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="start no chunk after this many seconds; --out then holds the chunks done (0: only join them)")
     args = p.parse_args(argv)
     if args.trials < 1:
         _fail(f"--trials must be >= 1, got {args.trials}")
@@ -61,6 +64,8 @@ def main(argv=None) -> int:
         _fail(f"--truncate must be >= 0, got {args.truncate}")
     if args.chunk < 1:
         _fail(f"--chunk must be >= 1, got {args.chunk}")
+    if args.max_seconds is not None and not args.max_seconds >= 0:
+        _fail(f"--max-seconds must be >= 0, got {args.max_seconds}")
     if args.max_positions is not None and args.max_positions < 1:
         _fail(f"--max-positions must be >= 1, got {args.max_positions}")
 
@@ -103,11 +108,13 @@ def main(argv=None) -> int:
     settings = f"network={args.network} trials={args.trials} vr={args.variance_reduction} truncate={args.truncate} seed={args.seed} chunk={args.chunk}"
     chunks = range(0, n, args.chunk)
     t0 = time.perf_counter()
-    got = []
+    got, got_boards = [], []
     for k, i in enumerate(chunks):
         part = out.with_name(f"{out.stem}.part{k}.npz")
         b = boards[i : i + args.chunk]
         if not part.is_file():
+            if args.max_seconds is not None and time.perf_counter() - t0 >= args.max_seconds:
+                continue
             r = rollout_boards(ev, flip(b), trials=args.trials, seed=args.seed + k,
                                truncate=args.truncate, variance_reduction=args.variance_reduction)
             tgt = np.clip(flip_probs(r.probs), 0.0, 1.0).astype(np.float32)
@@ -121,17 +128,22 @@ def main(argv=None) -> int:
                 same = ("settings" in z.files and str(z["settings"]) == settings and np.array_equal(z["boards"], b)
                         and z["targets"].shape == (b.shape[0], 5))
                 got.append(z["targets"])
+                got_boards.append(b)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             _fail(f"part file {part} cannot be read ({exc}); remove it to roll its positions out again")
         if not same:
             _fail(f"part file {part} was made from other positions or settings than these ({settings}); "
                   f"remove the {out.stem}.part*.npz files or choose another --out")
+    if not got:
+        _fail(f"--max-seconds {args.max_seconds:g}: no chunk was rolled out, and none was there to join")
     tgt = np.concatenate(got)
+    kept = np.concatenate(got_boards)
     teacher = (f"rollout:{args.network}:{args.trials}" + (":vr" if args.variance_reduction else "")
                + (f":t{args.truncate}" if args.truncate is not None else ""))
     with atomic_writer(out) as f:
-        np.savez_compressed(f, boards=boards, targets=tgt, teacher=teacher, ply=0)
-    print(f"wrote {out}: {n} positions, targets {teacher}")
+        np.savez_compressed(f, boards=kept, targets=tgt, teacher=teacher, ply=0)
+    note = "" if len(got) == len(chunks) else f" (partial: {len(got)} of {len(chunks)} chunks; rerun to go on)"
+    print(f"wrote {out}: {kept.shape[0]} positions, targets {teacher}{note}")
     return 0
 
 

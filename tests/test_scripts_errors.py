@@ -267,6 +267,7 @@ def _race_npz(path, n=120):
     (["--trials", "0"], "--trials must be >= 1, got 0"),
     (["--chunk", "0"], "--chunk must be >= 1"),
     (["--truncate", "-1"], "--truncate must be >= 0, got -1"),
+    (["--max-seconds", "-1"], "--max-seconds must be >= 0"),
     (["--max-positions", "0"], "--max-positions must be >= 1"),
     (["--phases", "endgame"], "unknown phase 'endgame'"),
     (["--phases", "contact"], "0 positions selected; expected at least 100"),
@@ -313,6 +314,33 @@ def test_rollout_targets_writes_distill_data_and_resumes(rollout_targets, distil
     assert rollout_targets.main(argv) == 0  # the parts are there: nothing is rolled out again, same bits
     assert "part " not in capsys.readouterr().out
     assert np.array_equal(distill.load_data(str(out), 3)[1], targets)
+
+
+def test_rollout_targets_max_seconds_joins_the_chunks_done(rollout_targets, distill, capsys, tmp_path, monkeypatch):
+    data = _race_npz(tmp_path / "race.npz")
+    out = tmp_path / "ro.npz"
+    base = [data, "--out", str(out), "--network", "td198g", "--trials", "4", "--chunk", "40", "--max-positions", "100"]
+    _error(capsys, rollout_targets, [*base, "--max-seconds", "0"], "no chunk was rolled out")
+
+    class Clock:  # every reading 100 s after the last: the first chunk starts, then time is up
+        t = 0.0
+
+        def perf_counter(self):
+            self.t += 100.0
+            return self.t
+
+    monkeypatch.setattr(rollout_targets, "time", Clock())
+    assert rollout_targets.main([*base, "--max-seconds", "150"]) == 0
+    monkeypatch.undo()
+    text = capsys.readouterr().out
+    assert text.count("part ") == 1 and "(partial: 1 of 3 chunks; rerun to go on)" in text
+    boards, targets, _, _ = distill.load_data(str(out), 3)
+    assert boards.shape == (40, 26) and targets.shape == (40, 5)
+    assert rollout_targets.main(base) == 0  # the rerun rolls out the rest; the first part is kept
+    text = capsys.readouterr().out
+    assert text.count("part ") == 2 and "partial" not in text
+    boards2, targets2, _, _ = distill.load_data(str(out), 3)
+    assert boards2.shape == (100, 26) and np.array_equal(targets2[:40], targets)
 
 
 def test_rollout_targets_truncated_names_the_horizon(rollout_targets, distill, capsys, tmp_path):
