@@ -14,7 +14,9 @@ given phases, drawn at random with ``--seed``, and values each several ways, all
 * the data file's own targets (for round-8 data: ``distilled7``'s 1-ply values);
 * the n-ply values of :func:`bgrl.training.distill.search_targets` for each of ``--plies``;
 * variance-reduced rollouts of ``--trials`` trials cut after each of ``--truncate`` plies, where
-  the network's 0-ply value is taken.
+  the network's 0-ply value is taken;
+* the 0-ply values of each of ``--candidates`` (other networks, for example ones fit to such
+  targets: positions they were not fit to show what they learnt).
 
 For each it prints the mean cubeless equity difference to the reference (bias), the root mean
 square difference (RMS), the RMS with the reference's own noise taken out (the mean squared
@@ -94,6 +96,8 @@ def main(argv=None) -> int:
                    help="horizons of the truncated rollouts (plies)")
     p.add_argument("--trials", type=int, default=36, help="trials of each truncated rollout")
     p.add_argument("--rollout-seed", type=int, default=202, help="dice seed of the truncated rollouts")
+    p.add_argument("--candidates", nargs="*", default=[], metavar="NET",
+                   help="other networks whose 0-ply values join the table (for example fits to these targets)")
     p.add_argument("--workers", type=int, default=1, help="processes sharing the reference (one torch thread each)")
     args = p.parse_args(argv)
     for name in ("positions", "truth_trials", "trials", "workers"):
@@ -181,6 +185,14 @@ def main(argv=None) -> int:
         t = time.process_time()
         v = search_targets(ev, boards, k)
         rows[f"{k}-ply"] = (v, time.process_time() - t)
+    for spec in args.candidates:
+        try:
+            cev = load_evaluator(spec)
+        except CheckpointError as exc:
+            _fail(f"--candidates: {exc}")
+        t = time.process_time()
+        v = search_targets(cev, boards, 0)
+        rows[f"0-ply of {spec}"] = (v, time.process_time() - t)
     for h in args.truncate:
         v, _, cpu = _rollout(args.network, boards, args.trials, args.rollout_seed, h)
         rows[f"rollout, {args.trials} trials, cut after {h} plies"] = (v, cpu)

@@ -511,6 +511,7 @@ def target_accuracy():
     (["--phases", "race", "--positions", "5000"], "only"),
     (["--phases", "nosuch"], "nosuch"),
     (["--network", "nosuch-net", "--positions", "10"], "--network"),
+    (["--candidates", "nosuch-net", "--positions", "10", "--truth-trials", "2", "--plies", "--truncate"], "--candidates"),
 ])
 def test_target_accuracy_refuses_bad_arguments(target_accuracy, capsys, tmp_path, flags, expected):
     data = _race_npz(tmp_path / "race.npz")
@@ -521,16 +522,16 @@ def test_target_accuracy_compares_targets_with_a_reference_and_reuses_it(target_
     data = _race_npz(tmp_path / "race.npz")
     out = tmp_path / "acc.npz"
     argv = [data, "--out", str(out), "--phases", "race", "--positions", "12", "--network", "td198g", "--truth-trials", "8",
-            "--trials", "4", "--plies", "0", "1", "--truncate", "0", "2"]
+            "--trials", "4", "--plies", "0", "1", "--truncate", "0", "2", "--candidates", "early"]
     assert target_accuracy.main(argv) == 0
     text = capsys.readouterr().out
     assert "reference: 12 positions" in text and "1 process(es)" in text
     z = np.load(out)
     names = [str(z[f"row{i}_name"]) for i in range(5)]
     assert names[0].startswith("the data's targets (td198g 1-ply)") and names[1:3] == ["0-ply", "1-ply"]
-    assert names[3] == "rollout, 4 trials, cut after 0 plies"
+    assert names[3] == "0-ply of early" and str(z["row4_name"]) == "rollout, 4 trials, cut after 0 plies"
     rows = [line for line in text.splitlines() if line.startswith(("0-ply", "1-ply", "rollout"))]
-    assert len(rows) == 4
+    assert len(rows) == 5
     assert z["reference"].shape == (12, 5) and (z["reference_se"] >= 0).all() and (z["reference_se"] > 0).any()
     # the reference slices are reused: same table, nothing rolled out again
     assert target_accuracy.main(argv) == 0
