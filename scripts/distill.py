@@ -45,6 +45,33 @@ def _fail(msg: str):
     sys.exit(2)
 
 
+def read_part(part: Path, settings: str, boards: np.ndarray, fields: tuple[str, ...], *, fail, redo: str,
+              pattern: str, what: str = "part file") -> dict | None:
+    """Read one resumable part file of the target scripts (``search_targets.py``,
+    ``rollout_targets.py``, ``target_accuracy.py``): the arrays ``fields`` of ``part``, or None
+    when it is not there yet. A part that is not a file, cannot be read, or was made from other
+    positions (``boards``) or ``settings`` (its ``settings`` string) ends the run through
+    ``fail(msg)`` with one line naming it; ``redo`` says what removing it does ("value its
+    positions again"), ``pattern`` names the part files to remove for other settings."""
+    if not part.exists():
+        return None
+    if not part.is_file():
+        fail(f"{what} {part} is not a file; remove it or choose another --out")
+    try:
+        with np.load(part, allow_pickle=False) as z:
+            if not isinstance(z, np.lib.npyio.NpzFile):
+                raise ValueError("a single .npy array, not an npz archive")
+            theirs = str(z["settings"]) if "settings" in z.files else "none"
+            same = theirs == settings and np.array_equal(z["boards"], boards)
+            got = {k: z[k] for k in fields}
+    except (OSError, ValueError, KeyError, EOFError, MemoryError, TypeError, zipfile.BadZipFile, zlib.error) as exc:
+        fail(f"{what} {part} cannot be read ({exc}); remove it to {redo}")
+    if not same:
+        fail(f"{what} {part} was made from other positions or settings ({theirs}) than these ({settings}); "
+             f"remove the {pattern} files or choose another --out")
+    return got
+
+
 def load_data(path: str, max_ply: int, fail=None) -> tuple[np.ndarray, np.ndarray, str, int]:
     """Read and check one --data file. Returns (boards int8 (N, 26), targets float32 (N, 5),
     teacher, ply); exits with a one-line error naming the file and what was expected (through

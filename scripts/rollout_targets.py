@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -70,7 +69,7 @@ def main(argv=None) -> int:
         _fail(f"--max-positions must be >= 1, got {args.max_positions}")
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from distill import MIN_POSITIONS, check_phases_and_files, load_data
+    from distill import MIN_POSITIONS, check_phases_and_files, load_data, read_part as read_part_file
 
     import torch
 
@@ -112,7 +111,7 @@ def main(argv=None) -> int:
     for k, i in enumerate(chunks):
         part = out.with_name(f"{out.stem}.part{k}.npz")
         b = boards[i : i + args.chunk]
-        if not part.is_file():
+        if not part.exists():
             if args.max_seconds is not None and time.perf_counter() - t0 >= args.max_seconds:
                 continue
             r = rollout_boards(ev, flip(b), trials=args.trials, seed=args.seed + k,
@@ -123,17 +122,13 @@ def main(argv=None) -> int:
             el = time.perf_counter() - t0
             print(f"  part {k}: positions {i + b.shape[0]}/{n} ({el:.0f} s, median equity SE "
                   f"{float(np.median(r.equity_se)):.4f})", flush=True)
-        try:
-            with np.load(part, allow_pickle=False) as z:
-                same = ("settings" in z.files and str(z["settings"]) == settings and np.array_equal(z["boards"], b)
-                        and z["targets"].shape == (b.shape[0], 5))
-                got.append(z["targets"])
-                got_boards.append(b)
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-            _fail(f"part file {part} cannot be read ({exc}); remove it to roll its positions out again")
-        if not same:
-            _fail(f"part file {part} was made from other positions or settings than these ({settings}); "
-                  f"remove the {out.stem}.part*.npz files or choose another --out")
+        t = read_part_file(part, settings, b, ("targets",), fail=_fail, redo="roll its positions out again",
+                           pattern=f"{out.stem}.part*.npz")["targets"]
+        if t.shape != (b.shape[0], 5):
+            _fail(f"part file {part} holds targets of shape {t.shape}; expected ({b.shape[0]}, 5): "
+                  f"remove it to roll its positions out again")
+        got.append(t)
+        got_boards.append(b)
     if not got:
         _fail(f"--max-seconds {args.max_seconds:g}: no chunk was rolled out, and none was there to join")
     tgt = np.concatenate(got)

@@ -32,8 +32,6 @@ import argparse
 import multiprocessing as mp
 import sys
 import time
-import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -91,7 +89,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from distill import MIN_POSITIONS, check_phases_and_files, load_data
+    from distill import MIN_POSITIONS, check_phases_and_files, load_data, read_part as read_part_file
 
     from bgrl._fileio import atomic_writer, output_file_problem
     from bgrl._resources import resolve_checkpoint
@@ -145,23 +143,12 @@ def main(argv=None) -> int:
         """The targets of part ``k`` (None when it is not there yet); exits on a damaged or
         foreign part, naming it."""
         part = part_of(k)
-        if not part.exists():
-            return None
         b = boards[starts[k] : starts[k] + args.chunk]
-        if not part.is_file():
-            _fail(f"part file {part} is not a file; remove it or choose another --out")
-        try:
-            with np.load(part, allow_pickle=False) as z:
-                if not isinstance(z, np.lib.npyio.NpzFile):
-                    raise ValueError("a single .npy array, not an npz archive")
-                theirs = str(z["settings"]) if "settings" in z.files else "none"
-                same = theirs == settings and np.array_equal(z["boards"], b)
-                t = z["targets"]
-        except (OSError, ValueError, KeyError, EOFError, MemoryError, TypeError, zipfile.BadZipFile, zlib.error) as exc:
-            _fail(f"part file {part} cannot be read ({exc}); remove it to value its positions again")
-        if not same:
-            _fail(f"part file {part} was made from other positions or settings ({theirs}) than these ({settings}); "
-                  f"remove the {out.stem}.part*.npz files or choose another --out")
+        got = read_part_file(part, settings, b, ("targets",), fail=_fail, redo="value its positions again",
+                             pattern=f"{out.stem}.part*.npz")
+        if got is None:
+            return None
+        t = got["targets"]
         if t.shape != (b.shape[0], 5) or t.dtype != np.float32 or not np.isfinite(t).all() or (t < 0).any() or (t > 1).any():
             _fail(f"part file {part} holds targets {t.dtype} {t.shape}, or values outside [0, 1]; expected float32 "
                   f"({b.shape[0]}, 5) probabilities: remove it to value its positions again")
