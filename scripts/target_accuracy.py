@@ -26,7 +26,7 @@ positions), and the CPU time per position. The reference shares the network's 0-
 the truncated rollouts; it measures how near a target comes to what that play scores, not to
 perfect play.
 
-The reference dominates the cost (about 5 s of CPU a position at 144 trials). It is rolled
+The reference dominates the cost (about 10 s of CPU a contact position at 144 trials). It is rolled
 out in ``--workers`` processes, one slice each, each slice written atomically to
 ``OUT.truthK.npz`` with its settings; a rerun with the same arguments reuses them (a slice made
 with other settings is an error naming it). Bad input ends with a one-line
@@ -39,7 +39,6 @@ import argparse
 import multiprocessing as mp
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -52,28 +51,27 @@ def _fail(msg: str):
     sys.exit(2)
 
 
-def _rollout(network: str, boards: np.ndarray, trials: int, seed: int, truncate: int | None):
+def _rollout(ev, boards: np.ndarray, trials: int, seed: int, truncate: int | None):
     """Probabilities (N, 5) and equity SE (N,) of the side that played each after-state, and the
     CPU seconds spent (this process)."""
-    import torch
-
     from bgrl.agents.rollout import rollout_boards
-    from bgrl.evaluation.networks import load_evaluator
-    from bgrl.evaluation.probabilities import flip_probs
     from bgrl.rules.board import flip
 
-    torch.set_num_threads(1)
-    ev = load_evaluator(network)
     t = time.process_time()
-    r = rollout_boards(ev, flip(boards), trials=trials, seed=seed, truncate=truncate, variance_reduction=True)
-    return flip_probs(r.probs), r.equity_se, time.process_time() - t
+    r = rollout_boards(ev, flip(boards), trials=trials, seed=seed, truncate=truncate, variance_reduction=True).flipped()
+    return r.probs, r.equity_se, time.process_time() - t
 
 
 def _truth_job(job):
+    """One slice of the reference, in its own process: rolled out and written atomically."""
     network, boards, trials, seed, part, settings = job
-    from bgrl._fileio import atomic_writer
+    import torch
 
-    p, se, cpu = _rollout(network, boards, trials, seed, None)
+    from bgrl._fileio import atomic_writer
+    from bgrl.evaluation.networks import load_evaluator
+
+    torch.set_num_threads(1)
+    p, se, cpu = _rollout(load_evaluator(network), boards, trials, seed, None)
     with atomic_writer(Path(part)) as f:
         np.savez(f, boards=boards, probs=p, se=se, cpu=cpu, settings=settings)
     return part, cpu
@@ -109,13 +107,17 @@ def main(argv=None) -> int:
         _fail(f"--plies must lie in 0..3, got {args.plies}")
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from distill import check_phases_and_files, load_data
+    from distill import check_phases_and_files, load_data, read_part as read_part_file
+
+    import torch
 
     from bgrl._fileio import atomic_writer, output_file_problem
     from bgrl.agents.search import MAX_PLY
     from bgrl.evaluation.networks import CheckpointError, load_evaluator
     from bgrl.evaluation.probabilities import equity
     from bgrl.training.distill import search_targets, select_phases
+
+    torch.set_num_threads(1)
 
     check_phases_and_files(args.phases, args.data, _fail)
     out = Path(args.out)
@@ -142,22 +144,16 @@ def main(argv=None) -> int:
     slices = np.array_split(np.arange(args.positions), min(args.workers, args.positions))
     jobs, ref_p, ref_se, ref_cpu = [], [None] * len(slices), [None] * len(slices), 0.0
 
-    def read(k, part, b):
-        try:
-            with np.load(part, allow_pickle=False) as z:
-                same = "settings" in z.files and str(z["settings"]) == settings and np.array_equal(z["boards"], b)
-                got = (z["probs"], z["se"], float(z["cpu"])) if same else None
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-            _fail(f"reference slice {part} cannot be read ({exc}); remove it to roll it out again")
-        if got is None:
-            _fail(f"reference slice {part} was made from other positions or settings than these ({settings}); "
-                  f"remove the {out.stem}.truth*.npz files or choose another --out")
-        return got
+    def read(part, b):
+        got = read_part_file(part, settings, b, ("probs", "se", "cpu"), fail=_fail, redo="roll it out again",
+                             pattern=f"{out.stem}.truth*.npz", what="reference slice")
+        return None if got is None else (got["probs"], got["se"], float(got["cpu"]))
 
     for k, s in enumerate(slices):
         part = out.with_name(f"{out.stem}.truth{k}.npz")
-        if part.is_file():
-            ref_p[k], ref_se[k], c = read(k, part, boards[s])
+        have = read(part, boards[s])
+        if have is not None:
+            ref_p[k], ref_se[k], c = have
             ref_cpu += c
         else:
             jobs.append((args.network, boards[s], args.truth_trials, args.truth_seed, str(part), settings))
@@ -171,15 +167,12 @@ def main(argv=None) -> int:
                 done = pool.map(_truth_job, jobs)
         for part, _ in done:
             k = int(Path(part).stem.rsplit("truth", 1)[1])
-            ref_p[k], ref_se[k], c = read(k, part, boards[slices[k]])
+            ref_p[k], ref_se[k], c = read(Path(part), boards[slices[k]])
             ref_cpu += c
     ref = np.concatenate(ref_p)
     se = np.concatenate(ref_se)
 
     # the candidates
-    import torch
-
-    torch.set_num_threads(1)
     rows = {f"the data's targets ({teacher})": (targets, None)}
     for k in args.plies:
         t = time.process_time()
@@ -194,7 +187,7 @@ def main(argv=None) -> int:
         v = search_targets(cev, boards, 0)
         rows[f"0-ply of {spec}"] = (v, time.process_time() - t)
     for h in args.truncate:
-        v, _, cpu = _rollout(args.network, boards, args.trials, args.rollout_seed, h)
+        v, _, cpu = _rollout(ev, boards, args.trials, args.rollout_seed, h)
         rows[f"rollout, {args.trials} trials, cut after {h} plies"] = (v, cpu)
 
     e_ref = equity(ref)
