@@ -62,12 +62,17 @@ def read_part(part: Path, settings: str, boards: np.ndarray, fields: tuple[str, 
             if not isinstance(z, np.lib.npyio.NpzFile):
                 raise ValueError("a single .npy array, not an npz archive")
             theirs = str(z["settings"]) if "settings" in z.files else "none"
-            same = theirs == settings and np.array_equal(z["boards"], boards)
+            theirs_boards = z["boards"]
             got = {k: z[k] for k in fields}
     except (OSError, ValueError, KeyError, EOFError, MemoryError, TypeError, zipfile.BadZipFile, zlib.error) as exc:
         fail(f"{what} {part} cannot be read ({exc}); remove it to {redo}")
-    if not same:
-        fail(f"{what} {part} was made from other positions or settings ({theirs}) than these ({settings}); "
+    if theirs != settings:
+        fail(f"{what} {part} was made with other settings ({theirs}) than these ({settings}); "
+             f"remove the {pattern} files or choose another --out")
+    if not np.array_equal(theirs_boards, boards):
+        n = len(theirs_boards) if getattr(theirs_boards, "ndim", 0) else 0
+        fail(f"{what} {part} holds other positions ({n} of them, {len(boards)} expected here; a change of "
+             f"the input data, --positions, --seed, --chunk or --workers does this); "
              f"remove the {pattern} files or choose another --out")
     return got
 

@@ -290,9 +290,9 @@ def test_rollout_targets_names_itself_and_refuses_stale_parts(rollout_targets, c
     assert rollout_targets.main(base) == 0
     capsys.readouterr()
     # other settings, or other chunks, over the parts of the first run: an error, never mixed data
-    _error(capsys, rollout_targets, [*base, "--trials", "8"], "ro.part0.npz", "other positions or settings", "trials=8")
-    _error(capsys, rollout_targets, [*base, "--chunk", "30"], "ro.part0.npz", "other positions or settings")
-    _error(capsys, rollout_targets, [*base, "--truncate", "2"], "ro.part0.npz", "other positions or settings", "truncate=2")
+    _error(capsys, rollout_targets, [*base, "--trials", "8"], "ro.part0.npz", "other settings", "trials=8")
+    _error(capsys, rollout_targets, [*base, "--chunk", "30"], "ro.part0.npz", "other settings", "chunk=30")
+    _error(capsys, rollout_targets, [*base, "--truncate", "2"], "ro.part0.npz", "other settings", "truncate=2")
     (tmp_path / "ro.part1.npz").write_bytes(b"not an archive")
     _error(capsys, rollout_targets, base, "ro.part1.npz", "cannot be read")
 
@@ -406,7 +406,7 @@ def test_search_targets_values_resumes_and_refuses_stale_parts(search_targets_sc
     assert "  part " not in capsys.readouterr().out
     assert np.array_equal(distill.load_data(str(out), 3)[1], targets)
     # parts of other settings are refused, never mixed in; a damaged part is named
-    _error(capsys, search_targets_script, [*base[:-1], "4"], "st.part0.npz", "other positions or settings", "seed=4")
+    _error(capsys, search_targets_script, [*base[:-1], "4"], "st.part0.npz", "other settings", "seed=4")
     (tmp_path / "st.part1.npz").write_bytes(b"not an archive")
     _error(capsys, search_targets_script, base, "st.part1.npz", "cannot be read")
 
@@ -539,7 +539,7 @@ def test_target_accuracy_compares_targets_with_a_reference_and_reuses_it(target_
     assert "process(es)" not in again and again.splitlines()[-1] == f"wrote {out}"
     assert np.array_equal(np.load(out)["reference"], z["reference"])
     # a slice of other settings is refused by name, never mixed in
-    _error(capsys, target_accuracy, [*argv, "--truth-trials", "16"], "acc.truth0.npz", "other positions or settings")
+    _error(capsys, target_accuracy, [*argv, "--truth-trials", "16"], "acc.truth0.npz", "other settings")
     # two processes, one slice each (as on the command line): the same reference, since every
     # position's trial i is played with the same dice whatever else is in its batch
     out2 = tmp_path / "acc2.npz"
@@ -548,3 +548,6 @@ def test_target_accuracy_compares_targets_with_a_reference_and_reuses_it(target_
     assert r.returncode == 0, r.stderr
     assert "2 process(es)" in r.stdout and (tmp_path / "acc2.truth1.npz").is_file()
     assert np.allclose(np.load(out2)["reference"], z["reference"], atol=1e-9)
+    # slices cut for two processes, read back with one: refused as other positions, the count named
+    argv1 = [a if a != str(out) else str(out2) for a in argv]
+    _error(capsys, target_accuracy, argv1, "acc2.truth0.npz", "holds other positions (6 of them, 12 expected", "--workers")
