@@ -7,11 +7,16 @@
 Reads the positions (after-states, ``boards`` of ``scripts/distill.py`` data files), keeps those
 of the given phases (:mod:`bgrl.evaluation.phase`), and rolls each out from the side on roll
 after the play (:func:`bgrl.agents.rollout.rollout_boards`: cubeless money, stratified dice,
-0-ply checker play of ``--network``, trials stopped at exact values, or after ``--truncate``
-plies with the network's 0-ply value there). The targets are the
+checker play of ``--network`` at ``--ply`` (0 by default; above 0 with gnubg's "normal" move
+filters, :data:`bgrl.agents.search.GNUBG_FILTERS`), trials stopped at exact values, or after
+``--truncate`` plies with the network's value at ``--ply`` there). The targets are the
 rollouts' mean probabilities, turned back to the side that played and clipped to [0, 1], in
-a file ``scripts/distill.py --data`` reads (teacher ``rollout:NETWORK:TRIALS``, with ``:vr``
-for variance reduction and ``:tP`` for truncation; ply 0).
+a file ``scripts/distill.py --data`` reads (teacher ``rollout:NETWORK:TRIALS``, with ``:pN``
+for play at N plies, ``:vr`` for variance reduction and ``:tP`` for truncation; ply 0).
+
+Rollouts played at 1-ply are targets that do not share the network's 0-ply play; each of their
+moves costs about eighty times a 0-ply one here (docs/experiments.md), so a round of them is a
+job for many cores over several runs: each run resumes where the last stopped.
 
 Resumable: the positions are rolled out in chunks of ``--chunk``, each written atomically to
 ``OUT.partN.npz`` beside ``--out`` with its positions and settings; a rerun with the same
@@ -46,7 +51,8 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, help="npz file of positions and rollout targets")
     p.add_argument("--phases", nargs="+", default=None, metavar="PHASE",
                    help="keep only positions of these phases (contact, race, bearoff, crashed)")
-    p.add_argument("--network", default="distilled", help="network whose 0-ply play rolls the trials out")
+    p.add_argument("--network", default="distilled", help="network whose checker play (at --ply) rolls the trials out")
+    p.add_argument("--ply", type=int, default=0, help="search depth of that checker play and of the value at a truncation (0..3)")
     p.add_argument("--trials", type=int, default=144, help="trials per position")
     p.add_argument("--variance-reduction", action="store_true", help="subtract the luck of each roll (slower)")
     p.add_argument("--truncate", type=int, default=None, metavar="P",
@@ -59,6 +65,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.trials < 1:
         _fail(f"--trials must be >= 1, got {args.trials}")
+    if not 0 <= args.ply <= 3:
+        _fail(f"--ply must be 0..3, got {args.ply}")
     if args.truncate is not None and args.truncate < 0:
         _fail(f"--truncate must be >= 0, got {args.truncate}")
     if args.chunk < 1:
@@ -105,6 +113,8 @@ def main(argv=None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     n = boards.shape[0]
     settings = f"network={args.network} trials={args.trials} vr={args.variance_reduction} truncate={args.truncate} seed={args.seed} chunk={args.chunk}"
+    if args.ply:  # kept out of 0-ply runs' settings, so their parts written before --ply existed still resume
+        settings += f" ply={args.ply}"
     chunks = range(0, n, args.chunk)
     t0 = time.perf_counter()
     got, got_boards = [], []
@@ -115,7 +125,7 @@ def main(argv=None) -> int:
             if args.max_seconds is not None and time.perf_counter() - t0 >= args.max_seconds:
                 continue
             r = rollout_boards(ev, flip(b), trials=args.trials, seed=args.seed + k,
-                               truncate=args.truncate, variance_reduction=args.variance_reduction)
+                               truncate=args.truncate, variance_reduction=args.variance_reduction, ply=args.ply)
             tgt = np.clip(flip_probs(r.probs), 0.0, 1.0).astype(np.float32)
             with atomic_writer(part) as f:
                 np.savez_compressed(f, boards=b, targets=tgt, equity_se=r.equity_se.astype(np.float32), settings=settings)
@@ -133,7 +143,7 @@ def main(argv=None) -> int:
         _fail(f"--max-seconds {args.max_seconds:g}: no chunk was rolled out, and none was there to join")
     tgt = np.concatenate(got)
     kept = np.concatenate(got_boards)
-    teacher = (f"rollout:{args.network}:{args.trials}" + (":vr" if args.variance_reduction else "")
+    teacher = (f"rollout:{args.network}:{args.trials}" + (f":p{args.ply}" if args.ply else "") + (":vr" if args.variance_reduction else "")
                + (f":t{args.truncate}" if args.truncate is not None else ""))
     with atomic_writer(out) as f:
         np.savez_compressed(f, boards=kept, targets=tgt, teacher=teacher, ply=0)

@@ -267,6 +267,8 @@ def _race_npz(path, n=120):
     (["--trials", "0"], "--trials must be >= 1, got 0"),
     (["--chunk", "0"], "--chunk must be >= 1"),
     (["--truncate", "-1"], "--truncate must be >= 0, got -1"),
+    (["--ply", "4"], "--ply must be 0..3, got 4"),
+    (["--ply", "-1"], "--ply must be 0..3, got -1"),
     (["--max-seconds", "-1"], "--max-seconds must be >= 0"),
     (["--max-positions", "0"], "--max-positions must be >= 1"),
     (["--phases", "endgame"], "unknown phase 'endgame'"),
@@ -293,6 +295,7 @@ def test_rollout_targets_names_itself_and_refuses_stale_parts(rollout_targets, c
     _error(capsys, rollout_targets, [*base, "--trials", "8"], "ro.part0.npz", "other settings", "trials=8")
     _error(capsys, rollout_targets, [*base, "--chunk", "30"], "ro.part0.npz", "other settings", "chunk=30")
     _error(capsys, rollout_targets, [*base, "--truncate", "2"], "ro.part0.npz", "other settings", "truncate=2")
+    _error(capsys, rollout_targets, [*base, "--ply", "1"], "ro.part0.npz", "other settings", "ply=1")
     (tmp_path / "ro.part1.npz").write_bytes(b"not an archive")
     _error(capsys, rollout_targets, base, "ro.part1.npz", "cannot be read")
 
@@ -314,6 +317,25 @@ def test_rollout_targets_writes_distill_data_and_resumes(rollout_targets, distil
     assert rollout_targets.main(argv) == 0  # the parts are there: nothing is rolled out again, same bits
     assert "part " not in capsys.readouterr().out
     assert np.array_equal(distill.load_data(str(out), 3)[1], targets)
+
+
+def test_rollout_targets_plays_at_the_given_ply(rollout_targets, distill, capsys, tmp_path):
+    # cut after 0 plies, a rollout played at --ply N is the N-ply value of the position: the
+    # targets of --ply 1 are the network's 1-ply values (not its 0-ply ones), so the depth
+    # reaches the trials, and the teacher's name records it
+    from bgrl.agents.search import after_state_probs
+    from bgrl.evaluation.networks import load_evaluator
+
+    data = _race_npz(tmp_path / "race.npz")
+    argv = [data, "--network", "td198g", "--trials", "2", "--truncate", "0", "--max-positions", "100", "--chunk", "100"]
+    assert rollout_targets.main([*argv, "--out", str(tmp_path / "p1.npz"), "--ply", "1"]) == 0
+    boards, targets, teacher, _ = distill.load_data(str(tmp_path / "p1.npz"), 3)
+    assert teacher == "rollout:td198g:2:p1:t0"
+    ev = load_evaluator("td198g")
+    one, zero = after_state_probs(ev, boards, 1), after_state_probs(ev, boards, 0)
+    assert np.allclose(targets, np.clip(one, 0, 1), atol=1e-5)
+    assert np.abs(one - zero).max() > 1e-3
+    capsys.readouterr()
 
 
 def test_rollout_targets_max_seconds_joins_the_chunks_done(rollout_targets, distill, capsys, tmp_path, monkeypatch):
