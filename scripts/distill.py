@@ -46,13 +46,15 @@ def _fail(msg: str):
 
 
 def read_part(part: Path, settings: str, boards: np.ndarray, fields: tuple[str, ...], *, fail, redo: str,
-              pattern: str, what: str = "part file") -> dict | None:
+              pattern: str, chosen_by: str, what: str = "part file") -> dict | None:
     """Read one resumable part file of the target scripts (``search_targets.py``,
     ``rollout_targets.py``, ``target_accuracy.py``): the arrays ``fields`` of ``part``, or None
     when it is not there yet. A part that is not a file, cannot be read, or was made from other
     positions (``boards``) or ``settings`` (its ``settings`` string) ends the run through
-    ``fail(msg)`` with one line naming it; ``redo`` says what removing it does ("value its
-    positions again"), ``pattern`` names the part files to remove for other settings."""
+    ``fail(msg)`` with one line naming it and which of the two differs; ``redo`` says what
+    removing it does ("value its positions again"), ``pattern`` names the part files to remove
+    for other settings, ``chosen_by`` the calling script's flags that choose and cut its
+    positions ("--positions, --seed or --workers")."""
     if not part.exists():
         return None
     if not part.is_file():
@@ -71,9 +73,8 @@ def read_part(part: Path, settings: str, boards: np.ndarray, fields: tuple[str, 
              f"remove the {pattern} files or choose another --out")
     if not np.array_equal(theirs_boards, boards):
         n = len(theirs_boards) if getattr(theirs_boards, "ndim", 0) else 0
-        fail(f"{what} {part} holds other positions ({n} of them, {len(boards)} expected here; a change of "
-             f"the input data, --positions, --seed, --chunk or --workers does this); "
-             f"remove the {pattern} files or choose another --out")
+        fail(f"{what} {part} holds other positions ({n} of them, {len(boards)} expected here: the input "
+             f"data or {chosen_by} changed); remove the {pattern} files or choose another --out")
     return got
 
 

@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     p.add_argument("--phases", nargs="+", default=None, metavar="PHASE",
                    help="keep only positions of these phases (contact, race, bearoff, crashed)")
     p.add_argument("--network", default="distilled", help="network whose checker play (at --ply) rolls the trials out")
-    p.add_argument("--ply", type=int, default=0, help="search depth of that checker play and of the value at a truncation (0..3)")
+    p.add_argument("--ply", type=int, default=0, help="search depth of that checker play and of the value at a truncation (0 to bgrl.agents.search.MAX_PLY)")
     p.add_argument("--trials", type=int, default=144, help="trials per position")
     p.add_argument("--variance-reduction", action="store_true", help="subtract the luck of each roll (slower)")
     p.add_argument("--truncate", type=int, default=None, metavar="P",
@@ -65,8 +65,6 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.trials < 1:
         _fail(f"--trials must be >= 1, got {args.trials}")
-    if not 0 <= args.ply <= 3:
-        _fail(f"--ply must be 0..3, got {args.ply}")
     if args.truncate is not None and args.truncate < 0:
         _fail(f"--truncate must be >= 0, got {args.truncate}")
     if args.chunk < 1:
@@ -89,6 +87,8 @@ def main(argv=None) -> int:
     from bgrl.rules.board import flip
     from bgrl.training.distill import select_phases
 
+    if not 0 <= args.ply <= MAX_PLY:
+        _fail(f"--ply must be 0..{MAX_PLY}, got {args.ply}")
     check_phases_and_files(args.phases, args.data, _fail)
     torch.set_num_threads(1)
     out = Path(args.out)
@@ -133,6 +133,7 @@ def main(argv=None) -> int:
             print(f"  part {k}: positions {i + b.shape[0]}/{n} ({el:.0f} s, median equity SE "
                   f"{float(np.median(r.equity_se)):.4f})", flush=True)
         t = read_part_file(part, settings, b, ("targets",), fail=_fail, redo="roll its positions out again",
+                           chosen_by="--phases or --max-positions",
                            pattern=f"{out.stem}.part*.npz")["targets"]
         if t.shape != (b.shape[0], 5):
             _fail(f"part file {part} holds targets of shape {t.shape}; expected ({b.shape[0]}, 5): "

@@ -572,4 +572,4 @@ def test_target_accuracy_compares_targets_with_a_reference_and_reuses_it(target_
     assert np.allclose(np.load(out2)["reference"], z["reference"], atol=1e-9)
     # slices cut for two processes, read back with one: refused as other positions, the count named
     argv1 = [a if a != str(out) else str(out2) for a in argv]
-    _error(capsys, target_accuracy, argv1, "acc2.truth0.npz", "holds other positions (6 of them, 12 expected", "--workers")
+    _error(capsys, target_accuracy, argv1, "acc2.truth0.npz", "holds other positions (6 of them, 12 expected here: the input data or --phases, --positions, --seed or --workers changed)")
