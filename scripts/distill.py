@@ -60,9 +60,10 @@ def read_part(part: Path, settings: str, boards: np.ndarray, fields: tuple[str, 
     if not part.is_file():
         fail(f"{what} {part} is not a file; remove it or choose another --out")
     try:
-        with np.load(part, allow_pickle=False) as z:
-            if not isinstance(z, np.lib.npyio.NpzFile):
-                raise ValueError("a single .npy array, not an npz archive")
+        z = np.load(part, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise ValueError("a single .npy array, not an npz archive")
+        with z:
             theirs = str(z["settings"]) if "settings" in z.files else "none"
             theirs_boards = z["boards"]
             got = {k: z[k] for k in fields}

@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     p.add_argument("--trials", type=int, default=144, help="trials per position")
     p.add_argument("--variance-reduction", action="store_true", help="subtract the luck of each roll (slower)")
     p.add_argument("--truncate", type=int, default=None, metavar="P",
-                   help="stop each trial after P plies and take the network's 0-ply value there (None: play to the end)")
+                   help="stop each trial after P plies and take the network's value there, at --ply (None: play to the end)")
     p.add_argument("--max-positions", type=int, default=None, help="use at most this many positions (the first)")
     p.add_argument("--chunk", type=int, default=2048, help="positions per resumable part")
     p.add_argument("--seed", type=int, default=0)
@@ -135,8 +135,10 @@ def main(argv=None) -> int:
         t = read_part_file(part, settings, b, ("targets",), fail=_fail, redo="roll its positions out again",
                            chosen_by="--phases or --max-positions",
                            pattern=f"{out.stem}.part*.npz")["targets"]
-        if t.shape != (b.shape[0], 5):
-            _fail(f"part file {part} holds targets of shape {t.shape}; expected ({b.shape[0]}, 5): "
+        if t.shape != (b.shape[0], 5) or t.dtype.kind != "f" or not np.all((t >= 0) & (t <= 1)):
+            what = (f"of shape {t.shape}" if t.shape != (b.shape[0], 5) else
+                    f"of dtype {t.dtype}" if t.dtype.kind != "f" else "outside [0, 1] or NaN")
+            _fail(f"part file {part} holds targets {what}; expected probabilities, float ({b.shape[0]}, 5) in [0, 1]: "
                   f"remove it to roll its positions out again")
         got.append(t)
         got_boards.append(b)

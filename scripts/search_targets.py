@@ -145,7 +145,7 @@ def main(argv=None) -> int:
         part = part_of(k)
         b = boards[starts[k] : starts[k] + args.chunk]
         got = read_part_file(part, settings, b, ("targets",), fail=_fail, redo="value its positions again",
-                             chosen_by="--positions or --seed",
+                             chosen_by="--positions",
                              pattern=f"{out.stem}.part*.npz")
         if got is None:
             return None

@@ -146,7 +146,7 @@ def main(argv=None) -> int:
 
     def read(part, b):
         got = read_part_file(part, settings, b, ("probs", "se", "cpu"), fail=_fail, redo="roll it out again",
-                                  chosen_by="--phases, --positions, --seed or --workers",
+                             chosen_by="--phases, --positions, --seed or --workers",
                              pattern=f"{out.stem}.truth*.npz", what="reference slice")
         return None if got is None else (got["probs"], got["se"], float(got["cpu"]))
 

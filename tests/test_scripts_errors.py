@@ -298,6 +298,18 @@ def test_rollout_targets_names_itself_and_refuses_stale_parts(rollout_targets, c
     _error(capsys, rollout_targets, [*base, "--ply", "1"], "ro.part0.npz", "other settings", "ply=1")
     (tmp_path / "ro.part1.npz").write_bytes(b"not an archive")
     _error(capsys, rollout_targets, base, "ro.part1.npz", "cannot be read")
+    # a part of the right settings and positions whose targets are not probabilities is refused
+    part0 = tmp_path / "ro.part0.npz"
+    with np.load(part0) as z:
+        arrays = {k: z[k] for k in z.files}
+    for bad, expected in [(np.full_like(arrays["targets"], np.nan), "outside [0, 1] or NaN"),
+                          (arrays["targets"] + 2.0, "outside [0, 1] or NaN"),
+                          (np.full(arrays["targets"].shape, "x"), "of dtype <U1")]:
+        np.savez(part0, **{**arrays, "targets": bad})
+        _error(capsys, rollout_targets, base, "ro.part0.npz", expected)
+    np.save(tmp_path / "bare.npy", arrays["targets"])
+    (tmp_path / "bare.npy").replace(part0)
+    _error(capsys, rollout_targets, base, "ro.part0.npz", "a single .npy array, not an npz archive")
 
 
 def test_rollout_targets_writes_distill_data_and_resumes(rollout_targets, distill, capsys, tmp_path):
