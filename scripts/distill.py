@@ -54,7 +54,8 @@ def read_part(part: Path, settings: str, boards: np.ndarray, fields: tuple[str, 
     ``fail(msg)`` with one line naming it and which of the two differs; ``redo`` says what
     removing it does ("value its positions again"), ``pattern`` names the part files to remove
     for other settings, ``chosen_by`` the calling script's flags that choose and cut its
-    positions ("--positions, --seed or --workers")."""
+    positions ("--positions, --seed or --workers"). A ``targets`` field must hold float32
+    outcome probabilities, one row of 5 in [0, 1] per board."""
     if not part.exists():
         return None
     if not part.is_file():
@@ -76,6 +77,12 @@ def read_part(part: Path, settings: str, boards: np.ndarray, fields: tuple[str, 
         n = len(theirs_boards) if getattr(theirs_boards, "ndim", 0) else 0
         fail(f"{what} {part} holds other positions ({n} of them, {len(boards)} expected here: the input "
              f"data or {chosen_by} changed); remove the {pattern} files or choose another --out")
+    t = got.get("targets")
+    if t is not None and (t.shape != (len(boards), 5) or t.dtype != np.float32 or not np.all((t >= 0) & (t <= 1))):
+        why = (f"of shape {t.shape}" if t.shape != (len(boards), 5) else
+               f"of dtype {t.dtype}" if t.dtype != np.float32 else "outside [0, 1] or NaN")
+        fail(f"{what} {part} holds targets {why}; expected float32 ({len(boards)}, 5) probabilities in [0, 1]: "
+             f"remove it to {redo}")
     return got
 
 

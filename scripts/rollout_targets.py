@@ -135,11 +135,6 @@ def main(argv=None) -> int:
         t = read_part_file(part, settings, b, ("targets",), fail=_fail, redo="roll its positions out again",
                            chosen_by="--phases or --max-positions",
                            pattern=f"{out.stem}.part*.npz")["targets"]
-        if t.shape != (b.shape[0], 5) or t.dtype.kind != "f" or not np.all((t >= 0) & (t <= 1)):
-            what = (f"of shape {t.shape}" if t.shape != (b.shape[0], 5) else
-                    f"of dtype {t.dtype}" if t.dtype.kind != "f" else "outside [0, 1] or NaN")
-            _fail(f"part file {part} holds targets {what}; expected probabilities, float ({b.shape[0]}, 5) in [0, 1]: "
-                  f"remove it to roll its positions out again")
         got.append(t)
         got_boards.append(b)
     if not got:
