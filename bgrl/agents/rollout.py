@@ -67,6 +67,7 @@ from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, after_state_p
 from bgrl.evaluation.exact import exact_probs
 from bgrl.evaluation.probabilities import OUTPUTS, Probabilities, equity, flip_probs, terminal_probs
 from bgrl.rules.board import Position, flip
+from bgrl.rules.game import MAX_PLIES  # the one bound on a game's plies
 from bgrl.rules.dice import ROLL_WEIGHTS, ROLLS, roll_dice, seed_keys
 from bgrl.rules.movegen import generate
 from bgrl.rules.notation import Play, legal_plays
@@ -83,8 +84,6 @@ CANDIDATE_FILTER = MoveFilter(8, 0.16)
 #: Most trials one rollout command takes: every trial advances in lockstep, in memory (with
 #: variance reduction, a ply of 100,000 trials holds about 40 million after-states: ~1 GB).
 MAX_TRIALS = 100_000
-#: A trial longer than this many plies raises RuntimeError (no real game comes close).
-MAX_PLIES = 2000
 #: Rows per evaluator call (memory bound: a 160-unit network's hidden layer at 65,536 rows is 42 MB).
 EVAL_CHUNK = 1 << 16
 

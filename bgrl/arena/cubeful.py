@@ -29,14 +29,13 @@ import numpy as np
 
 from bgrl.agents.cube import answer_double, cube_decisions, cubeful_select, wants_double
 from bgrl.rules.board import START_BOARD, flip
-from bgrl.rules.game import BLACK, WHITE
+from bgrl.rules.game import BLACK, MAX_PLIES, WHITE
 from bgrl.rules.match import Match, MatchRules, other
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 
 __all__ = ["CubefulResult", "play_cubeful", "MAX_PLIES"]
 
-MAX_PLIES = 2000
 _CHUNK = 128
 
 

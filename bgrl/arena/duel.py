@@ -15,13 +15,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from bgrl.rules.board import START_BOARD, flip
+from bgrl.rules.game import MAX_PLIES  # the one bound on a game's plies
 from bgrl.rules.dice import random_rolls
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 
 __all__ = ["MatchResult", "play_match"]
 
-MAX_PLIES = 2000
 
 
 @dataclass(frozen=True)

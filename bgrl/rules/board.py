@@ -40,6 +40,8 @@ __all__ = [
     "START_BOARD",
     "START_POSITION_ID",
     "illegal_boards",
+    "deadlocked_boards",
+    "DeadPositionError",
     "Position",
     "flip",
     "validate_board",
@@ -106,16 +108,47 @@ def pip_counts(board: np.ndarray) -> tuple[np.ndarray | int, np.ndarray | int]:
     return mover, opp
 
 
+class DeadPositionError(ValueError):
+    """A position in which neither side can ever move (see :func:`deadlocked_boards`).
+
+    A ValueError, so every reader that refuses a bad board refuses it too.
+    """
+
+
+_DEAD_MESSAGE = ("neither side can ever move: both sides have checkers on the bar against a closed "
+                 "home board (all six points held by two or more); expected a position a game can go on from")
+
+
+def deadlocked_boards(boards) -> np.ndarray:
+    """Which boards of a batch are dead-locked: neither side can ever move again.
+
+    boards : integer array-like (B, 26), bgrl's encoding. Returns bool (B,).
+
+    A side on the bar may move no other checker until it has entered (RULES.md, "The bar"),
+    so when both sides have a checker on the bar and each side's home board is closed (all six
+    points held by two or more of its checkers), every roll of either side passes, forever.
+    This is the only such position: a side not on the bar can always move on some roll (it
+    holds its 6-point, so any die 1..5 moves a checker inside its home board). It cannot
+    arise in play (the last checker to be hit entered onto the other's home board, which is
+    therefore not closed), only in a set-up position.
+    """
+    b = np.asarray(boards).astype(np.int64)
+    return ((b[:, MOVER_BAR] > 0) & (b[:, OPP_BAR] < 0)
+            & (b[:, 1:7] >= 2).all(axis=1) & (b[:, 19:25] <= -2).all(axis=1))
+
+
 def illegal_boards(boards) -> np.ndarray:
     """Which of a batch of boards :func:`validate_board` would refuse for their counts.
 
     boards : integer array-like (B, 26). Returns bool (B,): True where a count lies outside
     -15..15, the opponent's bar (index 0) is > 0, the mover's bar (index 25) is < 0, or a
-    side has more than 15 checkers on the board. Shapes and dtypes are the caller's to check.
+    side has more than 15 checkers on the board, or neither side can ever move
+    (:func:`deadlocked_boards`). Shapes and dtypes are the caller's to check.
     """
     b = np.asarray(boards).astype(np.int64)
     return ((np.abs(b) > NUM_CHECKERS).any(axis=1) | (b[:, OPP_BAR] > 0) | (b[:, MOVER_BAR] < 0)
-            | (np.maximum(b, 0).sum(axis=1) > NUM_CHECKERS) | (np.maximum(-b, 0).sum(axis=1) > NUM_CHECKERS))
+            | (np.maximum(b, 0).sum(axis=1) > NUM_CHECKERS) | (np.maximum(-b, 0).sum(axis=1) > NUM_CHECKERS)
+            | deadlocked_boards(b))
 
 
 def validate_board(board) -> np.ndarray:
@@ -128,7 +161,8 @@ def validate_board(board) -> np.ndarray:
     ValueError
         naming what was expected and what came: wrong shape, a side with more than
         15 checkers, a mover's checker on index 0 or an opponent's on index 25, or
-        a count outside -15..15.
+        a count outside -15..15; :class:`DeadPositionError` (a ValueError) for a position
+        where neither side can ever move (:func:`deadlocked_boards`).
     """
     arr = np.asarray(board)
     if arr.dtype.kind not in "iu":
@@ -151,6 +185,8 @@ def validate_board(board) -> np.ndarray:
         raise ValueError(f"the mover has {mover} checkers on the board; expected at most 15")
     if opp > NUM_CHECKERS:
         raise ValueError(f"the opponent has {opp} checkers on the board; expected at most 15")
+    if a[MOVER_BAR] > 0 and a[OPP_BAR] < 0 and deadlocked_boards(a[None])[0]:
+        raise DeadPositionError(_DEAD_MESSAGE)
     return a.astype(np.int8)
 
 

@@ -16,10 +16,16 @@ from bgrl.rules.movegen import generate
 from bgrl.rules.dice import validate_dice
 from bgrl.rules.outcome import BACKGAMMON, GAMMON, SINGLE, game_result
 
-__all__ = ["Game", "GameOver", "WHITE", "BLACK", "RESIGN_VALUES"]
+__all__ = ["Game", "GameOver", "WHITE", "BLACK", "RESIGN_VALUES", "MAX_PLIES"]
 
 WHITE, BLACK = "white", "black"
 RESIGN_VALUES = {"single": SINGLE, "gammon": GAMMON, "backgammon": BACKGAMMON}
+
+#: The bound on the plies (turns, passes included) of one game, for every loop that plays a
+#: game forward (sessions, matches, rollouts): a real game lasts about 60 plies, and one that
+#: runs past this ends with a RuntimeError rather than spinning. Dead-locked set-ups, where
+#: no side can ever move, are refused earlier, by :func:`bgrl.rules.board.validate_board`.
+MAX_PLIES = 2000
 
 
 @dataclass(frozen=True)
@@ -61,10 +67,13 @@ class Game:
     def apply(self, after_state: np.ndarray, dice) -> GameOver | None:
         """Play the after-state (must be legal for ``dice``) and pass the turn.
 
-        Raises ValueError if the game is over or the after-state is not legal.
+        Raises ValueError if the game is over or the after-state is not legal; RuntimeError
+        once the game has run :data:`MAX_PLIES` plies.
         """
         if self.over is not None:
             raise ValueError("the game is over")
+        if self.plies >= MAX_PLIES:
+            raise RuntimeError(f"the game exceeded {MAX_PLIES} plies; it is stopped rather than played on")
         legal = self.after_states(dice)
         a = np.asarray(after_state, dtype=np.int8)
         if not (legal == a[None]).all(axis=1).any():
