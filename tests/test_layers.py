@@ -1,5 +1,6 @@
 """The capability layout as tests (docs/architecture.md): layers, a numpy-only rules core,
-no import circles, no private names across modules, and the old module paths for one release."""
+no import circles, no private names across modules, no re-export modules, and every package's
+star import."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import ast
 import importlib
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -126,36 +126,36 @@ def test_no_import_circles():
     assert not circles, circles
 
 
-def _old_paths() -> dict[str, str]:
-    """The old module paths (every module that calls bgrl._deprecated.reexport) and their new ones."""
-    out = {}
-    for folder, path, tree in _sources():
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "reexport":
-                rel = path.relative_to(ROOT).with_suffix("")
-                parts = list(rel.parts)
-                old = ".".join(["bgrl", *parts[1:]] if folder == "bgrl" else ["bgrl", folder, *parts[1:]])
-                out[old] = node.args[1].value
-    return out
+def test_no_top_level_module_re_exports_another():
+    """Every module at ``bgrl/``'s top level (the package's ``__init__`` aside) holds code of its
+    own: none is only imports and an ``__all__`` (the deprecated re-export modules are gone)."""
+    bare = []
+    for path in sorted((ROOT / "bgrl").glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        body = [n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+        own = [n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))
+               and not (isinstance(n, ast.Assign) and [getattr(t, "id", None) for t in n.targets] == ["__all__"])
+               and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Call))]
+        if not own:
+            bare.append(path.name)
+    assert not bare, bare
 
 
-def test_the_documented_old_paths_are_all_kept():
-    old = _old_paths()
-    for name in ("bgrl.board", "bgrl.movegen", "bgrl.hints", "bgrl.levels", "bgrl.gnubg_adapter", "bgrl.notation", "bgrl.search"):
-        assert name in old, name
+OPTIONAL = {"bgrl.service": "fastapi", "bgrl.gnubg": None}
 
 
-@pytest.mark.parametrize("old, new", sorted(_old_paths().items()))
-def test_an_old_module_path_warns_and_re_exports(old, new):
-    sys.modules.pop(old, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        mod = importlib.import_module(old)
-    msgs = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
-    assert any(new in m and old in m for m in msgs), msgs
-    target = importlib.import_module(new)
-    public = getattr(target, "__all__", None) or [k for k in vars(target) if not k.startswith("_")]
-    assert public and all(getattr(mod, k) is getattr(target, k) for k in public)
+@pytest.mark.parametrize("package", ["bgrl", "bgrl.rules", "bgrl.evaluation", "bgrl.agents", "bgrl.arena", "bgrl.records",
+                                     "bgrl.gnubg", "bgrl.cli", "bgrl.service", "bgrl.env", "bgrl.training"])
+def test_every_package_star_imports(package):
+    """``from bgrl.<package> import *`` works: every name in ``__all__`` exists."""
+    if OPTIONAL.get(package):
+        pytest.importorskip(OPTIONAL[package])
+    namespace: dict = {}
+    exec(f"from {package} import *", namespace)
+    mod = importlib.import_module(package)
+    assert all(name in namespace for name in getattr(mod, "__all__", [])), package
 
 
 @pytest.mark.parametrize("old, names", [("bgrl.rules", ["game_results", "is_race", "SINGLE", "GAMMON", "BACKGAMMON"]),

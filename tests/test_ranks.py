@@ -129,19 +129,3 @@ def test_exact_plays_tie_across_the_filter_at_any_ply(capsys):
     assert main(["hint", "BQAAqNUDAAAAAA", "43", "--level", "world-class", "--top", "0"]) == 0
     out = capsys.readouterr().out
     assert "-0.000" not in out and out.count("+0.000") == 10
-
-
-def test_old_ranking_paths_warn_and_reexport():
-    """bgrl.agents.ranking and bgrl.ranking moved to bgrl.agents.hints (cells: bgrl.cli._table)."""
-    import importlib
-    import sys
-
-    from bgrl.agents import hints
-    from bgrl.cli import _table
-
-    for old in ("bgrl.agents.ranking", "bgrl.ranking"):
-        sys.modules.pop(old, None)
-        with pytest.warns(DeprecationWarning, match="bgrl.agents.hints"):
-            mod = importlib.import_module(old)
-        assert mod.shared_ranks is hints.shared_ranks and mod.with_shared_ranks is hints.with_shared_ranks
-    assert mod.VALUE_HEADER == _table.VALUE_HEADER and mod.vs_best is hints.vs_best

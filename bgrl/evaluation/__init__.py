@@ -20,10 +20,10 @@ Names load on first use, so ``import bgrl.evaluation`` loads no torch.
 
 from bgrl._lazy import lazy_names
 
-__all__ = ["Probabilities", "equity", "load_evaluator", "load_network", "save_network", "CheckpointError"]
+__all__ = ["Probabilities", "equity", "load_evaluator", "load_network", "save_checkpoint", "CheckpointError"]
 
 __getattr__, __dir__ = lazy_names(__name__, {
     "Probabilities": "bgrl.evaluation.probabilities", "equity": "bgrl.evaluation.probabilities",
     "load_evaluator": "bgrl.evaluation.networks", "load_network": "bgrl.evaluation.networks",
-    "save_network": "bgrl.evaluation.networks", "CheckpointError": "bgrl.evaluation.networks",
+    "save_checkpoint": "bgrl.evaluation.networks", "CheckpointError": "bgrl.evaluation.networks",
 })

@@ -1,5 +1,0 @@
-"""Deprecated module path: use ``bgrl.agents.gnubg`` (this re-export goes after one release)."""
-
-from bgrl._deprecated import reexport
-
-reexport(__name__, "bgrl.agents.gnubg", globals())
