@@ -2,7 +2,7 @@
 
 Frozen: kept with the tests (not part of the package) as the reference that
 :mod:`bgrl.training.td` is tested against (``tests/test_training.py``) and measured
-against (``scripts/bench_train.py``, which puts ``tests/`` on ``sys.path``). It stores one
+against (``scripts/bench/bench_train.py``, which puts ``tests/`` on ``sys.path``). It stores one
 dense trace of every weight per game (5 x hidden x inputs floats for the first layer,
 323 KB per game at 202-80-5), which makes it memory-bound at large batches. Same maths as :class:`bgrl.training.td.TDLambda`.
 

@@ -226,7 +226,7 @@ def test_agreement_script(fixture_file, capsys):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "agreement_gnubg.py"
+    path = Path(__file__).resolve().parent.parent / "scripts" / "bench" / "agreement_gnubg.py"
     spec = importlib.util.spec_from_file_location("agreement_gnubg", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -266,7 +266,7 @@ def test_cubeful_play_ab_script(capsys):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "cubeful_play_ab.py"
+    path = Path(__file__).resolve().parents[1] / "scripts" / "experiments" / "cubeful_play_ab.py"
     spec = importlib.util.spec_from_file_location("cubeful_play_ab", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

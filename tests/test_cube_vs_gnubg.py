@@ -1,4 +1,4 @@
-"""scripts/cube_vs_gnubg.py: bad flags exit 2; on a few positions bgrl's cube maths with gnubg's
+"""scripts/bench/cube_vs_gnubg.py: bad flags exit 2; on a few positions bgrl's cube maths with gnubg's
 0-1-ply cube life give gnubg's own 0-ply decisions and equities."""
 
 import json

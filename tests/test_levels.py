@@ -121,7 +121,7 @@ def test_thread_safety_eight_threads(decisions):
 
 
 def test_measured_figures_belong_to_the_table_and_are_monotone():
-    """checkpoints/levels.json must describe the current definitions (rerun scripts/ladder.py
+    """checkpoints/levels.json must describe the current definitions (rerun scripts/tools/ladder.py
     after changing the table), and no level may measure weaker than the one below it."""
     m = measured_levels()
     levels = m.get("levels", {})
@@ -140,7 +140,7 @@ def test_measured_figures_belong_to_the_table_and_are_monotone():
 
 def test_measured_figures_belong_to_the_shipped_networks():
     """levels.json records the SHA-256 prefix of every network it measured: a changed
-    network means the figures are stale (rerun scripts/ladder.py)."""
+    network means the figures are stale (rerun scripts/tools/ladder.py)."""
     import hashlib
 
     from bgrl._resources import shipped_checkpoint
@@ -231,7 +231,7 @@ def test_ladder_script_writes_figures(tmp_path):
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts" / "tools"))
     import ladder
 
     out = tmp_path / "levels.json"

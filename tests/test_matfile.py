@@ -17,7 +17,7 @@ GNUBG_FILES = ["gnubg_money_1game.mat", "gnubg_money_nocube.mat", "gnubg_money_c
 @pytest.mark.parametrize("name", GNUBG_FILES)
 def test_gnubg_exports_replay_to_gnubgs_positions(name):
     """Every checker play of gnubg's .mat export, replayed by bgrl, passes through the
-    Position IDs gnubg printed for the same game (scripts/gnubg_mat_fixtures.py)."""
+    Position IDs gnubg printed for the same game (scripts/tools/gnubg_mat_fixtures.py)."""
     ref = json.loads((DATA / "gnubg_mat_positions.json").read_text())[name]
     games = read_mat(DATA / name)
     assert [g.number for g in games] == [n for n, _ in ref]
@@ -169,7 +169,7 @@ def test_mat_text_layout():
 
 def test_exported_match_game_fixture():
     """A game saved by `bgrl match --save-games` and written by write_mat (GNU Backgammon 1.07
-    imports this file with the same positions: scripts/gnubg_mat_fixtures.py --check)."""
+    imports this file with the same positions: scripts/tools/gnubg_mat_fixtures.py --check)."""
     from bgrl.records.record import read_record
 
     rec = read_record(DATA / "bgrl_match_game.jsonl")

@@ -1,4 +1,4 @@
-"""Bad input to scripts/average_checkpoints.py and scripts/distill.py: one-line errors, exit 2.
+"""Bad input to scripts/tools/average_checkpoints.py and scripts/train/distill.py: one-line errors, exit 2.
 
 Each test runs a script's ``main(argv)`` in-process (imported by path) and checks the exit
 status, that stderr is one ``<script>: error: ...`` line naming what was expected, and that
@@ -24,8 +24,14 @@ from bgrl._resources import resolve_checkpoint
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 
+def _path(name) -> Path:
+    """scripts/<kind>/<name>.py (the scripts are sorted into folders by kind)."""
+    (path,) = SCRIPTS.glob(f"*/{name}.py")
+    return path
+
+
 def _script(name):
-    spec = importlib.util.spec_from_file_location(f"_script_{name}", SCRIPTS / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_script_{name}", _path(name))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -578,7 +584,7 @@ def test_target_accuracy_compares_targets_with_a_reference_and_reuses_it(target_
     # position's trial i is played with the same dice whatever else is in its batch
     out2 = tmp_path / "acc2.npz"
     argv2 = [a if a != str(out) else str(out2) for a in argv] + ["--workers", "2"]
-    r = subprocess.run([sys.executable, str(SCRIPTS / "target_accuracy.py"), *argv2], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, str(_path("target_accuracy")), *argv2], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "2 process(es)" in r.stdout and (tmp_path / "acc2.truth1.npz").is_file()
     assert np.allclose(np.load(out2)["reference"], z["reference"], atol=1e-9)

@@ -51,7 +51,7 @@ def test_shipped_twin_equals_the_pt(name):
     assert verify_manifest(twin) == (entry["npz"]["sha256"], True)
     weights, meta, source = read_weights_npz(twin)
     assert source == entry["sha256"] == sha256_of(pt), (
-        f"{twin.name} is stale: run `python scripts/ship_checkpoint.py --twins-only {name}`")
+        f"{twin.name} is stale: run `python scripts/tools/ship_checkpoint.py --twins-only {name}`")
     net, pt_meta = load_network(pt)
     state = net.state_dict()
     assert set(weights) == set(state)
@@ -106,7 +106,7 @@ def test_numpy_evaluator_blocks_agree():
     """A large batch goes through in blocks; each position's value does not depend on the
     batch it came in beyond float32 rounding (blocks of 64; the compiled feature kernel and the
     numpy reference may take turns, so values near 0 differ by up to about 2e-7, within the
-    7.2e-7 that ``scripts/check_hint_backends.py`` measured between backends)."""
+    7.2e-7 that ``scripts/tools/check_hint_backends.py`` measured between backends)."""
     n = open_network("distilled", backend="numpy").evaluator
     a = _after_states(60)
     assert a.shape[0] > 2048
@@ -163,7 +163,7 @@ def test_backend_choice_and_errors(tmp_path, monkeypatch):
 def test_hint_answers_equal_across_backends():
     """The hint tables (every play, ranked, to the printed precision) of each level at its
     ply, and of world-class at 2-ply, are the same read through torch or the numpy twins
-    (scripts/check_hint_backends.py runs this on 2,000+ decisions)."""
+    (scripts/tools/check_hint_backends.py runs this on 2,000+ decisions)."""
     from bgrl.agents.hints import HintRanker
     from bgrl.agents.levels import LEVEL_NAMES, load_level
     from bgrl.cli._table import hint_text

@@ -1,4 +1,4 @@
-"""scripts/vs_gnubg.py and scripts/bench_rollout.py: bad flags exit 2; a tiny vs-gnubg session runs."""
+"""scripts/bench/vs_gnubg.py and scripts/bench/bench_rollout.py: bad flags exit 2; a tiny vs-gnubg session runs."""
 
 import pytest
 

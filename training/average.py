@@ -8,7 +8,7 @@ one run (or of runs that continue one another) make sense to average: networks t
 apart have their hidden units in different orders.
 
 Used by the ``average`` stage of a recipe (:mod:`bgrl.training.pipeline`) and
-``scripts/average_checkpoints.py``.
+``scripts/tools/average_checkpoints.py``.
 """
 
 from __future__ import annotations

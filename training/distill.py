@@ -10,7 +10,7 @@ and expert iteration (Anthony, Tian and Barber 2017, "Thinking fast and slow wit
 learning and tree search"). Nothing outside the project is used: positions come from
 self-play of the teacher network, targets from :func:`bgrl.agents.search.after_state_probs`.
 
-Three steps, each a function (``scripts/distill.py`` runs them and stores each result):
+Three steps, each a function (``scripts/train/distill.py`` runs them and stores each result):
 
 1. :func:`collect_positions` plays self-play games at 0-ply (optionally with equity noise,
    for variety) and keeps every after-state that is neither finished nor known exactly

@@ -426,9 +426,10 @@ def _data_files(stage, folder: Path) -> list[Path]:
 def _run_distill(stage, folder, init, outputs, run_dir, progress, log, stop):
     import numpy as np
 
-    from bgrl._fileio import atomic_writer
     from bgrl._resources import resolve_checkpoint
+    from bgrl.agents.search import MAX_PLY
     from bgrl.evaluation.networks import load_checkpoint, load_network, save_checkpoint
+    from bgrl.training.data import load_data, write_data
     from bgrl.evaluation.table import network_evaluator
     from bgrl.training.distill import collect_positions, fit, resolve_device, search_targets, select_phases
 
@@ -463,16 +464,12 @@ def _run_distill(stage, folder, init, outputs, run_dir, progress, log, stop):
         targets = search_targets(teacher, boards, s["ply"], progress=tick)
         if bar is not None:
             bar.close()
-        with atomic_writer(path) as f:
-            np.savez_compressed(f, boards=boards, targets=targets, teacher=str(teacher_path), ply=s["ply"])
+        write_data(path, boards, targets, str(teacher_path), s["ply"])
         log(f"  {path.name}: {boards.shape[0]} positions from {s['games']} games, {s['ply']}-ply targets "
             f"({time.perf_counter() - t0:.0f} s)")
     files = [f for name in s["extra_data"] for f in _data_files(_stage_named(run_dir, name), run_dir / _stage_named(run_dir, name).folder)]
     files += _data_files(stage, folder)
-    parts = []
-    for f in files:
-        with np.load(f, allow_pickle=False) as z:
-            parts.append((z["boards"].astype(np.int8), z["targets"].astype(np.float32)))
+    parts = [load_data(f, MAX_PLY)[:2] for f in files]  # checked: a damaged data file is named, not half-read
     boards = np.concatenate([b for b, _ in parts])
     targets = np.concatenate([t for _, t in parts])
     if "phases" in s:

@@ -12,7 +12,7 @@ incoming weights breaks the symmetry so that training can pull them apart (the f
 changes by at most about that much).
 
 Used by the ``widen`` stage of a training recipe (:mod:`bgrl.training.pipeline`) and by
-``scripts/widen_encoder.py``.
+``scripts/train/widen_encoder.py``.
 """
 
 from __future__ import annotations

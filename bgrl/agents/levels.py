@@ -12,7 +12,7 @@ the level and the agent's seed), computed by hashing them, so the same (position
 level, seed) always gives the same play, in a match or one call at a time, on any thread.
 
 The measured strength of each level (matches, error rates) lives in the shipped data file
-``checkpoints/levels.json``, written by :mod:`bgrl.arena.ladder` (``python scripts/ladder.py``).
+``checkpoints/levels.json``, written by :mod:`bgrl.arena.ladder` (``python scripts/tools/ladder.py``).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ LEVEL_NAMES = tuple(LEVELS)
 #: The strongest shipped network (the lowest 0-ply error rate on the shipped benchmark,
 #: checkpoints/manifest.json): the network of ``world-class``. The top level searches 2-ply on a
 #: smaller network (``distilled2c``, 320 hidden units), as 2-ply on 640 units costs twice the
-#: 2-ply hint budget. ``scripts/vs_gnubg.py`` plays this network in its 0- and 1-ply pairings.
+#: 2-ply hint budget. ``scripts/bench/vs_gnubg.py`` plays this network in its 0- and 1-ply pairings.
 #: Read from the table, so it follows ``world-class`` when that level moves to another network.
 STRONGEST_NETWORK = LEVELS["world-class"].network
 #: The level used when none is named: ``bgrl hint``, :func:`bgrl.agents.levels.hint`, the

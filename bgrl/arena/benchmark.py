@@ -1,6 +1,6 @@
 """Error-rate benchmark: decisions from GNU Backgammon games, every legal play scored by gnubg.
 
-The shipped benchmark (``bgrl/data/benchmark.npz``, built by ``scripts/build_benchmark.py``;
+The shipped benchmark (``bgrl/data/benchmark.npz``, built by ``scripts/tools/build_benchmark.py``;
 how it was built is stored in its ``meta``) holds D decisions with a choice (at least two
 distinct legal plays) taken from games between GNU Backgammon 0-ply players with a little
 equity noise, and for every legal play its cubeless money equity by GNU Backgammon

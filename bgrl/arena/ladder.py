@@ -2,7 +2,7 @@
 and the figures file ``checkpoints/levels.json`` that ``bgrl levels`` shows
 (:func:`bgrl.agents.levels.measured_levels` reads it; this module writes it).
 
-``python scripts/ladder.py`` is the command line over this module.
+``python scripts/tools/ladder.py`` is the command line over this module.
 """
 
 from __future__ import annotations

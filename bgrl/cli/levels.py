@@ -107,7 +107,7 @@ def cmd_levels(args) -> int:
         print(json.dumps({"levels": rows, "measured": {k: v for k, v in measured.items() if k != "levels"}}))
         return 0
     print("Levels (bgrl.load_agent(name), bgrl match/play --level, bgrl hint --level); measured figures from")
-    runs = measured.get("runs") or [measured.get("command", "python scripts/ladder.py")]
+    runs = measured.get("runs") or [measured.get("command", "python scripts/tools/ladder.py")]
     print(f"checkpoints/levels.json ({measured.get('date', 'not measured yet')}; each match's command is stored there), written by:")
     for r in runs:
         print(f"  {r}")

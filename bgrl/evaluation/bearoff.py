@@ -46,7 +46,7 @@ checkers in their home boards (no checker on a bar, so no contact is possible):
   one-sided database makes the same approximation.
 
 Storage: the database ships as package data ``bgrl/data/bearoff.npz`` (found with
-:mod:`importlib.resources`); ``scripts/build_bearoff.py`` rebuilds it.  When the file is
+:mod:`importlib.resources`); ``scripts/tools/build_bearoff.py`` rebuilds it.  When the file is
 missing the database is built in memory on first use (about 7 s of CPU) and a warning
 says so.
 
@@ -395,7 +395,7 @@ def database() -> BearoffDB:
         if p.is_file():
             _DB = load(p)
         else:
-            warnings.warn(f"bear-off database {p} not found; building it in memory (run scripts/build_bearoff.py)", stacklevel=2)
+            warnings.warn(f"bear-off database {p} not found; building it in memory (run scripts/tools/build_bearoff.py)", stacklevel=2)
             _DB = build()
     return _DB
 

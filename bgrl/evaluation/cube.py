@@ -179,7 +179,7 @@ def cube_life_shallow(board) -> float:
     """Cube life by gnubg's 0-1-ply parameter set (:data:`GNUBG_SHALLOW_X`), with bgrl's
     exact last-roll case (0). bgrl's levels use :func:`cube_life` (the manual's values);
     this one reproduces gnubg's own 0-ply and 1-ply cube decisions
-    (``scripts/cube_vs_gnubg.py``). board : int (26,), from the side on roll."""
+    (``scripts/bench/cube_vs_gnubg.py``). board : int (26,), from the side on roll."""
     g = GNUBG_SHALLOW_X
     b = np.asarray(board, dtype=np.int64)
     if is_last_roll(b):

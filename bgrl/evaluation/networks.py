@@ -18,7 +18,7 @@ half-written checkpoint under the real name.
 
 Weights twins. Each shipped network ``checkpoints/<name>.pt`` has a numpy twin
 ``checkpoints/<name>.npz`` beside it (float32 weights, the meta as JSON, the ``.pt``'s
-sha256; :func:`write_weights_twin`, called by ``scripts/ship_checkpoint.py``), listed with
+sha256; :func:`write_weights_twin`, called by ``scripts/tools/ship_checkpoint.py``), listed with
 its own sha256 under the manifest entry's ``npz``. ``open_network(spec, backend="numpy")``
 reads it with ``np.load(allow_pickle=False)`` into a
 :class:`bgrl.evaluation.table_np.NumpyTableEvaluator` and imports no torch; ``"auto"`` (what
@@ -245,7 +245,7 @@ def write_manifest_entry(name: str, entry: dict, manifest=None) -> Path:
     """Add or replace ``name``'s entry of the shipped manifest, written atomically.
 
     ``entry`` is JSON-compatible (file, sha256, encoder, network, training config, commands,
-    strength...; see ``scripts/ship_checkpoint.py``). Returns the manifest's path.
+    strength...; see ``scripts/tools/ship_checkpoint.py``). Returns the manifest's path.
     """
     from bgrl._resources import shipped_path
 
@@ -295,7 +295,7 @@ BACKENDS = ("torch", "numpy", "auto")
 def weights_twin(path) -> Path:
     """Where the numpy weights twin of a checkpoint lies: the ``.npz`` beside it
     (``checkpoints/default.pt`` -> ``checkpoints/default.npz``), written by
-    ``scripts/ship_checkpoint.py`` (:func:`bgrl.evaluation.table_np.write_weights_npz`)."""
+    ``scripts/tools/ship_checkpoint.py`` (:func:`bgrl.evaluation.table_np.write_weights_npz`)."""
     return Path(path).with_suffix(".npz")
 
 
@@ -326,7 +326,7 @@ def _numpy_network(path: Path) -> LoadedNetwork:
         raise CheckpointError(f"weights twin {_p(twin)} cannot be used: {exc}") from None
     if source != digest:
         raise CheckpointError(f"weights twin {_p(twin)} was written for a .pt with sha256 {source}, but {path.name} has "
-                              f"{digest}: write it again with scripts/ship_checkpoint.py, or use backend='torch'")
+                              f"{digest}: write it again with scripts/tools/ship_checkpoint.py, or use backend='torch'")
     try:
         evaluator = NumpyTableEvaluator(weights, meta["encoder"])
     except ValueError as exc:
@@ -382,7 +382,7 @@ def open_network(spec="default", *, cache: bool = True, backend: str = "torch", 
         if not path.is_file():
             load_network(path)  # raises its CheckpointError naming what was expected
         raise CheckpointError(f"{_p(path)} has no numpy weights twin {weights_twin(path).name} beside it "
-                              "(shipped networks have one; write it with scripts/ship_checkpoint.py), or use backend='torch'")
+                              "(shipped networks have one; write it with scripts/tools/ship_checkpoint.py), or use backend='torch'")
     try:  # the file and the manifest beside it, as they are now
         st = path.stat()
         key = (str(path.resolve()), st.st_size, st.st_mtime_ns, _stat_key(path.with_name(MANIFEST)), backend,

@@ -84,7 +84,7 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
         (``small_batch`` does not apply): the table rows (int32) and features go to the
         device, the probabilities come back; the board work (rows, features, exact values)
         stays on the CPU. Used for search targets on a machine with a GPU
-        (``scripts/search_targets.py``); the values equal the CPU path's to float32 rounding.
+        (``scripts/train/search_targets.py``); the values equal the CPU path's to float32 rounding.
 
     Attributes
     ----------

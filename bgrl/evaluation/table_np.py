@@ -10,7 +10,7 @@ batches differ from the torch path by float32 rounding only (sigmoid and matrix-
 kernels differ between numpy and torch).
 
 Its weights come from a network's state dict as numpy arrays, or from the ``.npz`` twin
-that ``scripts/ship_checkpoint.py`` writes beside each shipped ``.pt``
+that ``scripts/tools/ship_checkpoint.py`` writes beside each shipped ``.pt``
 (:func:`read_weights_npz`, read with ``allow_pickle=False``; the ``.pt`` itself is a torch
 archive, which is read only through torch). :func:`bgrl.evaluation.networks.open_network`
 with ``backend="numpy"`` (or ``"auto"`` while torch is not imported) gives one: ``bgrl
