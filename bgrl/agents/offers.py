@@ -13,11 +13,13 @@ __all__ = ["KIND", "resign_decision", "draw_decision"]
 KIND = {1: "single game", 2: "gammon", 3: "backgammon"}
 
 
-def resign_decision(computer_equity: float, points: int) -> tuple[bool, str]:
-    """The computer's answer to a resignation offering ``points`` (1, 2 or 3).
+def resign_decision(computer_equity: float, points: int, cube: int = 1) -> tuple[bool, str]:
+    """The computer's answer to a resignation offering ``points`` (1, 2 or 3) at a cube of
+    ``cube`` (the resignation scores ``cube x points``).
 
     It accepts when ``points >= computer_equity`` (the points it expects to win, cubeless,
-    points per game), the usual convention. Returns ``(accepted, sentence)``.
+    points per game, per unit of the cube), the usual convention. The sentence states the
+    points with the cube. Returns ``(accepted, sentence)``.
 
     Raises
     ------
@@ -25,11 +27,13 @@ def resign_decision(computer_equity: float, points: int) -> tuple[bool, str]:
         For ``points`` outside 1..3.
     """
     kind = KIND[points]
+    total = points * int(cube)
+    at = "" if cube == 1 else f" at a cube of {int(cube)}"
     if points >= computer_equity:
-        return True, (f"The computer accepts your resignation of a {kind} ({points} point{'s' if points > 1 else ''}): "
-                      f"it expected {computer_equity:+.3f} points per game.")
-    return False, (f"The computer declines your resignation of a {kind}: it expects to win more "
-                   f"(its equity {computer_equity:+.3f} points per game).")
+        return True, (f"The computer accepts your resignation of a {kind}{at} ({total} point{'s' if total > 1 else ''}): "
+                      f"it expected {computer_equity * cube:+.3f} points per game.")
+    return False, (f"The computer declines your resignation of a {kind}{at}: it expects to win more "
+                   f"(its equity {computer_equity * cube:+.3f} points per game).")
 
 
 def draw_decision(computer_equity: float) -> tuple[bool, str]:

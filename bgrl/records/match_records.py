@@ -20,11 +20,12 @@ import numpy as np
 from bgrl.rules.board import position_ids
 from bgrl._fileio import check_writable_dir
 from bgrl.rules.notation import notations
+from bgrl.rules.outcome import RESULT_NAMES
 from bgrl.records.record import GameRecord, write_record
 
 __all__ = ["MatchRecorder", "prepare_games_dir"]
 
-HOW = {1: "single", 2: "gammon", 3: "backgammon"}
+HOW = RESULT_NAMES  # bgrl.rules.outcome
 
 
 def prepare_games_dir(directory) -> Path:

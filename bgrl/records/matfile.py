@@ -49,12 +49,12 @@ from bgrl.rules.board import Position
 from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
 from bgrl.rules.dice import parse_dice
 from bgrl.records.record import GameRecord, RecordError
-from bgrl.rules.outcome import game_result
+from bgrl.rules.outcome import RESULT_NAMES, game_result
 
 __all__ = ["MatError", "MatGame", "CubeAction", "read_mat", "parse_mat", "mat_text", "write_mat", "looks_like_mat"]
 
 SIDES = ("white", "black")  # left column, right column
-HOW = {1: "single", 2: "gammon", 3: "backgammon"}
+HOW = RESULT_NAMES  # bgrl.rules.outcome
 
 
 class MatError(RecordError):

@@ -123,6 +123,9 @@ class CubeState:
             return "the opponent owns the cube"
         if 2 * self.value > self.max_value:
             return f"the cube is at its cap ({self.max_value})"
+        if self.match_length and self.value >= self.match_length - self.score[0]:
+            return (f"the cube is dead: a single game at the cube of {self.value} already wins the match "
+                    f"({self.match_length - self.score[0]} away)")
         return None
 
     def may_double(self) -> bool:

@@ -14,12 +14,12 @@ import numpy as np
 from bgrl.rules.board import START_BOARD, Position, flip
 from bgrl.rules.movegen import generate
 from bgrl.rules.dice import validate_dice
-from bgrl.rules.outcome import BACKGAMMON, GAMMON, SINGLE, game_result
+from bgrl.rules.outcome import RESULT_VALUES, game_result
 
 __all__ = ["Game", "GameOver", "WHITE", "BLACK", "RESIGN_VALUES", "MAX_PLIES"]
 
 WHITE, BLACK = "white", "black"
-RESIGN_VALUES = {"single": SINGLE, "gammon": GAMMON, "backgammon": BACKGAMMON}
+RESIGN_VALUES = RESULT_VALUES  # single/gammon/backgammon -> 1/2/3 (bgrl.rules.outcome)
 
 #: The bound on the plies (turns, passes included) of one game, for every loop that plays a
 #: game forward (sessions, matches, rollouts): a real game lasts about 60 plies, and one that

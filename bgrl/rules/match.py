@@ -291,8 +291,8 @@ class Match:
         cube = self.cube_for(winner)
         pts = cube.points(result) if jacoby_applies else cube.value * result
         gs = GameScore(winner, result, self.cube_value, pts, how, self.crawford)
-        if self.rules.is_match:
-            self.score[winner] += pts
+        if self.rules.is_match:  # the score of a match stops at its length (a 24-point win of a 3-point match is 3-0)
+            self.score[winner] = min(self.score[winner] + pts, self.rules.match_length)
         else:
             self.score[winner] += pts
             self.score[other(winner)] -= pts
@@ -321,6 +321,25 @@ class Match:
     def game_over(self) -> bool:
         """The game in play has ended (and :meth:`next_game` has not been called)."""
         return self._game_over
+
+    def to_state(self) -> dict:
+        """Everything the match holds, as JSON-able values (for a store); :meth:`from_state`
+        reads it back into an equal match."""
+        r = self.rules
+        return {"rules": {"match_length": r.match_length, "jacoby": r.jacoby, "beavers": r.beavers, "max_value": r.max_value},
+                "score": dict(self.score), "games": [vars(g).copy() for g in self.games], "cube_value": self.cube_value,
+                "cube_owner": self.cube_owner, "offered_by": self.offered_by, "crawford": self.crawford,
+                "crawford_done": self._crawford_done, "game_over": self._game_over}
+
+    @classmethod
+    def from_state(cls, d: dict) -> "Match":
+        """The match :meth:`to_state` wrote. ValueError (KeyError, TypeError) for another shape."""
+        m = cls(MatchRules(**d["rules"]))
+        m.score = {WHITE: int(d["score"][WHITE]), BLACK: int(d["score"][BLACK])}
+        m.games = [GameScore(**g) for g in d["games"]]
+        m.cube_value, m.cube_owner, m.offered_by = int(d["cube_value"]), d["cube_owner"], d["offered_by"]
+        m.crawford, m._crawford_done, m._game_over = bool(d["crawford"]), bool(d["crawford_done"]), bool(d["game_over"])
+        return m
 
     def as_dict(self) -> dict:
         r = self.rules

@@ -6,9 +6,13 @@ import numpy as np
 
 from bgrl.rules.board import MOVER_BAR, NUM_CHECKERS, OPP_BAR, borne_off
 
-__all__ = ["SINGLE", "GAMMON", "BACKGAMMON", "game_result", "game_results", "is_race", "check_not_over"]
+__all__ = ["SINGLE", "GAMMON", "BACKGAMMON", "RESULT_NAMES", "RESULT_VALUES", "game_result", "game_results", "is_race", "check_not_over"]
 
 SINGLE, GAMMON, BACKGAMMON = 1, 2, 3
+#: The one table of result names: points of a game's result (cube 1) -> its name.
+RESULT_NAMES = {SINGLE: "single", GAMMON: "gammon", BACKGAMMON: "backgammon"}
+#: Its inverse: name -> points (for a resignation's value).
+RESULT_VALUES = {name: points for points, name in RESULT_NAMES.items()}
 
 
 def game_results(boards: np.ndarray) -> np.ndarray:
