@@ -173,8 +173,8 @@ def run_cli(capsys, *argv):
 def test_cli_hint_level_and_ply(capsys):
     code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--json")
     obj = json.loads(out)
-    ply = LEVELS["expert"].ply
-    assert code == 0 and obj["level"] == "expert" and obj["ply"] == ply
+    ply = LEVELS["world-class"].ply  # the one hint default (issue 41)
+    assert code == 0 and obj["level"] == "world-class" and obj["ply"] == ply
     assert obj["plays"][0]["ply"] == ply and {p["ply"] for p in obj["plays"]} <= set(range(ply + 1))
     code, out, _ = run_cli(capsys, "hint", "4HPwATDgc/ABMA", "53", "--ply", "0", "--json", "--top", "3")
     obj = json.loads(out)

@@ -606,11 +606,12 @@ def test_xgid_through_moves_cli(capsys):
     assert json.loads(capsys.readouterr().out)["dice"] == [6, 6]
 
 
-def test_play_hints_come_from_an_agent_that_ranks_itself():
-    # a level agent (bgrl.agents.levels): the game's hints are its own noise-free search
+def test_play_hints_come_from_the_hint_default_never_the_opponents_level():
+    # issue 41: the opponent's own level (a weak one, here a noisy 'expert' on a flat evaluator)
+    # never gives the hints: bgrl play ranks with the one hint default of every surface
     from types import SimpleNamespace
 
-    from bgrl.agents.levels import Level, LevelAgent
+    from bgrl.agents.levels import DEFAULT_HINT_LEVEL, Level, LevelAgent, load_level
     from bgrl.cli.play import play_ranker as _play_ranker
 
     calls = []
@@ -620,13 +621,11 @@ def test_play_hints_come_from_an_agent_that_ranks_itself():
         return np.tile([0.5, 0.1, 0.0, 0.1, 0.0], (len(boards), 1))
 
     agent = LevelAgent(Level("expert", "default", 1, noise=0.05), evaluator)
-    ranker = _play_ranker(SimpleNamespace(checkpoint=None))(agent)
-    assert ranker.name.startswith("level expert") and ranker.ply == 1
-    calls.clear()
+    ranker = _play_ranker(SimpleNamespace(checkpoint=None, hint_level=None))(agent)
+    assert DEFAULT_HINT_LEVEL == "world-class" and ranker.name.startswith("level world-class")
     rows = ranker(Position.start(), (3, 1))
-    assert len(rows) == 16 and calls and {r.ply for r in rows} <= {0, 1}
-    assert [(r.play.notation, r.ply, r.equity) for r in rows] == [
-        (r.play.notation, r.ply, r.equity) for r in agent.hint(Position.start(), (3, 1))]
+    assert len(rows) == 16 and not calls
+    assert [r.play.notation for r in rows] == [r.play.notation for r in load_level(DEFAULT_HINT_LEVEL).hint(Position.start(), (3, 1))]
 
 
 def test_review_offered_at_game_end(tmp_path):
@@ -650,8 +649,9 @@ def test_review_offered_at_game_end(tmp_path):
 
 
 def test_play_hint_level_flag():
-    """issue 9 item 8: hints come from the level chosen with --hint-level (default: the
-    opponent's level); an unknown level is a one-line error."""
+    """issue 9 item 8: hints come from the level chosen with --hint-level (default: the one hint
+    default of every surface, world-class, never the opponent's level: issue 41); an unknown
+    level is a one-line error."""
     import subprocess
     import sys
 
@@ -661,7 +661,7 @@ def test_play_hint_level_flag():
     assert "Hints from level advanced (--hint-level), 0-ply" in r.stdout, r.stdout[-800:] + r.stderr[-800:]
     r = subprocess.run(exe + ["play", "--level", "casual", "--no-save", "--seed", "1"], input="quit\n",
                        capture_output=True, text=True, timeout=120)
-    assert "Hints from level casual (the opponent's)" in r.stdout, r.stdout[-800:]
+    assert "Hints from level world-class (the hint default), 1-ply" in r.stdout, r.stdout[-800:]
     r = subprocess.run(exe + ["play", "--hint-level", "nosuch", "--no-save"], input="quit\n", capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "unknown level 'nosuch'" in r.stderr and "Traceback" not in r.stderr
 

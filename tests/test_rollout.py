@@ -242,7 +242,7 @@ def test_hint_rollout_equals_the_rollout_of_the_plays(capsys):
     code, out, _ = run(["rollout", *args], capsys)
     assert code == 0
     rolled = json.loads(out)
-    code, out, _ = run(["hint", *args, "--rollout"], capsys)
+    code, out, _ = run(["hint", *args, "--rollout", "--level", "expert"], capsys)  # rollout's default level
     assert code == 0
     hinted = json.loads(out)
     assert hinted["dice"] == [6, 4] and hinted["rollout"] is True and hinted["level"] == "expert"

@@ -30,7 +30,7 @@ from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
 from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, search_plays
 
-__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "JUDGE_LEVEL", "STRONGEST_NETWORK", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
+__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "DEFAULT_PLAY_LEVEL", "JUDGE_LEVEL", "STRONGEST_NETWORK", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
 
 #: Name of the measured-figures file inside the package ``bgrl.checkpoints``.
 MEASURED_FILE = "levels.json"
@@ -117,8 +117,12 @@ LEVEL_NAMES = tuple(LEVELS)
 #: Read from the table, so it follows ``world-class`` when that level moves to another network.
 STRONGEST_NETWORK = LEVELS["world-class"].network
 #: The level used when none is named: ``bgrl hint``, :func:`bgrl.agents.levels.hint`, the
-#: service's requests and UBGI sessions.
-DEFAULT_HINT_LEVEL = "expert"
+#: hints of ``bgrl play`` and the web board, the service's requests and UBGI sessions. One
+#: default everywhere: the strongest level that answers within about a second (1-ply).
+DEFAULT_HINT_LEVEL = "world-class"
+#: The playing level of an engine session when none is named (UBGI's ``engine.level``, the
+#: service's ``/v1/move``): the fastest strong play, a 0-ply network.
+DEFAULT_PLAY_LEVEL = "expert"
 #: The judge of resignations, draws and reviews in ``bgrl play`` and on the web board (never
 #: the level that played), and the web board's default hint level: the strongest 1-ply level.
 #: ``grandmaster`` (2-ply) judges better but reviews a game about six times more slowly; it
@@ -278,7 +282,7 @@ def hint(position, dice, level: str | None = None, ply: int | None = None, top: 
         E.g. ``(5, 3)`` (read text with :func:`bgrl.parse_dice`).
     level : str, optional
         A level name (:data:`bgrl.agents.levels.LEVEL_NAMES`); default
-        :data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL` (``"expert"``).
+        :data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL` (``"world-class"``).
     ply : int 0..3, optional
         Overrides the level's search depth (gnubg's convention).
     top : int >= 0, optional

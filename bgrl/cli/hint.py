@@ -185,13 +185,13 @@ def _rollout_hint(args, agent, pos, dice) -> int:
 def add_parser(sub) -> None:
     h = sub.add_parser("hint", help="rank all legal plays by equity", formatter_class=HelpFormatter,
                        description="Rank the legal plays of a position and roll by a level's noise-free n-ply search "
-                       "(default level expert), best first; plays cut by the move filter keep a shallower ply. "
+                       "(default level world-class), best first; plays cut by the move filter keep a shallower ply. "
                        "Before the roll (an XGID with dice 00, or --cube and no DICE) it gives the cube decision; "
                        "POSITION may then be an XGID with a cube and score, or a gnubg 'PositionID:MatchID'.")
     h.add_argument("position", nargs="?", help=POS_HELP.replace("money game, no cube; ", "")
                    + "; for the cube decision also an XGID with a cube and score, or gnubg's 'PositionID:MatchID'")
     h.add_argument("dice", nargs="*", help=DICE_HELP)
-    h.add_argument("--level", default=None, help="rank with this level's noise-free search (default: expert; see bgrl levels)")
+    h.add_argument("--level", default=None, help="rank with this level's noise-free search (default: world-class, the one hint default everywhere; see bgrl levels)")
     h.add_argument("--ply", type=int, default=None, help="search depth 0..3 in gnubg's convention (default: the level's)")
     h.add_argument("--checkpoint", metavar="PATH", help="network replacing the level's: a .pt file, a run folder (its "
                    "final.pt, else latest.pt) or 'default' (default: the level's network)")

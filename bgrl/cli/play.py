@@ -537,13 +537,13 @@ def level_ranker(agent, whose: str = "the opponent's") -> HintRanker:
 
 def play_ranker(args):
     """The hint engine of ``bgrl play``, a :class:`bgrl.agents.hints.HintRanker`:
-    --hint-level's search, else --checkpoint at 0-ply, else the opponent level's search,
-    else the opponent's network at 0-ply, else the shipped network at 0-ply.
+    --hint-level's search, else --checkpoint at 0-ply, else the hint default's search
+    (:data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`, the same on every surface; never the
+    opponent's own level).
 
     Returns ``load(agent) -> HintRanker``. Raises CLIError when --hint-level and
     --checkpoint are both given."""
     def load(agent):
-        from bgrl.agents.levels import LevelAgent
 
         evaluator = getattr(agent, "evaluator", None)
         if getattr(args, "hint_level", None) is not None:
@@ -553,9 +553,11 @@ def play_ranker(args):
             if args.checkpoint is not None:
                 raise CLIError("--hint-level and --checkpoint exclude each other: both choose the hint engine")
             return level_ranker(load_level(check_level(args.hint_level)), "--hint-level")
-        if args.checkpoint is None and isinstance(agent, LevelAgent):
-            return level_ranker(agent)
-        if args.checkpoint is not None or evaluator is None:
+        if args.checkpoint is None:  # the one hint default everywhere, never the opponent's own level
+            from bgrl.agents.levels import DEFAULT_HINT_LEVEL, load_level
+
+            return level_ranker(load_level(DEFAULT_HINT_LEVEL), "the hint default")
+        if evaluator is None or args.checkpoint is not None:
             evaluator, path = evaluator_for(args.checkpoint)
             return HintRanker(evaluator, 0, name=f"network {path.name}")
         return HintRanker(evaluator, 0, name=f"network {getattr(agent, 'name', 'opponent')} (the opponent's)")

@@ -12,9 +12,9 @@ from bgrl.cli._common import POS_HELP, CLIError, HelpFormatter, position_and_dic
 
 __all__ = ["add_parser", "cmd_rollout", "DEFAULT_ROLLOUT_LEVEL", "print_play_rollout", "check_rollout_flags"]
 
-#: The level whose checker play rolls out when none is named: the hint's default level
-#: (:data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`, ``expert``: a 0-ply network, the fastest
-#: strong play; ``world-class`` searches at 1-ply, about 20 times slower per trial).
+#: The level whose checker play rolls out when none is named: ``expert``, a 0-ply network, the
+#: fastest strong play (the hint default, ``world-class``, searches at 1-ply, about 20 times
+#: slower per trial).
 DEFAULT_ROLLOUT_LEVEL = "expert"
 
 

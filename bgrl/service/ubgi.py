@@ -43,7 +43,7 @@ from __future__ import annotations
 import time
 
 from bgrl._version import __version__
-from bgrl.agents.levels import DEFAULT_HINT_LEVEL
+from bgrl.agents.levels import DEFAULT_PLAY_LEVEL
 
 __all__ = ["UbgiSession", "main_loop", "PROTOCOL_VERSION"]
 
@@ -68,7 +68,7 @@ class UbgiSession:
         self.engine = None
         self.position = None
         self.dice = None
-        self.level = DEFAULT_HINT_LEVEL
+        self.level = DEFAULT_PLAY_LEVEL
         self.ply: int | None = None  # UBGI ply override (None = the level's)
         self.seed = 0
 
@@ -96,7 +96,7 @@ class UbgiSession:
     def _key_lines(self) -> list[str]:
         from bgrl.agents.levels import LEVEL_NAMES
 
-        lines = [f"key engine.level enum {'|'.join(LEVEL_NAMES)} {DEFAULT_HINT_LEVEL} playing level (bgrl levels table)"]
+        lines = [f"key engine.level enum {'|'.join(LEVEL_NAMES)} {DEFAULT_PLAY_LEVEL} playing level (bgrl levels table)"]
         lines.append(f"key engine.ply int 1..{self._max_ply()} {self._current_ply()} root-inclusive decision depth (UBGI 1-ply = gnubg 0-ply)")
         lines.append("key engine.seed int * 0 ! seed of noisy levels")
         lines.append("key game.variant enum backgammon backgammon")
