@@ -26,6 +26,7 @@ EXTRAS = {
     "load": "locust, httpx",
     "bench": "gnubg-nn, OpenSpiel, hypothesis",
     "docs": "MkDocs",
+    "postgres": "psycopg 3 (a PostgreSQL store of games)",
 }
 
 
