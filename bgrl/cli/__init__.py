@@ -1,4 +1,4 @@
-"""Command-line interface: ``bgrl moves | hint | rollout | play | match | rate | review | levels | benchmark | train | serve | ubgi``.
+"""Command-line interface: ``bgrl moves | hint | rollout | play | games | match | rate | review | levels | benchmark | train | serve | ubgi``.
 
 Plain text by default, ``--json`` for machines. Errors go to stderr as one line
 ``bgrl: error: ...`` with exit status 2 (bad input) or 1 (other failures).
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bgrl.cli import benchmark, hint, levels, match, moves, play_cube, rate, review, rollout, serve, train
+from bgrl.cli import benchmark, games, hint, levels, match, moves, play_cube, rate, review, rollout, serve, train
 from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter, clip
 
 __all__ = ["main", "build_parser", "CLIError"]
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_parser(sub)
     rollout.add_parser(sub)
     play_cube.add_parser(sub)  # bgrl play, plain or with the cube
+    games.add_parser(sub)
     match.add_parser(sub)
     levels.add_parser(sub)
     review.add_review_parser(sub)
@@ -60,8 +61,8 @@ def main(argv=None) -> int:
         name = f": {clip(exc.filename)!r}" if getattr(exc, "filename", None) else ""
         print(f"bgrl: error: {exc.strerror or exc}{name}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C: 130; `bgrl train` stopped by SIGTERM: 143
+        return 128 + int(getattr(exc, "signum", 2))
 
 
 if __name__ == "__main__":

@@ -242,6 +242,11 @@ class GameSession:
                 "result": None if over is None else self._result_for_you(),
                 "score": None if m is None else {"you": m.score[self.human], "computer": m.score[self.computer]}}
 
+    def all_records(self) -> list[GameRecord]:
+        """The game records of the session, oldest first: a cube session's earlier games and
+        the game in play (its record so far)."""
+        return [_record_from_lines(lines) for lines in self.records] + [self.record]
+
     def _result_for_you(self) -> int:
         over = self.game.over
         if self.match is not None and self.match.games:
