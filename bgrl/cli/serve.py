@@ -34,8 +34,25 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--body-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="seconds a client may take to send a request body after its headers; 408 after (default: %(default)s)")
     s.add_argument("--max-body", type=int, default=16_384, help="largest request body in bytes (default: %(default)s)")
+    s.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="seconds a connection may take to send a request's head (request line and headers); 408 after (default: %(default)s)")
+    s.add_argument("--max-header-bytes", type=int, default=16_384, metavar="BYTES",
+                   help="largest request head (request line and headers) in bytes; 431 above (default: %(default)s)")
+    s.add_argument("--max-headers", type=int, default=100, help="most header lines in one request; 431 above (default: %(default)s)")
+    s.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="a name the Host header may give besides 127.0.0.1, localhost, [::1] and the bound address "
+                   "(repeatable; '*' = any); others get 400 (DNS rebinding)")
+    s.add_argument("--games-per-minute", type=float, default=60.0,
+                   help="new web games per client address and minute, after the burst; 429 beyond (default: %(default)s; 0: no limit)")
+    s.add_argument("--games-burst", type=int, default=60, help="new web games a client address may start at once (default: %(default)s)")
     s.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"], help="log level of uvicorn and bgrl; info adds one JSON access-log line per request on stderr (default: %(default)s)")
     s.set_defaults(func=cmd_serve)
+
+
+def _host_name(text: str):
+    from bgrl.service.app import host_name
+
+    return host_name(text.strip())
 
 
 def _port_number(text: str) -> int:
@@ -97,7 +114,8 @@ def cmd_serve(args) -> int:
         raise CLIError(str(exc)) from None
     if not 0 < args.port < 65536:
         raise CLIError(f"--port must be 1..65535, got {args.port}")
-    for flag, v in (("--workers", args.workers), ("--max-body", args.max_body), ("--max-batch", args.max_batch)):
+    for flag, v in (("--workers", args.workers), ("--max-body", args.max_body), ("--max-batch", args.max_batch),
+                    ("--max-headers", args.max_headers), ("--games-burst", args.games_burst)):
         if v < 1:
             raise CLIError(f"{flag} must be >= 1, got {v}")
     for flag, v in (("--pool-workers", args.pool_workers), ("--max-inflight", args.max_inflight)):
@@ -107,23 +125,38 @@ def cmd_serve(args) -> int:
         raise CLIError(f"--deadline must be > 0, got {args.deadline}")
     if not (args.body_timeout > 0 and math.isfinite(args.body_timeout)):
         raise CLIError(f"--body-timeout must be > 0 seconds and finite, got {args.body_timeout}")
+    if not (args.header_timeout > 0 and math.isfinite(args.header_timeout)):
+        raise CLIError(f"--header-timeout must be > 0 seconds and finite, got {args.header_timeout}")
+    if args.max_header_bytes < 1024:
+        raise CLIError(f"--max-header-bytes must be >= 1024, got {args.max_header_bytes}")
+    if not (args.games_per_minute >= 0 and math.isfinite(args.games_per_minute)):
+        raise CLIError(f"--games-per-minute must be >= 0 and finite (0: no limit), got {args.games_per_minute}")
+    for name in args.allowed_host:
+        if name != "*" and _host_name(name) is None:
+            raise CLIError(f"--allowed-host {name!r} is not a host name or address: expected e.g. board.example.org, 192.168.1.5 or [fe80::1]")
     if not 0 <= args.batch_window <= 1000:
         raise CLIError(f"--batch-window must be 0..1000 milliseconds, got {args.batch_window}")
     if not args.grace >= 0:
         raise CLIError(f"--grace must be >= 0 seconds, got {args.grace}")
     check_bind(args.host, args.port)
-    from bgrl.service.app import Settings, create_app, settings_env
+    from bgrl.service.app import Settings, create_app, settings_env, uvicorn_options
 
     pool = args.pool_workers or max(1, (os.cpu_count() or 1) // args.workers)
     settings = Settings(max_body_bytes=args.max_body, max_inflight=args.max_inflight, pool_workers=pool, pool_kind=args.pool, deadline_s=args.deadline,
                         batch_window_ms=args.batch_window, max_batch=args.max_batch, grace_s=args.grace,
-                        body_timeout_s=args.body_timeout)
+                        body_timeout_s=args.body_timeout, header_timeout_s=args.header_timeout,
+                        max_header_bytes=args.max_header_bytes, max_headers=args.max_headers,
+                        allowed_hosts=",".join([args.host, *args.allowed_host]),
+                        games_per_minute=args.games_per_minute, games_burst=args.games_burst)
     from bgrl.service.metrics import configure_logging
 
     configure_logging(args.log_level)
-    run_kw = dict(host=args.host, port=args.port, log_level=args.log_level, access_log=False, timeout_graceful_shutdown=max(1, int(round(args.grace))))
+    run_kw = dict(host=args.host, port=args.port, log_level=args.log_level, access_log=False, timeout_graceful_shutdown=max(1, int(round(args.grace))),
+                  **uvicorn_options(settings, from_env=args.workers > 1))
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"bgrl serve: binding {args.host}: reachable beyond this machine; put it behind a proxy you control", file=sys.stderr)
+        print(f"bgrl serve: binding {args.host}: reachable beyond this machine; put it behind a proxy you control"
+              + ("" if args.allowed_host else "; clients must use this machine's address or a name given with --allowed-host"),
+              file=sys.stderr)
     print(f"bgrl serve: http://{args.host}:{args.port} (docs at /docs), {args.workers} server process(es) x {pool} engine {args.pool}(es)", file=sys.stderr)
     if args.workers == 1:
         uvicorn.run(create_app(settings=settings), **run_kw)

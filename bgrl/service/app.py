@@ -9,7 +9,11 @@ Errors are always JSON ``{"code", "message"}``: 422 for a request that does not 
 schema (``code = "invalid_request"``, plus ``detail``), 400 for a bad position, Position ID,
 XGID, dice or level (and for an unknown or repeated query parameter of the wildbg routes),
 413 for a body over the size limit, 503 with ``Retry-After`` when more
-than ``max_inflight`` requests are outstanding, 504 when a request passes its deadline.
+than ``max_inflight`` requests are outstanding, 504 when a request passes its deadline;
+400 ``bad_host`` for a Host not allowed, 408/431 for a slow or oversized request head,
+400 ``bad_http`` for malformed HTTP (:class:`Guard`, :func:`http_protocol`), 429 with
+``Retry-After`` for a client starting web games too fast. Every answer carries
+:data:`SECURITY_HEADERS` (docs/service.md, "Limits and security headers").
 
 CPU work runs in a bounded thread pool (``pool_workers`` threads, one torch thread each);
 all levels are loaded once, in the lifespan, before the server accepts a connection.
@@ -28,6 +32,7 @@ import struct
 import sys
 import threading
 import time
+from collections import OrderedDict
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Annotated
@@ -41,7 +46,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bgrl._version import __version__
 from bgrl.rules.board import NUM_CHECKERS, Position
-from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES
+from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES
 from bgrl.service import schemas as S
 from bgrl.service.metrics import CONTENT_TYPE_LATEST, AccessLog, ServiceMetrics
 from bgrl.service.engine import (ENGINE_NAME, MAX_SEED, Engine, ServiceError, parse_dice_value, parse_position, parse_position_cube,
@@ -78,6 +83,18 @@ class Settings:
     body_timeout_s : seconds a client may take to send a request's whole body once its
         headers are in (408 ``body_timeout`` after; a slow or stalled client holds no
         connection longer).
+    max_header_bytes : largest request head (request line and headers), bytes (431
+        ``headers_too_large`` above; :func:`http_protocol`).
+    max_headers : most header lines in one request (431 ``too_many_headers`` above).
+    header_timeout_s : seconds a connection may take to send a request's whole head, from
+        its opening or the end of the previous answer (408 ``header_timeout`` after; an
+        idle connection is closed).
+    allowed_hosts : comma-separated names the ``Host`` header may give besides
+        127.0.0.1, localhost, [::1] and the address the connection reached (``bgrl serve
+        --allowed-host``; ``*`` = any); any other gets 400 ``bad_host`` (DNS rebinding).
+    games_per_minute, games_burst : new web games (``POST /v1/games``) per client address:
+        a token bucket of ``games_burst`` tokens refilled at ``games_per_minute``; an empty
+        bucket gets 429 ``too_many_games`` with ``Retry-After`` (0 per minute: no limit).
     """
 
     max_body_bytes: int = 16_384
@@ -92,6 +109,12 @@ class Settings:
     lean_routes: bool = True
     inline_idle: bool = True
     body_timeout_s: float = 10.0
+    max_header_bytes: int = 16_384
+    max_headers: int = 100
+    header_timeout_s: float = 10.0
+    allowed_hosts: str = ""
+    games_per_minute: float = 60.0
+    games_burst: int = 60
 
     def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
@@ -102,6 +125,12 @@ class Settings:
             raise ValueError(f"body_timeout_s must be > 0 and finite, got {self.body_timeout_s}")
         if self.max_batch < 1 or self.batch_window_ms < 0:
             raise ValueError(f"max_batch must be >= 1 and batch_window_ms >= 0, got {self.max_batch} and {self.batch_window_ms}")
+        if not (self.header_timeout_s > 0 and math.isfinite(self.header_timeout_s)):
+            raise ValueError(f"header_timeout_s must be > 0 and finite, got {self.header_timeout_s}")
+        if self.max_header_bytes < 1024 or self.max_headers < 1:
+            raise ValueError(f"max_header_bytes must be >= 1024 and max_headers >= 1, got {self.max_header_bytes} and {self.max_headers}")
+        if not (self.games_per_minute >= 0 and math.isfinite(self.games_per_minute)) or self.games_burst < 1:
+            raise ValueError(f"games_per_minute must be >= 0 and finite and games_burst >= 1, got {self.games_per_minute} and {self.games_burst}")
         return replace(self, max_inflight=self.max_inflight or 64 * pool, pool_workers=pool, pool_kind=kind)
 
     @classmethod
@@ -319,6 +348,9 @@ class Limiter:
             self.metrics.rejected.labels(reason).inc()
 
     async def run(self, method: str, *args):
+        precheck = getattr(self.engine, "precheck", None)
+        if precheck is not None:  # the cheap checks first: a bad request gets its 400, not a 503, under load
+            precheck(method, args)
         with self._lock:
             if self.inflight >= self.settings.max_inflight:
                 over = True
@@ -697,6 +729,323 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
+# ----------------------------------------------------------------------------- bounded requests, hosts, headers, rates
+#: Content-Security-Policy of every answer but the API docs: scripts and styles from this
+#: server only (no inline script or style attribute on the page), no framing.
+PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+#: Content-Security-Policy of FastAPI's ``/docs`` (Swagger UI) and ``/redoc``: these pages
+#: load their script, style and fonts from CDNs and start with an inline script.
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+            "font-src 'self' https://fonts.gstatic.com; img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
+            "connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+DOCS_PATHS = frozenset(("/docs", "/docs/oauth2-redirect", "/redoc"))
+#: The security headers of every answer (errors of the HTTP layer included).
+SECURITY_HEADERS = {"content-security-policy": PAGE_CSP, "x-frame-options": "DENY", "x-content-type-options": "nosniff",
+                    "referrer-policy": "no-referrer"}
+#: Host names always served: loopback (a DNS-rebinding page names its own domain instead).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _header_list(csp: str) -> list[tuple[bytes, bytes]]:
+    return [(k.encode(), (csp if k == "content-security-policy" else v).encode()) for k, v in SECURITY_HEADERS.items()]
+
+
+_PAGE_HEADERS, _DOCS_HEADERS = _header_list(PAGE_CSP), _header_list(DOCS_CSP)
+
+
+def host_name(value: bytes | str) -> str | None:
+    """The host of a ``Host`` header value: lower case, without the port, an IPv6 address
+    without its brackets, no trailing dot; None when it is not ``name[:port]`` or ``[v6][:port]``."""
+    try:
+        s = (value.decode("ascii") if isinstance(value, bytes) else value).strip().lower()
+    except UnicodeDecodeError:
+        return None
+    if s.startswith("["):
+        end = s.find("]")
+        if end < 0:
+            return None
+        name, rest = s[1:end], s[end + 1:]
+    else:
+        name = s.split(":", 1)[0]
+        rest = s[len(name):]
+    if rest and not (rest[0] == ":" and (rest[1:].isdigit() or rest == ":")):
+        return None
+    name = name.rstrip(".")
+    if not name or any(c.isspace() or c in "/\\@?#" for c in name):
+        return None
+    return name
+
+
+class Guard:
+    """ASGI middleware: the ``Host`` allow-list (400 ``bad_host``), ``HEAD`` answered as
+    ``GET`` without the body, and :data:`SECURITY_HEADERS` on every answer (:data:`DOCS_CSP`
+    on :data:`DOCS_PATHS`).
+
+    A Host is served when it names a loopback address or ``localhost``, the address the
+    connection reached (the server's own address, as a client typing it would send),
+    or a name of ``allowed_hosts`` (comma-separated; ``*`` = any). A request without a
+    Host header (HTTP/1.0) is served: a browser always sends one.
+    """
+
+    def __init__(self, app, allowed_hosts: str = ""):
+        self.app = app
+        names = [h.strip() for h in allowed_hosts.split(",") if h.strip()]
+        self.any_host = "*" in names
+        extra = [n for n in (host_name(h) for h in names if h != "*") if n]
+        self.hosts = frozenset(LOOPBACK_HOSTS) | frozenset(extra)
+        self.shown = ", ".join(["127.0.0.1", "localhost", "[::1]"] + [f"[{n}]" if ":" in n else n for n in sorted(set(extra) - set(LOOPBACK_HOSTS))])
+
+    def bad_host(self, scope) -> str | None:
+        """Why the request's Host is refused, or None."""
+        if self.any_host:
+            return None
+        given = [v for k, v in scope.get("headers", []) if k == b"host"]
+        if not given:
+            return None
+        if len(given) > 1:
+            return "more than one Host header"
+        name = host_name(given[0])
+        if name is None:
+            return f"malformed Host header {given[0][:80].decode('latin-1')!r}: expected name[:port] or [IPv6][:port]"
+        server = scope.get("server")
+        if name in self.hosts or (server and str(server[0]).lower() == name):
+            return None
+        return (f"Host {name[:80]!r} is not served here: expected one of {self.shown} or this server's address "
+                "(bgrl serve --allowed-host NAME adds a name)")
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        extra = _DOCS_HEADERS if scope.get("path") in DOCS_PATHS else _PAGE_HEADERS
+        head = scope.get("method") == "HEAD"
+
+        async def guarded(msg):
+            if msg["type"] == "http.response.start":
+                headers = list(msg.get("headers", []))
+                present = {bytes(k).lower() for k, _ in headers}
+                msg = {**msg, "headers": headers + [(k, v) for k, v in extra if k not in present]}
+            elif head and msg["type"] == "http.response.body":
+                msg = {**msg, "body": b""}
+            await send(msg)
+
+        why = self.bad_host(scope)
+        if why is not None:
+            return await _error(400, "bad_host", why)(scope, receive, guarded)
+        if not head:
+            return await self.app(scope, receive, guarded)
+        # every GET route answers HEAD: the same status and headers, no body (the server
+        # sees its own scope still say HEAD); the route found goes back to the access log
+        inner = {**scope, "method": "GET"}
+        try:
+            await self.app(inner, receive, guarded)
+        finally:
+            if "route" in inner:
+                scope["route"] = inner["route"]
+
+
+class RateLimit:
+    """Token buckets by key (a client's address): ``burst`` tokens each, refilled at
+    ``per_minute``; :meth:`take` spends one. Thread-safe; at most ``max_keys`` buckets are
+    kept (the least recently used dropped: it comes back full)."""
+
+    def __init__(self, per_minute: float, burst: int, max_keys: int = 65_536):
+        self.rate = per_minute / 60.0
+        self.burst = float(burst)
+        self.max_keys = max_keys
+        self._buckets: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, key) -> float:
+        """Spend a token of ``key``'s bucket: 0.0 when there was one, else the seconds
+        until there is (nothing spent). Always 0.0 with no limit (``per_minute`` 0)."""
+        if self.rate <= 0:
+            return 0.0
+        now = time.monotonic()
+        with self._lock:
+            tokens, t = self._buckets.pop(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - t) * self.rate)
+            wait = 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+            self._buckets[key] = (tokens - 1.0 if wait == 0.0 else tokens, now)
+            while len(self._buckets) > self.max_keys:
+                self._buckets.popitem(last=False)
+        return wait
+
+
+class _Refused(Exception):
+    """Raised in a parser callback: the request head breaks a limit (``_refusal`` says which)."""
+
+
+#: Seconds a refused connection is still read (and what arrives thrown away) after its
+#: answer, so that a client still sending gets the answer rather than a reset.
+LINGER_S = 1.0
+
+
+def http_protocol(settings: Settings | None = None):
+    """uvicorn's ``http`` protocol with ``settings``' limits on request heads (default:
+    :meth:`Settings.from_env`): uvicorn's httptools protocol whose connections answer
+
+    * 431 ``headers_too_large`` for a head (request line and headers) over
+      ``max_header_bytes``, as soon as that much has arrived;
+    * 431 ``too_many_headers`` for more than ``max_headers`` header lines;
+    * 408 ``header_timeout`` when a head has not arrived ``header_timeout_s`` seconds after
+      the connection opened or its previous answer ended (an idle connection is closed);
+    * 400 ``bad_http`` (JSON, not uvicorn's plain text) for malformed HTTP;
+
+    each with :data:`SECURITY_HEADERS`, then close. Without httptools: the string ``"h11"``
+    (uvicorn's h11 protocol, whose head limit is set by :func:`uvicorn_options`).
+    """
+    cfg = settings or Settings.from_env()
+    try:
+        import http as _http
+
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # pragma: no cover - the serve extra installs httptools
+        return "h11"
+    max_bytes, max_count, timeout_s = cfg.max_header_bytes, cfg.max_headers, cfg.header_timeout_s
+
+    class BoundedHttpTools(HttpToolsProtocol):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._in_head = True  # what arrives now belongs to a request's head
+            self._head_bytes = 0  # bytes received while in a head (chunk by chunk)
+            self._head_size = 0  # bytes of request line and headers the parser gave
+            self._head_count = 0
+            self._head_timer = None
+            self._refusal: tuple[int, str, str] | None = None
+            self._discard = False
+
+        # -- the head's clock
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_timer = self.loop.call_later(timeout_s, self._head_timeout)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_timeout(self) -> None:
+            self._head_timer = None
+            if self.transport.is_closing() or not self._in_head:
+                return
+            if self._head_bytes or self._head_size:
+                self._refuse(408, "header_timeout", f"the request head did not arrive within {timeout_s:g} s")
+            else:  # idle: nothing to answer
+                self.transport.close()
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        # -- the head's size
+        def data_received(self, data: bytes) -> None:
+            if self._discard:
+                return
+            if self._in_head:
+                self._head_bytes += len(data)
+            super().data_received(data)
+            if self._in_head and self._head_bytes > max_bytes and not self._discard and not self.transport.is_closing():
+                self._refuse(431, "headers_too_large", f"request head over {max_bytes} bytes (request line and headers)")
+
+        def _stop(self, status: int, code: str, message: str) -> None:
+            self._refusal = (status, code, message)
+            raise _Refused(message)  # httptools stops; uvicorn then calls send_400_response
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._head_size = self._head_count = 0
+
+        def on_url(self, url: bytes) -> None:
+            self._head_size += len(url)
+            if self._head_size > max_bytes:
+                self._stop(431, "headers_too_large", f"request head over {max_bytes} bytes (request line and headers)")
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._head_size += len(name) + len(value) + 4
+            self._head_count += 1
+            if self._head_count > max_count:
+                self._stop(431, "too_many_headers", f"more than {max_count} header lines")
+            if self._head_size > max_bytes:
+                self._stop(431, "headers_too_large", f"request head over {max_bytes} bytes (request line and headers)")
+            super().on_header(name, value)
+
+        def on_headers_complete(self) -> None:
+            self._in_head = False
+            self._head_bytes = 0
+            self._disarm()
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            self._in_head = True
+            self._head_bytes = self._head_size = self._head_count = 0
+
+        def on_response_complete(self) -> None:
+            waiting = not self.pipeline
+            super().on_response_complete()
+            if waiting and self._in_head and not self.transport.is_closing():
+                self._arm()
+
+        # -- answers of the HTTP layer
+        def send_400_response(self, msg: str) -> None:
+            status, code, message = self._refusal or (
+                400, "bad_http", "malformed HTTP request: expected a request line, header lines and a blank line (HTTP/1.1, RFC 9112)")
+            self._refuse(status, code, message)
+
+        def _refuse(self, status: int, code: str, message: str) -> None:
+            self._disarm()
+            self._discard = True
+            if self.transport.is_closing():
+                return
+            if self.cycle is None or self.cycle.response_complete:  # else an answer is being sent: just close
+                body = _dumps({"code": code, "message": message})
+                lines = [f"HTTP/1.1 {status} {_http.HTTPStatus(status).phrase}\r\n".encode()]
+                lines += [k + b": " + v + b"\r\n" for k, v in self.server_state.default_headers]
+                lines += [k + b": " + v + b"\r\n" for k, v in _PAGE_HEADERS]
+                lines += [b"content-type: application/json\r\n", b"content-length: " + str(len(body)).encode() + b"\r\n",
+                          b"connection: close\r\n\r\n", body]
+                self.transport.write(b"".join(lines))
+                if self.transport.can_write_eof():
+                    self.transport.write_eof()
+                    self.loop.call_later(LINGER_S, self.transport.close)  # read and drop what still comes, then close
+                    return
+            self.transport.close()
+
+    BoundedHttpTools.__qualname__ = BoundedHttpTools.__name__ = "BoundedHttpTools"
+    return BoundedHttpTools
+
+
+_ENV_PROTOCOL = None
+
+
+def __getattr__(name: str):
+    """``bgrl.service.app:BoundedHTTP``: :func:`http_protocol` of :meth:`Settings.from_env`
+    (the ``http`` option ``bgrl serve --workers N`` gives uvicorn's worker processes)."""
+    global _ENV_PROTOCOL
+    if name == "BoundedHTTP":
+        if _ENV_PROTOCOL is None:
+            _ENV_PROTOCOL = http_protocol(Settings.from_env())
+        return _ENV_PROTOCOL
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def uvicorn_options(settings: Settings, from_env: bool = False) -> dict:
+    """The uvicorn options that apply ``settings``' limits on request heads: ``http`` (the
+    protocol of :func:`http_protocol`; with ``from_env`` its import string, which worker
+    processes rebuild from the environment) and, for h11, its head limit."""
+    proto = http_protocol(settings)
+    if proto == "h11":  # pragma: no cover - without httptools
+        return {"http": "h11", "h11_max_incomplete_event_size": settings.max_header_bytes}
+    return {"http": "bgrl.service.app:BoundedHTTP" if from_env else proto}
+
+
 # ----------------------------------------------------------------------------- helpers
 def _probs(p) -> S.Probabilities:
     p = np.asarray(p, dtype=np.float64)
@@ -817,7 +1166,7 @@ def _lean_move_body(body: bytes):
     if dice is not None and not ((type(dice) is list and 1 <= len(dice) <= 8 and all(type(d) is int for d in dice))
                                  or (type(dice) is str and len(dice) <= 16)):
         return None
-    level = req.get("level", DEFAULT_HINT_LEVEL)
+    level = req.get("level", DEFAULT_PLAY_LEVEL)
     if type(level) is not str or level not in _LEVELS:
         return None
     seed = req.get("seed")
@@ -853,7 +1202,7 @@ def _lean_wildbg_query(qs: bytes):
     away = (q.get("x_away", "0"), q.get("o_away", "0"))
     if away not in (("0", "0"), ("1", "1")):
         return None
-    level = q.get("level", DEFAULT_HINT_LEVEL)
+    level = q.get("level", DEFAULT_PLAY_LEVEL)
     if level not in _LEVELS:
         return None
     seed = q.get("seed")
@@ -973,6 +1322,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
     app.include_router(web_router)
     app.state.settings, app.state.metrics = cfg, metrics
+    app.state.game_rate = RateLimit(cfg.games_per_minute, cfg.games_burst)  # new web games per client address
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -983,7 +1333,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {404: "not_found", 405: "method_not_allowed", 429: "too_many_games"}.get(exc.status_code, "http_error")
         return _error(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
 
     def engine_error(exc: Exception) -> JSONResponse:
@@ -1007,7 +1357,8 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception):  # pragma: no cover - a bug; fuzz tests look for these
-        return _error(500, "internal", f"internal error ({type(exc).__name__})")
+        # answered outside the middleware (Starlette's ServerErrorMiddleware): the security headers here
+        return _error(500, "internal", f"internal error ({type(exc).__name__})", headers=dict(SECURITY_HEADERS))
 
     def served(eng: Engine, t0: float, level: str) -> dict:
         """Common response fields; ``model_sha256`` is that of the network that plays ``level``."""
@@ -1203,6 +1554,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
                            routes=routes, on_error=engine_error)
     app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes, per_path={UPLOAD_PATH: max(UPLOAD_MAX_BYTES, cfg.max_body_bytes)},
                        body_timeout_s=cfg.body_timeout_s)
+    app.add_middleware(Guard, allowed_hosts=cfg.allowed_hosts)  # Host allow-list, HEAD, security headers
     app.add_middleware(AccessLog, metrics=metrics)  # outermost: sees every answer, 413s included
     return app
 

@@ -7,7 +7,7 @@ Nothing else in :mod:`bgrl.service` or :mod:`bgrl.service.ubgi` knows how a leve
 Levels
 ------
 The levels are those of the levels table (:data:`bgrl.agents.levels.LEVELS`, names
-:data:`bgrl.agents.levels.LEVEL_NAMES`, default :data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`),
+:data:`bgrl.agents.levels.LEVEL_NAMES`, default :data:`bgrl.agents.levels.DEFAULT_PLAY_LEVEL`),
 each played by a :class:`bgrl.agents.levels.LevelAgent` over its network, shared by every
 request. Hints are the level's noise-free ranking (:class:`bgrl.agents.hints.HintRanker`,
 rows :class:`bgrl.agents.hints.RankedPlay`); the level's own reproducible noise
@@ -30,7 +30,7 @@ import numpy as np
 
 from bgrl._version import __version__
 from bgrl.agents.hints import HintRanker, RankedPlay
-from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent
+from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent
 from bgrl.agents.search import MAX_PLY, after_state_probs
 from bgrl.rules.board import Position, START_POSITION_ID, flip
 from bgrl.rules.dice import parse_dice, validate_dice
@@ -463,6 +463,25 @@ class Engine:
             raise ServiceError("bad_seed", f"seed must be an int in 0..2**63-1, got {_clip(seed)}")
         return (pos, d, lv.name, int(seed), None if ply is None else int(ply))
 
+    def precheck(self, method: str, args: tuple) -> None:
+        """The cheap checks :meth:`run_batch` makes of one call (level, dice, a finished
+        game, ply, seed), raising its ServiceError; nothing is searched. The service runs
+        them before admission, so that a bad request gets its 400 at once, not a 503 or a
+        queue's wait under load. Unknown methods are left to :meth:`run_batch`."""
+        if method in ("hint", "ranked"):
+            pos, dice, level, _top, dmp, ply = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, False, None))
+            self._prep_rank(pos, dice, level, ply, dmp)
+        elif method in ("move_list", "wildbg_json"):
+            pos, dice, level, _seed, dmp = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, False))
+            self._prep_rank(pos, dice, level, None, dmp)
+        elif method == "move":
+            pos, dice, level, seed, ply = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, None))
+            self._prep_move(pos, dice, level, 0 if seed is None else seed, ply)
+        elif method == "evaluate":
+            pos, level = _padded(args, 1, (DEFAULT_PLAY_LEVEL,))
+            self.level(level)
+            _check_not_over(pos)
+
     def _rank_items(self, items: list[tuple], raw: frozenset = frozenset()) -> list:
         """Rankings of prepared decisions: one :meth:`HintRanker.rank_many` per (level, ply,
         dmp); for the indices in ``raw`` (wildbg lists) :meth:`HintRanker.search_many`'s
@@ -541,13 +560,13 @@ class Engine:
         for j, (method, args) in enumerate(jobs):
             try:
                 if method in ("hint", "ranked"):
-                    pos, dice, level, top, dmp, ply = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, False, None))
+                    pos, dice, level, top, dmp, ply = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, False, None))
                     if method == "ranked" and len(args) > 4:
                         raise TypeError("ranked takes (pos, dice, level, top)")
                     ranks.append(self._prep_rank(pos, dice, level, ply, dmp))
                     plan[j] = (method, len(ranks) - 1, None, top)
                 elif method in ("move_list", "wildbg_json"):
-                    pos, dice, level, seed, dmp = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, False))
+                    pos, dice, level, seed, dmp = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, False))
                     ranks.append(self._prep_rank(pos, dice, level, None, dmp))
                     if method == "wildbg_json":
                         raw.append(len(ranks) - 1)
@@ -557,11 +576,11 @@ class Engine:
                         m = len(moves) - 1
                     plan[j] = (method, len(ranks) - 1, m, pos)
                 elif method == "move":
-                    pos, dice, level, seed, ply = _padded(args, 2, (DEFAULT_HINT_LEVEL, None, None))
+                    pos, dice, level, seed, ply = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, None))
                     moves.append(self._prep_move(pos, dice, level, seed, ply))
                     plan[j] = (method, None, len(moves) - 1, None)
                 elif method == "evaluate":
-                    pos, level = _padded(args, 1, (DEFAULT_HINT_LEVEL,))
+                    pos, level = _padded(args, 1, (DEFAULT_PLAY_LEVEL,))
                     lv = self.level(level)
                     _check_not_over(pos)
                     evals.append((pos, lv.name))
@@ -631,7 +650,7 @@ class Engine:
             raise r
         return r
 
-    def hint(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, top: int | None = None, dmp: bool = False,
+    def hint(self, pos: Position, dice, level: str = DEFAULT_PLAY_LEVEL, top: int | None = None, dmp: bool = False,
              ply: int | None = None) -> list[RankedPlay]:
         """Every legal play ranked best first by the level's noise-free search.
 
@@ -658,11 +677,11 @@ class Engine:
         """
         return self._one("hint", pos, dice, level, top, dmp, ply)
 
-    def ranked(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, top: int | None = None) -> tuple[list[RankedPlay], int]:
+    def ranked(self, pos: Position, dice, level: str = DEFAULT_PLAY_LEVEL, top: int | None = None) -> tuple[list[RankedPlay], int]:
         """:meth:`hint` cut to ``top`` rows, and the number of legal plays."""
         return self._one("ranked", pos, dice, level, top)
 
-    def move_list(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, seed: int | None = None,
+    def move_list(self, pos: Position, dice, level: str = DEFAULT_PLAY_LEVEL, seed: int | None = None,
                   dmp: bool = False) -> list[tuple[Play | None, np.ndarray]]:
         """wildbg's list: every play with the probabilities after it (side that played),
         float64 (5,) each, ranked by the level's noise-free evaluation, except that a noisy
@@ -671,7 +690,7 @@ class Engine:
         position, opponent on roll)."""
         return self._one("move_list", pos, dice, level, seed, dmp)
 
-    def move(self, pos: Position, dice, level: str = DEFAULT_HINT_LEVEL, seed: int | None = None, ply: int | None = None) -> MoveResult:
+    def move(self, pos: Position, dice, level: str = DEFAULT_PLAY_LEVEL, seed: int | None = None, ply: int | None = None) -> MoveResult:
         """The level's play for one position and roll (``ply`` overrides the level's search
         depth, gnubg convention). ``seed`` None draws a fresh seed (reported in the result,
         so the play can be reproduced).
@@ -680,7 +699,7 @@ class Engine:
         """
         return self._one("move", pos, dice, level, seed, ply)
 
-    def evaluate(self, pos: Position, level: str = DEFAULT_HINT_LEVEL) -> tuple[np.ndarray, int]:
+    def evaluate(self, pos: Position, level: str = DEFAULT_PLAY_LEVEL) -> tuple[np.ndarray, int]:
         """Outcome probabilities float64 (5,) of the side on roll, before it rolls, at the
         level's ply, and that ply.
 

@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, create_model, model_validator
 
-from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES
+from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES
 from bgrl.service.engine import MAX_SEED
 
 Level = Literal["beginner", "casual", "intermediate", "advanced", "expert", "world-class", "grandmaster"]
@@ -53,14 +53,14 @@ class PositionIn(_Strict):
 class MoveRequest(_Strict):
     position: PositionIn
     dice: Dice | None = Field(None, description="[d1, d2] or text like '31'; may be omitted only for an XGID that carries dice", examples=[[3, 1]])
-    level: Level = DEFAULT_HINT_LEVEL
+    level: Level = DEFAULT_PLAY_LEVEL
     seed: Seed | None = None
 
 
 class HintRequest(_Strict):
     position: PositionIn
     dice: Dice | None = Field(None, examples=[[3, 1]])
-    level: Level = DEFAULT_HINT_LEVEL
+    level: Level = DEFAULT_PLAY_LEVEL
     top: int | None = Field(None, ge=1, le=10_000, description="at most this many plays (default: all)")
     cube: "CubeIn | None" = Field(None, description="the cube (optional rules): with a cube at 2 or more or owned, "
                                   "the plays are ranked by cubeful equity")
@@ -70,7 +70,7 @@ class HintRequest(_Strict):
 
 class EvalRequest(_Strict):
     position: PositionIn
-    level: Level = DEFAULT_HINT_LEVEL
+    level: Level = DEFAULT_PLAY_LEVEL
 
 
 class CubeIn(_Strict):
@@ -93,7 +93,7 @@ HintRequest.model_rebuild()  # its cube and match fields refer to the models abo
 
 class CubeRequest(_Strict):
     position: PositionIn
-    level: Level = DEFAULT_HINT_LEVEL
+    level: Level = DEFAULT_PLAY_LEVEL
     cube: CubeIn | None = None
     match: MatchIn | None = None
 
@@ -272,7 +272,7 @@ _pips = {f"p{i}": (Count | None, Field(None, description=("opponent's bar (<= 0)
 WildbgEvalQuery = create_model(
     "WildbgEvalQuery",
     __base__=BaseModel,
-    level=(Level, Field(DEFAULT_HINT_LEVEL, description="bgrl extension: the level whose evaluation (ply) is returned")),
+    level=(Level, Field(DEFAULT_PLAY_LEVEL, description="bgrl extension: the level whose evaluation (ply) is returned")),
     **_pips,
 )
 WildbgMoveQuery = create_model(
@@ -282,7 +282,7 @@ WildbgMoveQuery = create_model(
     die2=(int, Field(description="1..6")),
     x_away=(int | None, Field(None, ge=0, le=10_000, description="omit or 0 (money game); 1 with o_away=1: one-point match")),
     o_away=(int | None, Field(None, ge=0, le=10_000)),
-    level=(Level, Field(DEFAULT_HINT_LEVEL, description="bgrl extension: the level whose ranking (and, for a noisy level, whose choice first) is returned")),
+    level=(Level, Field(DEFAULT_PLAY_LEVEL, description="bgrl extension: the level whose ranking (and, for a noisy level, whose choice first) is returned")),
     seed=(Seed | None, Field(None, description="bgrl extension: seed of a noisy level's choice")),
     **_pips,
 )

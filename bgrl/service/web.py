@@ -22,6 +22,7 @@ reviews use it too unless the request names another level.
 from __future__ import annotations
 
 import asyncio
+import math
 import secrets
 import threading
 from collections import OrderedDict
@@ -370,12 +371,43 @@ def _engine(request: Request):
     return request.app.state.engine
 
 
+def _rate_limit(request: Request) -> None:
+    """Spend one of the client address's new-game tokens (``Settings.games_per_minute``,
+    ``games_burst``): 429 ``too_many_games`` with ``Retry-After`` when there is none."""
+    bucket = getattr(request.app.state, "game_rate", None)
+    if bucket is None:
+        return
+    wait = bucket.take(request.client.host if request.client else "-")
+    if wait > 0:
+        cfg = request.app.state.settings
+        raise TooManyGames(f"more than {cfg.games_burst} new games at once or {cfg.games_per_minute:g} a minute "
+                              f"from this address; retry in {math.ceil(wait)} s", math.ceil(wait))
+
+
+class TooManyGames(HTTPException):
+    """429 ``too_many_games`` (answered by the app's HTTP error handler with ``Retry-After``)."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(429, message, headers={"Retry-After": str(retry_after)})
+
+
 # ----------------------------------------------------------------------------- the page
 def _asset(name: str):
     return resources.files("bgrl.service").joinpath("webapp", name)
 
 
 _TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
+_ASSETS: frozenset[str] | None = None
+
+
+def _asset_names() -> frozenset[str]:
+    """The names of the page's files (``webapp/``, of a served type): a request's name is
+    looked up here, never handed to the file system."""
+    global _ASSETS
+    if _ASSETS is None:
+        _ASSETS = frozenset(f.name for f in resources.files("bgrl.service").joinpath("webapp").iterdir()
+                            if f.is_file() and f.name[f.name.rfind("."):] in _TYPES)
+    return _ASSETS
 
 
 @router.get("/", include_in_schema=False)
@@ -385,11 +417,9 @@ async def index():
 
 @router.get("/web/{name}", include_in_schema=False)
 async def asset(name: str):
-    ext = name[name.rfind("."):] if "." in name else ""
-    f = _asset(name)
-    if "/" in name or ext not in _TYPES or not f.is_file():
-        raise HTTPException(404, f"no web asset {name[:40]!r}")
-    return FileResponse(str(f), media_type=_TYPES[ext])
+    if name not in _asset_names():
+        raise HTTPException(404, f"no web asset {name[:40]!r}: expected one of {', '.join(sorted(_asset_names()))}")
+    return FileResponse(str(_asset(name)), media_type=_TYPES[name[name.rfind("."):]])
 
 
 # ----------------------------------------------------------------------------- sessions
@@ -402,40 +432,63 @@ async def new_game(req: NewGame, request: Request):
     eng.level(req.hint_level or JUDGE_LEVEL)
     eng.level(JUDGE_LEVEL)  # the judge of resignations and draws
     games = _games(request)
-    game = WebGame(secrets.token_hex(8), req)
+    game = WebGame(secrets.token_hex(8), req)  # its position and options checked (400) before a token is spent
+    _rate_limit(request)
     with request.app.state.web_lock:
         games[game.id] = game
         while len(games) > MAX_GAMES:
             games.popitem(last=False)
-    await _locked(game, game.advance, eng)
-    return game.state()
+
+    def start():
+        game.advance(eng)
+        return game.state()
+    return await _locked(game, start)
 
 
 @router.get("/v1/games/{gid}", tags=["games"])
 async def get_game(gid: str, request: Request):
     """The session state."""
-    return _get(request, gid).state()
+    game = _get(request, gid)
+    return await _locked(game, game.state)
 
 
 @router.post("/v1/games/{gid}/play", tags=["games"])
 async def post_play(gid: str, req: PlayIn, request: Request):
     """The player's play (by the Position ID after it), then the computer's reply."""
     game = _get(request, gid)
-    await _locked(game, game.play, _engine(request), req.position_id)
-    return game.state()
+
+    def play():
+        game.play(_engine(request), req.position_id)
+        return game.state()
+    return await _locked(game, play)
+
+
+def _hint_snapshot(game: WebGame):
+    """The position, roll and number of legal plays of the player's decision (under the
+    session's lock); ServiceError ``no_decision`` when there is none."""
+    if game.dice is None:
+        raise ServiceError("no_decision", "no roll to play: the game is over or not the player's turn")
+    return game.game.position, game.dice, len(game.plays)
 
 
 @router.post("/v1/games/{gid}/hint", tags=["games"])
 async def game_hint(gid: str, req: HintIn, request: Request):
     """The legal plays of the player's roll ranked by the hint level, best first."""
+    # the ranking goes through the service's admission control, batching and deadline as
+    # POST /v1/hint does (503 overloaded, 504 deadline_exceeded); the answer is built in a
+    # thread, off the event loop
     game = _get(request, gid)
     eng = _engine(request)
     level = req.level or game.hint_level
     info = eng.level(level)
-    if game.dice is None:
-        raise ServiceError("no_decision", "no roll to play: the game is over or not the player's turn")
-    rows = await _locked(game, eng.hint, game.game.position, game.dice, level, req.top or None)
-    before = game.game.position.board
+    pos, dice, n_legal = await _locked(game, _hint_snapshot, game)
+    rows = await request.app.state.limiter.run("hint", pos, dice, level, req.top or None)
+    return await asyncio.to_thread(_hint_answer, pos, dice, level, info.ply, n_legal, rows)
+
+
+def _hint_answer(pos: Position, dice, level: str, ply: int, n_legal: int, rows) -> dict:
+    """The answer of a session's hint: each ranked row with its facts and why it is worse."""
+    before = pos.board
     facts = [play_facts(before, r.play.after_state, r.probabilities) for r in rows]
     out = []
     for i, r in enumerate(rows):
@@ -446,7 +499,26 @@ async def game_hint(gid: str, req: HintIn, request: Request):
                     "ply": r.ply, "equity": round(float(r.equity), 6), "equity_loss": round(float(r.equity_loss), 6),
                     "probabilities": {k: round(float(v), 6) for k, v in zip(("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"), p)},
                     "facts": facts[i], "why": why})
-    return {"level": level, "ply": info.ply, "dice": list(game.dice), "legal_plays": len(game.plays), "plays": out}
+    return {"level": level, "ply": ply, "dice": list(dice), "legal_plays": n_legal, "plays": out}
+
+
+def _offer(game: WebGame, engine, pts: int | None) -> dict:
+    """A resignation at ``pts`` points (None: a draw offer), judged by the judge level and,
+    accepted, applied: all under the session's lock, the game-over check included."""
+    if game.game.over is not None:
+        raise ServiceError("game_over", "the game is over")
+    if pts is None and game.match is not None and game.match.rules.is_match:
+        raise ServiceError("no_draw", "a game of a match cannot end in a draw")
+    eq = game.computer_equity(engine, JUDGE_LEVEL)
+    ok, reason = draw_decision(eq) if pts is None else resign_decision(eq, pts)
+    if ok:
+        if pts is None:
+            game.game.agree_draw()
+        else:
+            game.game.resign(game.human, pts)
+        game.dice, game.plays = None, []
+        game.finish_record()
+    return {"accepted": ok, "reason": reason, "judge": JUDGE_LEVEL, "computer_equity": round(eq, 6), "state": game.state()}
 
 
 @router.post("/v1/games/{gid}/resign", tags=["games"])
@@ -454,35 +526,14 @@ async def resign(gid: str, req: ResignIn, request: Request):
     """Offer to resign at ``value``; the judge level judges (never the level that plays,
     whatever the hint level). Accepted: the game ends."""
     game = _get(request, gid)
-    if game.game.over is not None:
-        raise ServiceError("game_over", "the game is over")
-    pts = RESIGN_VALUES[req.value]
-    eq = await _locked(game, game.computer_equity, _engine(request), JUDGE_LEVEL)
-    ok, reason = resign_decision(eq, pts)
-    if ok:
-        with game.lock:
-            game.game.resign(game.human, pts)
-            game.dice, game.plays = None, []
-            game.finish_record()
-    return {"accepted": ok, "reason": reason, "judge": JUDGE_LEVEL, "computer_equity": round(eq, 6), "state": game.state()}
+    return await _locked(game, _offer, game, _engine(request), RESIGN_VALUES[req.value])
 
 
 @router.post("/v1/games/{gid}/draw", tags=["games"])
 async def draw(gid: str, request: Request):
     """Offer a draw; the judge level judges. Accepted: the game ends, no points."""
     game = _get(request, gid)
-    if game.game.over is not None:
-        raise ServiceError("game_over", "the game is over")
-    if game.match is not None and game.match.rules.is_match:
-        raise ServiceError("no_draw", "a game of a match cannot end in a draw")
-    eq = await _locked(game, game.computer_equity, _engine(request), JUDGE_LEVEL)
-    ok, reason = draw_decision(eq)
-    if ok:
-        with game.lock:
-            game.game.agree_draw()
-            game.dice, game.plays = None, []
-            game.finish_record()
-    return {"accepted": ok, "reason": reason, "judge": JUDGE_LEVEL, "computer_equity": round(eq, 6), "state": game.state()}
+    return await _locked(game, _offer, game, _engine(request), None)
 
 
 def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None = None) -> dict:
@@ -585,9 +636,12 @@ async def review(gid: str, req: ReviewIn, request: Request):
     eng = _engine(request)
     level = req.level or JUDGE_LEVEL
     eng.level(level)
-    if not game.record.turns:
-        raise ServiceError("no_turns", "no turn has been played yet")
-    return await _locked(game, _game_review, eng, game, level)
+
+    def run():
+        if not game.record.turns:
+            raise ServiceError("no_turns", "no turn has been played yet")
+        return _game_review(eng, game, level)
+    return await _locked(game, run)
 
 
 @router.post(UPLOAD_PATH, tags=["games"])
@@ -609,14 +663,15 @@ async def record(gid: str, request: Request, format: Literal["bgrl", "mat"] = "b
     import json
 
     game = _get(request, gid)
-    if format == "mat":
-        if game.set_up:
-            raise ServiceError("no_mat", "a game from a set-up position cannot be written as .mat (the format always "
-                               "starts from the opening position); download the bgrl record (format=bgrl)")
-        body, name = mat_text(game.record), f"bgrl-{gid}.mat"
-    else:
-        body = "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in game.record.lines())
-        name = f"bgrl-{gid}.jsonl"
+
+    def text():
+        if format == "mat":
+            if game.set_up:
+                raise ServiceError("no_mat", "a game from a set-up position cannot be written as .mat (the format always "
+                                   "starts from the opening position); download the bgrl record (format=bgrl)")
+            return mat_text(game.record), f"bgrl-{gid}.mat"
+        return "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in game.record.lines()), f"bgrl-{gid}.jsonl"
+    body, name = await _locked(game, text)
     return PlainTextResponse(body, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 

@@ -334,18 +334,22 @@ function showHints(h) {
   box.appendChild(title);
   const t = document.createElement("table");
   t.id = "hint-table";
-  t.innerHTML = "<thead><tr><th>#</th><th>play</th><th>ply</th><th>equity</th><th>vs best</th><th>win / gammon / lose gammon</th></tr></thead>";
+  t.appendChild(thead(["#", "play", "ply", "equity", "vs best", "win / gammon / lose gammon"]));
   const tb = document.createElement("tbody");
   h.plays.forEach((r, i) => {
-    const tr = document.createElement("tr");
-    tr.dataset.row = i;
     const p = r.probabilities;
     const w = p.win - p.win_gammon, wg = p.win_gammon, lg = p.lose_gammon, l = 1 - p.win - p.lose_gammon;
-    tr.innerHTML = `<td>${r.rank}</td><td>${r.play}</td><td>${r.ply}</td><td>${fmt(r.equity)}</td><td>${i ? fmt(-r.equity_loss) : ""}</td>` +
-      `<td><div class="bars" title="win ${(100 * p.win).toFixed(1)}%, gammon ${(100 * p.win_gammon).toFixed(1)}%, lose gammon ${(100 * p.lose_gammon).toFixed(1)}%">` +
-      `<span class="b-wg" style="width:${100 * wg}%"></span><span class="b-w" style="width:${100 * w}%"></span>` +
-      `<span class="b-l" style="width:${100 * l}%"></span><span class="b-lg" style="width:${100 * lg}%"></span></div>` +
-      `<span class="pct">${(100 * p.win).toFixed(1)}% / ${(100 * p.win_gammon).toFixed(1)}% / ${(100 * p.lose_gammon).toFixed(1)}%</span></td>`;
+    const pct = (x) => `${(100 * x).toFixed(1)}%`;
+    const bars = node("div", { class: "bars", title: `win ${pct(p.win)}, gammon ${pct(p.win_gammon)}, lose gammon ${pct(p.lose_gammon)}` });
+    for (const [cls, x] of [["b-wg", wg], ["b-w", w], ["b-l", l], ["b-lg", lg]]) {
+      const b = node("span", { class: cls });
+      b.style.width = `${100 * x}%`;  // CSSOM, not a style attribute: allowed by the page's CSP (style-src 'self')
+      bars.appendChild(b);
+    }
+    const chart = document.createDocumentFragment();
+    chart.append(bars, node("span", { class: "pct" }, `${pct(p.win)} / ${pct(p.win_gammon)} / ${pct(p.lose_gammon)}`));
+    const tr = row([r.rank, r.play, r.ply, fmt(r.equity), i ? fmt(-r.equity_loss) : "", chart]);
+    tr.dataset.row = i;
     tr.addEventListener("click", () => {
       tb.querySelectorAll("tr").forEach((x) => x.classList.remove("selected"));
       tr.classList.add("selected");
@@ -405,18 +409,21 @@ function showReview(rv, title = null, before = null) {
   legend.className = "legend";
   const names = S && rv.viewer === undefined ? ["your turn", "the computer's"]
     : [`${rv.viewer === "black" ? rv.black : rv.white} (${rv.viewer})`, `${rv.viewer === "black" ? rv.white : rv.black}`];
-  legend.innerHTML = `<span><i class="sw" style="background:#1e88e5"></i>${esc(names[0])}</span><span><i class="sw" style="background:#888"></i>${esc(names[1])}</span>` +
-    '<span><i class="sw" style="background:#fbc02d"></i>doubtful</span><span><i class="sw" style="background:#fb8c00"></i>bad</span><span><i class="sw" style="background:#d32f2f"></i>very bad</span>';
+  for (const [colour, text] of [["#1e88e5", names[0]], ["#888", names[1]], ["#fbc02d", "doubtful"], ["#fb8c00", "bad"], ["#d32f2f", "very bad"]]) {
+    const sw = node("i", { class: "sw" });
+    sw.style.background = colour;
+    const item = node("span");
+    item.append(sw, String(text));  // a player's name from an uploaded file: text, never markup
+    legend.appendChild(item);
+  }
   box.appendChild(legend);
   const tab = document.createElement("table");
   tab.id = "review-summary";
-  tab.innerHTML = "<thead><tr><th>player</th><th>decisions</th><th>error rate (mpp)</th><th>rating</th><th>doubtful</th><th>bad</th><th>very bad</th></tr></thead>";
+  tab.appendChild(thead(["player", "decisions", "error rate (mpp)", "rating", "doubtful", "bad", "very bad"]));
   const tb = document.createElement("tbody");
   for (const [who, s] of Object.entries(rv.players)) {
-    const tr = document.createElement("tr");
-    tr.innerHTML = `<td>${who}</td><td>${s.decisions}</td><td>${s.error_rate === null ? "-" : s.error_rate.toFixed(1)}</td><td>${s.rating || "-"}</td>` +
-      `<td>${s.marks.doubtful}</td><td>${s.marks.bad}</td><td>${s.marks["very bad"]}</td>`;
-    tb.appendChild(tr);
+    tb.appendChild(row([who, s.decisions, s.error_rate === null ? "-" : s.error_rate.toFixed(1), s.rating || "-",
+      s.marks.doubtful, s.marks.bad, s.marks["very bad"]]));
   }
   tab.appendChild(tb);
   box.appendChild(tab);
@@ -429,7 +436,33 @@ function showReview(rv, title = null, before = null) {
   box.appendChild(why);
 }
 
-function esc(text) { const d = document.createElement("div"); d.textContent = String(text); return d.innerHTML; }
+// Elements built from data: every text from the server (player names from uploaded files
+// included) goes in as a text node, never parsed as HTML (no innerHTML anywhere on the page).
+function node(tag, attrs = {}, text = null) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== null) e.textContent = String(text);
+  return e;
+}
+
+function thead(names) {
+  const h = document.createElement("thead");
+  const tr = document.createElement("tr");
+  for (const n of names) tr.appendChild(node("th", {}, n));
+  h.appendChild(tr);
+  return h;
+}
+
+// a table row: each cell a text, or a node (a fragment) put in as it is
+function row(cells) {
+  const tr = document.createElement("tr");
+  for (const c of cells) {
+    const td = document.createElement("td");
+    if (c instanceof Node) td.appendChild(c); else td.textContent = c === null || c === undefined ? "" : String(c);
+    tr.appendChild(td);
+  }
+  return tr;
+}
 
 function showTurn(t) {
   const mine = t.mine;
@@ -557,29 +590,25 @@ function showCubeReview(g) {
   h.textContent = "Cube decisions (cubeful equities of the doubler per unit of the stake; actual or close ones)";
   const tab = document.createElement("table");
   tab.id = "cube-review";
-  tab.innerHTML = "<thead><tr><th>turn</th><th>player</th><th>action</th><th>right</th><th>no double</th><th>double/take</th><th>double/pass</th><th>loss</th><th>error</th></tr></thead>";
+  tab.appendChild(thead(["turn", "player", "action", "right", "no double", "double/take", "double/pass", "loss", "error"]));
   const tb = document.createElement("tbody");
   const shown = { double: (c) => `doubles to ${2 * c.cube.value}`, "no double": () => "does not double", take: () => "takes", pass: () => "passes" };
   for (const c of g.cube) {
     if (!c.close && !c.error) continue;
-    const tr = document.createElement("tr");
-    if (c.error) tr.className = "cube-error";
     const what = (shown[c.action] || (() => c.action))(c);
     const e = c.equities;
-    tr.innerHTML = `<td>${c.turn}</td><td>${esc(c.player)}</td><td>${esc(what)}</td><td>${esc(c.right)}</td>` +
-      `<td>${fmt(e.no_double, 3)}</td><td>${fmt(e.double_take, 3)}</td><td>${fmt(e.double_pass, 3)}</td><td>${c.loss.toFixed(3)}</td>` +
-      `<td>${c.error ? esc(c.error + (c.mark ? ` (${c.mark})` : "")) : ""}</td>`;
+    const tr = row([c.turn, c.player, what, c.right, fmt(e.no_double, 3), fmt(e.double_take, 3), fmt(e.double_pass, 3), c.loss.toFixed(3),
+      c.error ? c.error + (c.mark ? ` (${c.mark})` : "") : ""]);
+    if (c.error) tr.className = "cube-error";
     tb.appendChild(tr);
   }
   tab.appendChild(tb);
   const sum = document.createElement("table");
   sum.id = "cube-summary";
-  sum.innerHTML = "<thead><tr><th>player</th><th>cube decisions</th><th>cube error rate (mpp)</th><th>rating</th></tr></thead>";
+  sum.appendChild(thead(["player", "cube decisions", "cube error rate (mpp)", "rating"]));
   const sb = document.createElement("tbody");
   for (const [who, s] of Object.entries(g.cube_players || {})) {
-    const tr = document.createElement("tr");
-    tr.innerHTML = `<td>${esc(who)}</td><td>${s.decisions}</td><td>${s.error_rate === null || s.error_rate === undefined ? "-" : s.error_rate.toFixed(1)}</td><td>${s.rating || "-"}</td>`;
-    sb.appendChild(tr);
+    sb.appendChild(row([who, s.decisions, s.error_rate === null || s.error_rate === undefined ? "-" : s.error_rate.toFixed(1), s.rating || "-"]));
   }
   sum.appendChild(sb);
   const h2 = document.createElement("h4");
@@ -605,12 +634,10 @@ function showUploadGame(rv, i) {
   if (rv.games.length > 1) {
     const tab = document.createElement("table");
     tab.id = "upload-summary";
-    tab.innerHTML = "<thead><tr><th>player, all games</th><th>decisions</th><th>error rate (mpp)</th><th>rating</th></tr></thead>";
+    tab.appendChild(thead(["player, all games", "decisions", "error rate (mpp)", "rating"]));
     const tb = document.createElement("tbody");
     for (const [who, s] of Object.entries(rv.summary)) {
-      const tr = document.createElement("tr");
-      tr.innerHTML = `<td>${esc(who)}</td><td>${s.decisions}</td><td>${s.error_rate === null ? "-" : s.error_rate.toFixed(1)}</td><td>${s.rating || "-"}</td>`;
-      tb.appendChild(tr);
+      tb.appendChild(row([who, s.decisions, s.error_rate === null ? "-" : s.error_rate.toFixed(1), s.rating || "-"]));
     }
     tab.appendChild(tb);
     $("review-panel").appendChild(tab);
