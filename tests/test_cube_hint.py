@@ -65,7 +65,7 @@ def test_match_score_changes_the_order_and_follows_cubeful_values(expert_r1, cap
     cubeless = [r.play.notation for r in rows]
     assert want[0] != cubeless[0]  # the score changes the best play
 
-    out = _cli_json(capsys, f"{pos}:{match_id(cube, dice)}", "--checkpoint", "distilled-r1")
+    out = _cli_json(capsys, f"{pos}:{match_id(cube, dice)}", "--checkpoint", "distilled-r1", "--level", "expert")
     assert out["ranked_by"] == "mwc" and out["dice"] == list(dice)
     assert out["cube"] == {"value": 1, "owner": 0}
     assert out["match"] == {"length": cube.match_length, "score": list(cube.score), "crawford": False,
@@ -81,7 +81,7 @@ def test_match_score_changes_the_order_and_follows_cubeful_values(expert_r1, cap
         for p in out["plays"]:
             assert p["mwc"] == pytest.approx(p["probabilities"]["win"], abs=1e-5)
 
-    assert main(["hint", f"{pos}:{match_id(cube, dice)}", "--top", "3", "--checkpoint", "distilled-r1"]) == 0
+    assert main(["hint", f"{pos}:{match_id(cube, dice)}", "--top", "3", "--checkpoint", "distilled-r1", "--level", "expert"]) == 0
     text = capsys.readouterr().out
     a, b = cube.away
     assert f"ranked by match winning chances at {cube.match_length}-point match, {a}-away/{b}-away" in text
@@ -93,7 +93,7 @@ def test_money_with_the_cube_owned(expert, capsys):
     pos, dice = Position.from_id("4HPwATDgc/ABMA"), (5, 2)
     rows = agent.hint(pos, dice, ply=ply)
     ranked, vals = cubeful_rank(rows, OWNED)
-    out = _cli_json(capsys, f"{pos.position_id}:{match_id(OWNED, dice)}")
+    out = _cli_json(capsys, f"{pos.position_id}:{match_id(OWNED, dice)}", "--level", "expert")
     assert out["ranked_by"] == "cubeful" and out["cube"] == {"value": 2, "owner": 1} and "match" not in out
     assert [p["play"] for p in out["plays"]] == [r.play.notation for r in ranked]
     assert [p["cubeful_equity"] for p in out["plays"]] == pytest.approx(list(vals), abs=1e-6)

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from bgrl.evaluation import compiled
 from bgrl.rules.board import Position
 from bgrl.rules.movegen import AfterStates, generate
 from bgrl.rules.dice import validate_dice
-from bgrl.rules.notation import Play, legal_plays
+from bgrl.rules.notation import Play, legal_plays_batch
+from bgrl.rules.outcome import check_not_over
 from bgrl._resources import shipped_checkpoint
 
-__all__ = ["group_argmax", "check_decision", "Agent", "RandomAgent", "PubevalAgent", "NetAgent", "PlayChooserAgent", "DEFAULT_CHECKPOINT"]
+__all__ = ["group_argmax", "check_decision", "one_position", "plays_of", "Agent", "RandomAgent", "PubevalAgent",
+           "NetAgent", "PlayChooserAgent", "DEFAULT_CHECKPOINT"]
 
 DEFAULT_CHECKPOINT = shipped_checkpoint("default")
 
@@ -74,10 +77,43 @@ def check_decision(position, dice) -> tuple[Position, tuple[int, int]]:
     return position, validate_dice(dice)
 
 
+def one_position(position, dice) -> AfterStates | None:
+    """The legal plays of one decision, for the one-position fast paths (``choose_play``, a
+    hint): one generator call with move paths, compiled where
+    :func:`bgrl.evaluation.compiled.ensure` says so (the same after-states either way).
+
+    Checks the arguments as :func:`check_decision` and the game as
+    :func:`bgrl.rules.outcome.check_not_over` (TypeError, ValueError). Returns the
+    AfterStates of the one position (``generate(..., paths=True)``), or None when no die can
+    be played. Name only the rows you show: :func:`plays_of`.
+    """
+    pos, d = check_decision(position, dice)
+    check_not_over(pos)
+    compiled.ensure()
+    after = generate(pos.board[None], np.array([d], dtype=np.int8), validate=False, paths=True)
+    return None if after.dice_used[0] == 0 else after
+
+
+def plays_of(after: AfterStates, rows) -> list[Play]:
+    """The :class:`Play` of chosen rows of one position's AfterStates (with paths), in the
+    order of ``rows``: equal to those entries of :func:`bgrl.rules.notation.legal_plays`, with
+    notation and Position IDs built for these rows only (one batch)."""
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    sub = AfterStates(boards=after.boards[rows], parent=np.zeros(rows.size, dtype=np.int64),
+                      dice_used=after.dice_used[:1], offsets=np.array([0, rows.size], dtype=np.int64),
+                      positions=after.positions[:1], paths=after.paths[rows], dice=after.dice)
+    return legal_plays_batch(sub)[0] if rows.size else []
+
+
 class Agent:
-    """Base class: subclasses implement :meth:`select`."""
+    """Base class: subclasses implement :meth:`select`.
+
+    ``uses_rng``: whether :meth:`select` draws from its ``rng`` (True unless a subclass says
+    otherwise); :meth:`choose_play` makes a fresh generator only for agents that do.
+    """
 
     name = "agent"
+    uses_rng = True
 
     def select(self, after: AfterStates, rng: np.random.Generator) -> np.ndarray:
         raise NotImplementedError
@@ -91,7 +127,8 @@ class Agent:
             From the side on roll (text is read at the edges: :func:`bgrl.read_position`).
         dice : pair of ints 1..6
         rng : numpy Generator, optional
-            For agents that draw random numbers (default: a fresh one).
+            For agents that draw random numbers (default: a fresh one, made only when the
+            agent ``uses_rng``).
 
         Returns
         -------
@@ -102,15 +139,12 @@ class Agent:
         TypeError, ValueError
             See :func:`check_decision`; ValueError for a finished game.
         """
-        pos, d = check_decision(position, dice)
-        plays = legal_plays(pos, d)
-        if not plays:
+        after = one_position(position, dice)
+        if after is None:
             return None
-        rng = rng if rng is not None else np.random.default_rng()
-        aft = generate(pos.board[None], np.array([d], dtype=np.int8))
-        k = int(self.select(aft, rng)[0])
-        chosen = aft.boards[k].tobytes()
-        return next(p for p in plays if p.after_state.tobytes() == chosen)
+        if rng is None and getattr(self, "uses_rng", True):  # GnubgAgent borrows this method
+            rng = np.random.default_rng()
+        return plays_of(after, [int(self.select(after, rng)[0])])[0]
 
 
 class RandomAgent(Agent):
@@ -127,6 +161,7 @@ class PubevalAgent(Agent):
     """Tesauro's pubeval (see :mod:`bgrl.evaluation.pubeval`): highest linear score."""
 
     name = "pubeval"
+    uses_rng = False
 
     def select(self, after, rng):
         from bgrl.evaluation.pubeval import is_race, pubeval_scores
@@ -151,6 +186,10 @@ class NetAgent(Agent):
         self.noise = float(noise)
         self.name = name
         self.meta = meta or {}
+
+    @property
+    def uses_rng(self) -> bool:
+        return self.noise > 0
 
     def equities(self, after: AfterStates) -> np.ndarray:
         from bgrl.evaluation.probabilities import equity

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bgrl.agents.base import check_decision
+from bgrl.agents.base import check_decision, one_position, plays_of
 from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, search_plays
 from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import Play, legal_plays
@@ -182,14 +182,24 @@ def ranked_rows(plays: list, probs: np.ndarray, plies: np.ndarray, values: np.nd
     """
     if not plays:
         return []
-    probs = np.asarray(probs, dtype=np.float64).reshape(len(plays), 5)
+    return _rows(lambda rows: [plays[i] for i in rows], len(plays), probs, plies, values)
+
+
+def _rows(plays_at, n: int, probs, plies, values=None, top: int | None = None) -> list[RankedPlay]:
+    """:func:`ranked_rows` of ``n`` plays whose :class:`Play` objects ``plays_at(indices)``
+    builds on demand: only the first ``top`` rows (None or 0: all) are built, ranked among all."""
+    probs = np.asarray(probs, dtype=np.float64).reshape(n, 5)
     order, val, depth = rank_order(probs, plies, values)
     ranks = shared_ranks(val[order], depth[order]).tolist()
     best = val[order[0]]
-    val_l, loss_l, depth_l, prob_l = val.tolist(), (best - val).tolist(), depth.tolist(), probs.tolist()
-    return [RankedPlay(rank=ranks[r], play=plays[i], equity=val_l[i], equity_loss=loss_l[i],
-                       probabilities=Probabilities(*prob_l[i]), ply=depth_l[i])
-            for r, i in enumerate(order.tolist())]
+    shown = order[:top] if top else order
+    val_l, loss_l, depth_l = val.tolist(), (best - val).tolist(), depth.tolist()
+    idx = shown.tolist()
+    plays = plays_at(idx)
+    prob_l = probs[shown].tolist()
+    return [RankedPlay(rank=ranks[r], play=plays[r], equity=val_l[i], equity_loss=loss_l[i],
+                       probabilities=Probabilities(*prob_l[r]), ply=depth_l[i])
+            for r, i in enumerate(idx)]
 
 
 def _dmp_values(probs: np.ndarray) -> np.ndarray:
@@ -264,11 +274,16 @@ class HintRanker:
             name = f"level {lv.name} ({', '.join(parts)}, without noise)"
         return cls(agent.evaluator, lv.ply, lv.filters, name=name)
 
-    def __call__(self, position, dice) -> list[RankedPlay]:
-        return self.rank(position, dice)
+    def __call__(self, position, dice, top: int | None = None) -> list[RankedPlay]:
+        return self.rank(position, dice, top=top)
 
-    def rank(self, position, dice, dmp: bool = False) -> list[RankedPlay]:
+    def rank(self, position, dice, dmp: bool = False, top: int | None = None) -> list[RankedPlay]:
         """Every legal play of one decision, best first.
+
+        One position's fast path: one generator call (compiled where
+        :func:`bgrl.evaluation.compiled.ensure` says so) gives the plays and their move paths;
+        the search values them; a :class:`Play` (notation, Position ID) is built only for the
+        rows returned. The rows are those of :meth:`rank_many` for this one decision.
 
         Parameters
         ----------
@@ -278,6 +293,8 @@ class HintRanker:
         dmp : bool
             Rank by the value in a one-point match, ``2 * win - 1`` (gammons do not count),
             instead of the cubeless equity; the search itself is unchanged.
+        top : int >= 0, optional
+            Only the best ``top`` rows (None or 0: all), ranked among all the plays.
 
         Returns
         -------
@@ -288,9 +305,17 @@ class HintRanker:
         TypeError
             For text or other non-parsed arguments (:func:`bgrl.agents.base.check_decision`).
         ValueError
-            For bad dice or a finished game (:func:`bgrl.rules.outcome.check_not_over`).
+            For bad dice, a finished game (:func:`bgrl.rules.outcome.check_not_over`) or a
+            negative ``top``.
         """
-        return self.rank_many([(position, dice)], dmp=dmp)[0]
+        if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0):
+            raise ValueError(f"top must be an int >= 0 (0 = all plays), got {top!r}")
+        after = one_position(position, dice)
+        if after is None:
+            return []
+        pr, depth = self._search(after.boards, after.offsets)
+        return _rows(lambda rows: plays_of(after, rows), after.boards.shape[0], pr, depth,
+                     _dmp_values(pr) if dmp else None, top)
 
     def rank_many(self, items, plays: list[list[Play]] | None = None, dmp: bool = False,
                   progress=None) -> list[list[RankedPlay]]:

@@ -29,6 +29,7 @@ from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
 from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, search_plays
+from bgrl.evaluation.probabilities import equity
 
 __all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "DEFAULT_PLAY_LEVEL", "JUDGE_LEVEL", "STRONGEST_NETWORK", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
 
@@ -194,6 +195,8 @@ class LevelAgent(Agent):
     inference mode), so one agent may be called from several threads at once, no lock.
     """
 
+    uses_rng = False  # the noise comes from a hash (play_noise)
+
     def __init__(self, level: Level, evaluator, seed: int = 0, meta: dict | None = None):
         self.level = level
         self.evaluator = evaluator
@@ -206,6 +209,10 @@ class LevelAgent(Agent):
         ``seeds``: optional int (B,), one noise seed per decision instead of ``self.seed``
         (a decision's choice depends only on it and its seed, not on the rest of the batch)."""
         lv = self.level
+        if lv.ply == 0 and lv.noise <= 0 and after.offsets.shape[0] == 2:
+            # one decision at 0-ply (choose_play): the evaluator alone, the first best play, as search_plays gives it
+            eq = equity(np.asarray(self.evaluator(after.boards), dtype=np.float64).reshape(-1, 5))
+            return np.array([int(np.argmax(eq))], dtype=np.int64)
         res = search_plays(self.evaluator, after.boards, after.offsets, lv.ply, lv.filters)
         if lv.noise <= 0:
             return res.best
@@ -217,7 +224,7 @@ class LevelAgent(Agent):
         noisy = res.equity + lv.noise * play_noise(after, lv.name, self.seed if seeds is None else seeds)
         return group_argmax(np.where(res.ply == gdepth[parent], noisy, -np.inf), after.offsets)
 
-    def hint(self, position, dice, ply: int | None = None):
+    def hint(self, position, dice, ply: int | None = None, top: int | None = None):
         """Every legal play ranked by this level's noise-free search.
 
         Parameters
@@ -226,6 +233,8 @@ class LevelAgent(Agent):
         dice : pair of ints 1..6
         ply : int 0..3, optional
             Overrides the level's ply (its filters are kept when they reach that deep).
+        top : int >= 0, optional
+            Only the best ``top`` rows (None or 0: all); notation is built for those only.
 
         Returns
         -------
@@ -236,16 +245,30 @@ class LevelAgent(Agent):
         TypeError, ValueError
             See :meth:`bgrl.agents.hints.HintRanker.rank`.
         """
-        return HintRanker.from_agent(self, ply).rank(position, dice)
+        return HintRanker.from_agent(self, ply).rank(position, dice, top=top)
+
+
+#: (network, backend) -> (evaluator, meta): each shipped network is opened once per process
+#: (a shipped file does not change under a running process; evaluators are only read).
+_OPENED: dict[tuple[str, str], tuple] = {}
+#: (level, ply) -> the noise-free HintRanker of :func:`hint`, built once per process.
+_RANKERS: dict[tuple[str, int | None], HintRanker] = {}
 
 
 def _evaluator(network: str, backend: str = "torch"):
     """(evaluator, meta) of a shipped network, shared (read-only, so safe to share) and
-    checked against the manifest (:func:`bgrl.evaluation.networks.open_network`)."""
-    from bgrl.evaluation.networks import open_network
+    checked against the manifest (:func:`bgrl.evaluation.networks.open_network`) when first
+    opened. ``"auto"`` is resolved at each call (it depends on whether torch is imported),
+    through ``open_network``'s own cache."""
+    got = _OPENED.get((network, backend))
+    if got is None:
+        from bgrl.evaluation.networks import open_network
 
-    loaded = open_network(shipped_checkpoint(network), backend=backend)
-    return loaded.evaluator, loaded.meta
+        loaded = open_network(shipped_checkpoint(network), backend=backend)
+        got = (loaded.evaluator, loaded.meta)
+        if backend != "auto":
+            _OPENED[(network, backend)] = got
+    return got
 
 
 def load_level(name: str, seed: int = 0, backend: str = "torch") -> LevelAgent:
@@ -309,5 +332,10 @@ def hint(position, dice, level: str | None = None, ply: int | None = None, top: 
     if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0):
         raise ValueError(f"top must be an int >= 0 (0 = all plays), got {top!r}")
     check_decision(position, dice)
-    rows = HintRanker.from_agent(load_level(DEFAULT_HINT_LEVEL if level is None else level), ply).rank(position, dice)
-    return rows[:top] if top else rows
+    name = DEFAULT_HINT_LEVEL if level is None else level
+    key = (str(name), None if ply is None else int(ply))
+    ranker = _RANKERS.get(key)
+    if ranker is None:
+        ranker = HintRanker.from_agent(load_level(name), ply)
+        _RANKERS[key] = ranker
+    return ranker.rank(position, dice, top=int(top) if top else None)

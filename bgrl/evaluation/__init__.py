@@ -14,6 +14,9 @@ bearoff        the one-sided bear-off database
 onechecker     one checker against one checker, exactly
 pubeval        Tesauro's pubeval, a linear benchmark evaluator
 networks       checkpoints: the one loader (``load_evaluator``), the format, the manifest
+compiled       when the compiled one-position kernels run: ``movegen_nb`` (the move generator of
+               one position, the numpy generator's twin) and ``table_nb`` (the table network's
+               forward pass); ``_numba`` chooses numba's cache folder before importing it
 
 Names load on first use, so ``import bgrl.evaluation`` loads no torch.
 """

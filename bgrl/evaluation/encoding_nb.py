@@ -22,7 +22,7 @@ AVAILABLE = features_nb.AVAILABLE
 __all__ = ["AVAILABLE", "encode"]
 
 if AVAILABLE:
-    from numba import njit
+    from bgrl.evaluation._numba import njit
 
     @njit(cache=True, nogil=True)
     def _encode(boards, table, out, race):  # pragma: no cover - compiled

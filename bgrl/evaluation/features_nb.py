@@ -18,12 +18,7 @@ import numpy as np
 
 from bgrl.evaluation import features as _ref
 
-try:  # pragma: no cover - depends on the platform
-    from numba import njit
-
-    AVAILABLE = True
-except ImportError:  # pragma: no cover
-    AVAILABLE = False
+from bgrl.evaluation._numba import AVAILABLE, njit  # numba, its cache folder chosen first
 
 __all__ = ["AVAILABLE", "both_sides", "both_sides_into"]
 

@@ -45,8 +45,8 @@ from bgrl.evaluation.table_np import TABLE_ENCODERS, NumpyTableEvaluator
 __all__ = ["TableNetEvaluator", "TABLE_ENCODERS", "SMALL_BATCH", "supports", "network_evaluator",
            "FastNetEvaluator", "best_evaluator"]
 
-#: Default of ``small_batch``: batches up to this many positions are computed in numpy
-#: (lower fixed cost than torch's), larger ones in torch.
+#: Default of ``small_batch``: batches up to this many positions are computed in numpy, or by
+#: the compiled forward pass where it runs (lower fixed cost than torch's), larger ones in torch.
 SMALL_BATCH = 64
 
 
@@ -111,6 +111,12 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
         self.device = torch.device(device)
         self.small_batch = int(small_batch) if self.device.type == "cpu" else -1
         self.refresh()
+
+    def compiled_max(self) -> int:
+        """The compiled forward pass takes the batches the numpy path would (at most
+        ``small_batch`` positions, on the CPU); see
+        :class:`bgrl.evaluation.table_np.NumpyTableEvaluator`."""
+        return self.small_batch
 
     @torch.no_grad()
     def refresh(self) -> None:

@@ -9,6 +9,13 @@ and give bit for bit the same values on batches of at most
 batches differ from the torch path by float32 rounding only (sigmoid and matrix-product
 kernels differ between numpy and torch).
 
+Where the compiled kernels run (:mod:`bgrl.evaluation.compiled`: numba already imported, as
+by the torch evaluator, decided when the evaluator is made), :meth:`NumpyTableEvaluator.__call__`
+is one kernel call (:func:`bgrl.evaluation.table_nb.forward`: the rows, the network and the
+probability rules) instead of this module's numpy arithmetic: the same values to float32
+rounding (within 2e-6), and both backends in one process still agree bit for bit on small
+batches, as both run it.
+
 Its weights come from a network's state dict as numpy arrays, or from the ``.npz`` twin
 that ``scripts/tools/ship_checkpoint.py`` writes beside each shipped ``.pt``
 (:func:`read_weights_npz`, read with ``allow_pickle=False``; the ``.pt`` itself is a torch
@@ -36,6 +43,7 @@ from typing import Callable
 
 import numpy as np
 
+from bgrl.evaluation import compiled as _compiled
 from bgrl.evaluation.encoding import POINT_UNITS, num_features
 from bgrl.evaluation.exact import exact_probs
 from bgrl.evaluation.probabilities import bound_probs, flip_probs, make_consistent, terminal_probs
@@ -133,6 +141,12 @@ class NumpyTableEvaluator:
     features : callable or None
         td198g only: boards int8 (N, 26) -> float32 (N, 18); None: the numpy reference for
         batches up to 16,384 positions unless numba is loaded, the compiled kernel otherwise.
+    compiled : bool or None
+        Whether :meth:`__call__` runs the compiled forward pass
+        (:func:`bgrl.evaluation.table_nb.forward`, the same values to float32 rounding) on
+        batches of at most :meth:`compiled_max` positions. None (default): where
+        :func:`bgrl.evaluation.compiled.wanted` says so when the evaluator is made (numba
+        already imported, or ``BGRL_COMPILED=1``), fixed for the evaluator's life.
 
     Raises
     ------
@@ -142,7 +156,8 @@ class NumpyTableEvaluator:
     Read-only after construction: safe to call from several threads.
     """
 
-    def __init__(self, weights: dict, encoder: str, exact: bool | Callable | None = True, features: Callable | None = None):
+    def __init__(self, weights: dict, encoder: str, exact: bool | Callable | None = True, features: Callable | None = None,
+                 compiled: bool | None = None):
         if encoder not in TABLE_ENCODERS:
             raise ValueError(f"NumpyTableEvaluator supports {'/'.join(TABLE_ENCODERS)} inputs, got encoder {encoder!r}")
         if exact is True:
@@ -150,6 +165,8 @@ class NumpyTableEvaluator:
         self.encoder = encoder
         self.exact = bool(exact)
         self.exact_values = exact or None
+        self.compiled = _compiled.wanted() if compiled is None else bool(compiled)
+        self._kernel = None
         self._race = encoder in ("td198r", "td198g")
         self._gnubg = encoder == "td198g"
         self._feature_fn = features
@@ -224,10 +241,50 @@ class NumpyTableEvaluator:
         return np.concatenate([self._numpy_network(rows[i : i + _BLOCK], None if features is None else features[i : i + _BLOCK])
                                for i in range(0, m, _BLOCK)])
 
+    def compiled_max(self) -> int:
+        """Largest batch the compiled forward pass takes (here: any; the torch evaluator's
+        own path takes batches above its ``small_batch``)."""
+        return 1 << 62
+
+    def _forward_kernel(self):
+        """(:func:`bgrl.evaluation.table_nb.forward`, the td198g features' function), loaded
+        on first use; the features are the compiled kernel's unless the caller gave its own."""
+        if self._kernel is None:
+            from bgrl.evaluation import features_nb, table_nb
+
+            _compiled.ensure()
+            self._kernel = (table_nb.forward, self._feature_fn or features_nb.both_sides)
+        return self._kernel
+
+    def _compiled_call(self, a: np.ndarray) -> np.ndarray:
+        """:meth:`__call__` through the compiled forward pass (see the class docstring)."""
+        forward, features = self._forward_kernel()
+        feats = features(np.ascontiguousarray(flip(a))) if self._gnubg else None
+        out, on_player, on_opp, race, cand = forward(
+            a, self._np_table, self._np_bias, self._np_features, feats, self._np_w2, self._np_b2, self._race)
+        over = on_player == 0
+        fix = over
+        if over.any():
+            out[over] = terminal_probs(game_results(a[over]))
+        if self.exact_values is not None:
+            look = np.flatnonzero((cand if self.exact_values is exact_probs else True) & ~over)
+            if look.size:
+                known, ex = self.exact_values(flip(a[look]))
+                if known.any():
+                    rows = look[known]
+                    out[rows] = flip_probs(ex[known])
+                    fix = over.copy()
+                    fix[rows] = True
+        if fix.any():  # the probability rules again on the replaced rows, as the numpy path applies them
+            out[fix] = make_consistent(bound_probs(a[fix], out[fix], race=race[fix], on_board=(on_player[fix], on_opp[fix])))
+        return out
+
     def __call__(self, after_states: np.ndarray) -> np.ndarray:
         """Probabilities float64 (M, 5) of the side that has just played, for after-states
         int8 (M, 26) (finished games included)."""
         a = np.ascontiguousarray(after_states, dtype=np.int8)
+        if self.compiled and a.shape[0] <= self.compiled_max() and not _compiled.is_disabled():
+            return self._compiled_call(a)
         rows, on_player, on_opp, race = self._rows(a)
         out = flip_probs(self._network(a, rows))
         over = on_player == 0

@@ -250,6 +250,19 @@ def _bit_step(boards, own, opn, die, max_src=None, exclude=None, masks=True):
 
 _CHUNK = 1024  # positions per internal pass: keeps the working set in cache for big batches
 
+#: The compiled generator of one position (``kernel(b int8 (1, 26), d int8 (1, 2), paths) ->
+#: AfterStates | None``), or None. This numpy-only module imports no compiled code: the kernel's
+#: module (:mod:`bgrl.evaluation.movegen_nb`) registers itself when it is loaded, and gives the
+#: same result as :func:`_generate` (rows, order, ``dice_used``, paths), or None to let it run.
+_ONE_POSITION = None
+
+
+def set_one_position_kernel(kernel) -> None:
+    """Run :func:`generate` of a single position through ``kernel`` (None: the numpy code for
+    every batch). Called by :mod:`bgrl.evaluation.movegen_nb`; the results do not change."""
+    global _ONE_POSITION
+    _ONE_POSITION = kernel
+
 
 def generate(boards, dice, *, validate: bool = True, paths: bool = False) -> AfterStates:
     """Every distinct legal after-state for a batch of (board, dice) pairs.
@@ -283,6 +296,10 @@ def generate(boards, dice, *, validate: bool = True, paths: bool = False) -> Aft
         b = np.ascontiguousarray(boards, dtype=np.int8)
         d = np.asarray(dice, dtype=np.int8)
     n_pos = b.shape[0]
+    if n_pos == 1 and _ONE_POSITION is not None:
+        res = _ONE_POSITION(b, d, paths)
+        if res is not None:
+            return res
     if n_pos <= _CHUNK:
         return _generate(b, d, paths)
     parts = [_generate(b[i : i + _CHUNK], d[i : i + _CHUNK], paths) for i in range(0, n_pos, _CHUNK)]

@@ -1,0 +1,211 @@
+"""Compiled (numba) forward pass of the table network evaluator on small batches.
+
+:func:`forward` is one kernel call for what :class:`bgrl.evaluation.table_np.NumpyTableEvaluator`
+does in about thirty numpy calls: the table rows of every after-state, their sum, the td198g
+features' product, both sigmoid layers, then the probability rules of
+:mod:`bgrl.evaluation.probabilities` (the flip to the side that played, the outcomes it can no
+longer reach, the consistency rules). Finished games and exact positions are left to the
+caller (rare; it overwrites those rows and applies the same rules to them).
+
+Values. The table rows are summed in the numpy evaluator's order, so the first layer's sums
+equal it bit for bit; the features' product, the output layer's sums and the sigmoid's
+``exp`` are float32 operations in another order (a BLAS kernel, numpy's vector ``exp``), so
+the probabilities agree to float32 rounding: within 2e-6 (measured: a few 1e-7;
+``tests/test_compiled_table.py``), and a ranking differs only between plays whose equities lie
+that close.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bgrl.evaluation._numba import AVAILABLE, njit
+
+__all__ = ["AVAILABLE", "forward", "warm", "TOLERANCE"]
+
+#: Largest difference from the numpy evaluator's probabilities (float32 rounding), tested.
+TOLERANCE = 2e-6
+
+if AVAILABLE:
+
+    @njit(cache=True, nogil=True)
+    def _sigmoid_into(pre, bits, scale):  # pragma: no cover - compiled
+        """pre[j] = 1 / (1 + exp(-pre[j])) in float32, with Cephes' expf (range reduction by
+        ln 2, a degree-6 polynomial, 2^n from the exponent bits; within about 1 ulp of a
+        correctly rounded exp): a loop the compiler vectorises, where a call of libm's expf per
+        unit would not be (about 5x slower here)."""
+        one = np.float32(1.0)
+        for j in range(pre.shape[0]):
+            x = -pre[j]
+            x = min(max(x, np.float32(-87.0)), np.float32(88.0))
+            n = np.floor(x * np.float32(1.44269504088896341) + np.float32(0.5))
+            r = x - n * np.float32(0.693359375) - n * np.float32(-2.12194440e-4)
+            p = np.float32(1.9875691500e-4)
+            p = p * r + np.float32(1.3981999507e-3)
+            p = p * r + np.float32(8.3334519073e-3)
+            p = p * r + np.float32(4.1665795894e-2)
+            p = p * r + np.float32(1.6666665459e-1)
+            p = p * r + np.float32(5.0000001201e-1)
+            p = p * r * r + r + one
+            bits[j] = (np.int32(n) + np.int32(127)) << np.int32(23)
+            pre[j] = p
+        for j in range(pre.shape[0]):
+            pre[j] = one / (one + pre[j] * scale[j])
+
+    @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+    def _dot(h, w):  # pragma: no cover - compiled
+        """float32 dot product in any order (vectorised): BLAS's order is not numpy's either."""
+        acc = np.float32(0.0)
+        for j in range(h.shape[0]):
+            acc += h[j] * w[j]
+        return acc
+
+    @njit(cache=True, nogil=True)
+    def _forward(a, tab, bias, featw, feats, w2, b2, race_enc, out, on_p, on_o, race, cand):  # pragma: no cover
+        m = a.shape[0]
+        hidden = tab.shape[1]
+        n_feat = feats.shape[1]
+        rows = np.empty(55, dtype=np.int64)
+        pre = np.empty(hidden, dtype=np.float32)
+        dot = np.empty(hidden, dtype=np.float32)
+        bits = np.empty(hidden, dtype=np.int32)
+        scale = bits.view(np.float32)
+        one = np.float32(1.0)
+        for r in range(m):
+            bar_m = -np.int64(a[r, 0])  # the side on roll after the play: the opponent's bar
+            bar_o = np.int64(a[r, 25])  # the side that played
+            sum_m = np.int64(0)
+            sum_o = np.int64(0)
+            pip_m = np.int64(0)
+            pip_o = np.int64(0)
+            mover_back = 0
+            opp_back = 25
+            for i in range(24):
+                x = np.int64(a[r, 24 - i])  # slot i: the side on roll's point i + 1
+                mc = -x if x < 0 else 0
+                y = np.int64(a[r, 1 + i])  # slot 24 + i: the player's point i + 1
+                oc = y if y > 0 else 0
+                rows[i] = 16 * i + mc
+                rows[24 + i] = 16 * (24 + i) + oc
+                sum_m += mc
+                sum_o += oc
+                pip_m += mc * (i + 1)
+                pip_o += oc * (i + 1)
+                if y > 0:
+                    mover_back = i + 1
+                if y < 0 and opp_back == 25:
+                    opp_back = i + 1
+            n_on_m = sum_m + bar_m
+            n_on_o = sum_o + bar_o
+            is_race = a[r, 25] == 0 and a[r, 0] == 0 and mover_back < opp_back
+            rows[48] = 768 + bar_m
+            rows[49] = 784 + 15 - n_on_m
+            rows[50] = 800 + bar_o
+            rows[51] = 816 + 15 - n_on_o
+            n_rows = 52
+            if race_enc:
+                rows[52] = 832 + (1 if is_race else 0)
+                rows[53] = 834 + pip_m + 25 * bar_m
+                rows[54] = 834 + 376 + pip_o + 25 * bar_o
+                n_rows = 55
+            on_p[r] = n_on_o
+            on_o[r] = n_on_m
+            race[r] = is_race
+            cand[r] = is_race or (n_on_m == 1 and n_on_o == 1)
+            # first layer: the rows' sum in the numpy evaluator's order, then the bias
+            t = tab[rows[0]]
+            for j in range(hidden):
+                pre[j] = t[j]
+            for k in range(1, n_rows):
+                t = tab[rows[k]]
+                for j in range(hidden):
+                    pre[j] += t[j]
+            for j in range(hidden):
+                pre[j] += bias[j]
+            if n_feat > 0:  # the features' product first (each unit's sum over the features in order), then added
+                for j in range(hidden):
+                    dot[j] = np.float32(0.0)
+                for f in range(n_feat):
+                    v = feats[r, f]
+                    for j in range(hidden):
+                        dot[j] += v * featw[f, j]
+                for j in range(hidden):
+                    pre[j] += dot[j]
+            _sigmoid_into(pre, bits, scale)
+            p = np.empty(5, dtype=np.float64)
+            for k in range(5):
+                acc = _dot(pre, w2[k])
+                p[k] = np.float64(one / (one + np.exp(-(acc + b2[k]))))
+            # flip_probs: to the side that played
+            q0 = 1.0 - p[0]
+            q1 = p[3]
+            q2 = p[4]
+            q3 = p[1]
+            q4 = p[2]
+            # bound_probs: outcomes out of reach
+            if n_on_m < 15:
+                q1 = 0.0
+                q2 = 0.0
+            if n_on_o < 15:
+                q3 = 0.0
+                q4 = 0.0
+            if is_race:
+                opp_home = False
+                for i in range(1, 7):
+                    if a[r, i] < 0:
+                        opp_home = True
+                mover_far = False
+                for i in range(19, 25):
+                    if a[r, i] > 0:
+                        mover_far = True
+                if not opp_home:
+                    q2 = 0.0
+                if not mover_far:
+                    q4 = 0.0
+            # make_consistent
+            q0 = min(max(q0, 0.0), 1.0)
+            q1 = min(min(max(q1, 0.0), 1.0), q0)
+            q2 = min(min(max(q2, 0.0), 1.0), q1)
+            q3 = min(min(max(q3, 0.0), 1.0), 1.0 - q0)
+            q4 = min(min(max(q4, 0.0), 1.0), q3)
+            out[r, 0] = q0
+            out[r, 1] = q1
+            out[r, 2] = q2
+            out[r, 3] = q3
+            out[r, 4] = q4
+
+
+_NO_FEATURES = np.zeros((0, 1), dtype=np.float32)
+
+
+def forward(a: np.ndarray, tab, bias, featw, feats, w2, b2, race_enc: bool):
+    """The evaluator's probabilities of the side that played, float64 (M, 5), for after-states
+    ``a`` int8 (M, 26) C-contiguous, before finished games and exact values: the network, the
+    side flip, :func:`bgrl.evaluation.probabilities.bound_probs` and ``make_consistent``.
+
+    tab float32 (rows, H), bias float32 (H,), featw float32 (18, H) or None, feats float32
+    (M, 18) or None (td198g), w2 float32 (5, H), b2 float32 (5,), race_enc: the td198r/td198g
+    race and pip rows. Returns ``(probs, on_player, on_opponent, race, maybe_exact)``: the
+    checkers in play of the side that played and of the other side (int64 (M,)), the race
+    flag, and bool (M,) where an exact value might exist (a race, or one checker a side).
+    """
+    m = a.shape[0]
+    out = np.empty((m, 5), dtype=np.float64)
+    on_p = np.empty(m, dtype=np.int64)
+    on_o = np.empty(m, dtype=np.int64)
+    race = np.empty(m, dtype=bool)
+    cand = np.empty(m, dtype=bool)
+    if feats is None:
+        feats, featw = np.zeros((m, 0), dtype=np.float32), _NO_FEATURES
+    _forward(a, tab, bias, featw, np.ascontiguousarray(feats), np.ascontiguousarray(w2), np.ascontiguousarray(b2),
+             bool(race_enc), out, on_p, on_o, race, cand)
+    return out, on_p, on_o, race, cand
+
+
+def warm() -> None:
+    """Compile (or read from numba's cache) the kernel, on a tiny network."""
+    h = 4
+    a = np.zeros((1, 26), dtype=np.int8)
+    a[0, 6], a[0, 19] = 2, -2
+    forward(a, np.zeros((1586, h), dtype=np.float32), np.zeros(h, dtype=np.float32), np.zeros((18, h), dtype=np.float32),
+            np.zeros((1, 18), dtype=np.float32), np.zeros((5, h), dtype=np.float32), np.zeros(5, dtype=np.float32), True)
