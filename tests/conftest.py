@@ -1,5 +1,13 @@
+import os
+import tempfile
+
 import pytest
 import torch
+
+# the user's bgrl folder (the store of games, the player token) is a temporary one in the tests,
+# never ~/.bgrl; subprocesses inherit it
+os.environ["BGRL_HOME"] = tempfile.mkdtemp(prefix="bgrl-test-home-")
+os.environ.pop("BGRL_STORE", None)
 
 # one intra-op thread: tests run beside other processes, where two threads can be far slower
 torch.set_num_threads(1)

@@ -20,7 +20,8 @@ from bgrl.rules.board import Position, flip  # noqa: E402
 from bgrl.rules.notation import legal_plays  # noqa: E402
 from bgrl.service.app import Settings, create_app  # noqa: E402
 from bgrl.service.engine import Engine  # noqa: E402
-from bgrl.service.web import JUDGE_LEVEL, WebGame, NewGame, play_steps  # noqa: E402
+from bgrl.service.web import JUDGE_LEVEL, play_steps  # noqa: E402
+from bgrl.session.game import GameSession  # noqa: E402
 
 from service_fakes import fake_evaluator  # noqa: E402
 
@@ -156,7 +157,7 @@ def test_resign_and_draw_answers_with_reasons(client):
 def test_forced_plays_and_passes_are_played_with_a_note():
     """A session whose player has one legal play or none is advanced without a choice."""
     eng = Engine(evaluator=fake_evaluator, model_sha256="fake")
-    game = WebGame("t", NewGame(level="beginner", seed=0))
+    game = GameSession.new(level="beginner", seed=0, game_id="t")
     # the player (White) has one checker left on the 1-point: every roll is forced (bear it off)
     b = np.zeros(26, dtype=np.int8)
     b[1] = 1
@@ -167,7 +168,7 @@ def test_forced_plays_and_passes_are_played_with_a_note():
     assert game.game.over is not None and game.game.over.winner == "white"
     assert "forced play" in game.events[-1]["note"] and game.events[-1]["who"] == "you"
     # a closed board with a checker on the bar: no legal play, the turn passes
-    game = WebGame("u", NewGame(level="beginner", seed=0))
+    game = GameSession.new(level="beginner", seed=0, game_id="u")
     b = np.zeros(26, dtype=np.int8)
     b[25] = 1
     b[6] = 14

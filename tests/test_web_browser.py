@@ -122,13 +122,19 @@ def _settled(drv):
     return body.get_attribute("data-state")
 
 
-def _open(drv, url, step_ms=0):
+def _open(drv, url, step_ms=0, fresh=False):
     """Load the page; ``step_ms``: the pause between the computer's checker steps (0: the
-    steps are still drawn one by one, without waiting)."""
+    steps are still drawn one by one, without waiting); ``fresh``: forget the game the page
+    would continue (localStorage), as on a first visit."""
     from selenium.webdriver.common.by import By
 
+    if fresh:  # a page of the same origin that runs no script of the board's: nothing writes the storage back
+        drv.get(url + "/v1/health")
+        drv.execute_script("localStorage.clear();")
     drv.get(url + "/")
     _wait(drv, lambda: len(drv.find_elements(By.CSS_SELECTOR, "#level option")) > 0, what="the levels")
+    # the page continues the game this browser played last (localStorage): wait until it has
+    _wait(drv, lambda: drv.find_element(By.TAG_NAME, "body").get_attribute("data-ready"), what="the page's start")
     if step_ms is not None:
         drv.execute_script(f"window.bgrlStepMs = {int(step_ms)};")
 
@@ -140,8 +146,9 @@ def _new_game(drv, url, level="beginner", colour="white", step_ms=0):
     _open(drv, url, step_ms)
     Select(drv.find_element(By.ID, "level")).select_by_value(level)
     Select(drv.find_element(By.ID, "colour")).select_by_value(colour)
+    old = (_state(drv) or {}).get("id")  # the game continued on load, if any
     drv.find_element(By.ID, "new-game").click()
-    _wait(drv, lambda: _settled(drv) in ("your-turn", "over"), what="the first turn")
+    _wait(drv, lambda: (_state(drv) or {}).get("id") != old and _settled(drv) in ("your-turn", "over"), what="the first turn")
 
 
 def _click_point(drv, p):
@@ -439,7 +446,7 @@ def test_board_editor_sets_up_a_position(browser, server, shots):
 
     drv = browser
     drv.set_window_size(*DESKTOP)
-    _open(drv, server)
+    _open(drv, server, fresh=True)  # before any game the editor starts from the start position
     drv.find_element(By.ID, "edit-board").click()
     start = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]
     assert drv.execute_script("return window.bgrl.editing();") == start
@@ -477,12 +484,13 @@ def test_cube_session_double_button_and_cube_on_the_board(browser, server):
     from selenium.webdriver.support.ui import Select
 
     drv = browser
-    drv.get(server + "/")
-    _wait(drv, lambda: len(drv.find_elements(By.CSS_SELECTOR, "#level option")) > 0, what="the levels")
+    _open(drv, server)
+    old = (_state(drv) or {}).get("id")
     Select(drv.find_element(By.ID, "level")).select_by_value("beginner")
     Select(drv.find_element(By.ID, "cube-mode")).select_by_value("money")
     drv.find_element(By.ID, "new-game").click()
-    st = _wait(drv, lambda: (s := _state(drv)) and s.get("cube") and s["cube"]["awaiting"] == "cube" and s, what="the cube prompt")
+    st = _wait(drv, lambda: (s := _state(drv)) and s["id"] != old and s.get("cube") and s["cube"]["awaiting"] == "cube" and s,
+               what="the cube prompt")
     cube = drv.find_element(By.CSS_SELECTOR, "#board #cube")
     assert cube.get_attribute("data-owner") == "centre" and cube.get_attribute("data-value") == "1"
     assert drv.find_element(By.ID, "cube-double").is_enabled() and not drv.find_element(By.ID, "cube-take").is_enabled()

@@ -45,6 +45,11 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--games-per-minute", type=float, default=60.0,
                    help="new web games per client address and minute, after the burst; 429 beyond (default: %(default)s; 0: no limit)")
     s.add_argument("--games-burst", type=int, default=60, help="new web games a client address may start at once (default: %(default)s)")
+    s.add_argument("--store", metavar="URL", default=None, help="where games are kept: sqlite:///PATH or "
+                   "postgresql://user:password@host:port/db (PostgreSQL for several --workers or replicas; default: "
+                   "$BGRL_STORE, else ~/.bgrl/bgrl.db; docs/store.md)")
+    s.add_argument("--keep-finished-days", type=float, default=0.0, metavar="DAYS", help="delete finished games not "
+                   "touched for DAYS days, at start-up (default: 0 = keep them; games in progress are always kept)")
     s.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"], help="log level of uvicorn and bgrl; info adds one JSON access-log line per request on stderr (default: %(default)s)")
     s.set_defaults(func=cmd_serve)
 
@@ -138,6 +143,12 @@ def cmd_serve(args) -> int:
         raise CLIError(f"--batch-window must be 0..1000 milliseconds, got {args.batch_window}")
     if not args.grace >= 0:
         raise CLIError(f"--grace must be >= 0 seconds, got {args.grace}")
+    if not (args.keep_finished_days >= 0 and math.isfinite(args.keep_finished_days)):
+        raise CLIError(f"--keep-finished-days must be >= 0 and finite, got {args.keep_finished_days}")
+    from bgrl.session.store import GameStore, store_url
+
+    store = store_url(args.store)
+    GameStore.open(store).close()  # an unreadable, corrupt or newer store, or an unreachable server: one line, exit 2
     check_bind(args.host, args.port)
     from bgrl.service.app import Settings, create_app, settings_env, uvicorn_options
 
@@ -147,7 +158,8 @@ def cmd_serve(args) -> int:
                         body_timeout_s=args.body_timeout, header_timeout_s=args.header_timeout,
                         max_header_bytes=args.max_header_bytes, max_headers=args.max_headers,
                         allowed_hosts=",".join([args.host, *args.allowed_host]),
-                        games_per_minute=args.games_per_minute, games_burst=args.games_burst)
+                        games_per_minute=args.games_per_minute, games_burst=args.games_burst, store=store,
+                        keep_finished_days=args.keep_finished_days)
     from bgrl.service.metrics import configure_logging
 
     configure_logging(args.log_level)

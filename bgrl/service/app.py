@@ -9,7 +9,8 @@ Errors are always JSON ``{"code", "message"}``: 422 for a request that does not 
 schema (``code = "invalid_request"``, plus ``detail``), 400 for a bad position, Position ID,
 XGID, dice or level (and for an unknown or repeated query parameter of the wildbg routes),
 413 for a body over the size limit, 503 with ``Retry-After`` when more
-than ``max_inflight`` requests are outstanding, 504 when a request passes its deadline;
+than ``max_inflight`` requests are outstanding, 504 when a request passes its deadline
+(its engine work then stops too: :class:`Limiter`, :func:`admit_thread`);
 400 ``bad_host`` for a Host not allowed, 408/431 for a slow or oversized request head,
 400 ``bad_http`` for malformed HTTP (:class:`Guard`, :func:`http_protocol`), 429 with
 ``Retry-After`` for a client starting web games too fast. Every answer carries
@@ -49,10 +50,11 @@ from bgrl.rules.board import NUM_CHECKERS, Position
 from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES
 from bgrl.service import schemas as S
 from bgrl.service.metrics import CONTENT_TYPE_LATEST, AccessLog, ServiceMetrics
-from bgrl.service.engine import (ENGINE_NAME, MAX_SEED, Engine, ServiceError, parse_dice_value, parse_position, parse_position_cube,
-                                 plain_notation, plain_steps, xgid_supported)
+from bgrl.service.engine import (ENGINE_NAME, MAX_SEED, Cancelled, Engine, ServiceError, parse_dice_value, parse_position,
+                                 parse_position_cube, plain_notation, plain_steps, stop_when, xgid_supported)
 
-__all__ = ["Settings", "create_app", "app_from_env", "cube_decision"]
+__all__ = ["Settings", "create_app", "app_from_env", "cube_decision", "admit_thread", "run_job", "Overloaded",
+           "DeadlineExceeded", "ClientGone", "WorkerLost"]
 
 UBGI_VERSION = "0.2"
 
@@ -68,7 +70,18 @@ class Settings:
     pool_kind : ``"process"`` (worker processes, each loading every level: real parallelism,
         and the event loop never waits for the GIL), ``"thread"``, or ``"auto"`` = process
         for the shipped engine, thread for an injected one (tests).
-    deadline_s : seconds a request may take, queueing included (504 after).
+    deadline_s : seconds a request may take, queueing included (504 after; its engine work
+        stops then too, on the workers as well: :class:`Limiter`).
+    game_deadline_s : seconds of a web game's engine work in the server's threads (game
+        creation, the computer's turns, session hints: :func:`admit_thread`; 504 after, and
+        the work stops).
+    review_deadline_s : seconds of a review (an uploaded file's, a web game's:
+        :func:`run_job`; 504 after, and the work stops; it stops too when the client leaves).
+    job_workers : threads of the server process that run such thread work (default 0 =
+        half the engine workers, at least 1): the rest of the cores stay with the engine
+        workers and the event loop.
+    max_jobs : thread work admitted at once (queued + running); one more gets 503 at once
+        (default 0 = 64 x job_workers).
     retry_after_s : the ``Retry-After`` header of a 503, seconds.
     batch_window_ms : longest wait, milliseconds, for more requests to join a batch once a
         worker is free (0: dispatch at once; there is no wait while no other request is
@@ -95,6 +108,11 @@ class Settings:
     games_per_minute, games_burst : new web games (``POST /v1/games``) per client address:
         a token bucket of ``games_burst`` tokens refilled at ``games_per_minute``; an empty
         bucket gets 429 ``too_many_games`` with ``Retry-After`` (0 per minute: no limit).
+    store : where games are kept (:func:`bgrl.session.store.store_url`): ``sqlite:///PATH``
+        or ``postgresql://user:password@host:port/db``; empty = ``$BGRL_STORE``, else
+        ``~/.bgrl/bgrl.db`` (``bgrl serve --store``).
+    keep_finished_days : finished games not touched for this many days are deleted at
+        start-up (0 = kept until their owner deletes them); games in progress are always kept.
     """
 
     max_body_bytes: int = 16_384
@@ -102,6 +120,10 @@ class Settings:
     pool_workers: int = 0  # 0 = os.cpu_count()
     pool_kind: str = "auto"
     deadline_s: float = 10.0
+    game_deadline_s: float = 10.0
+    review_deadline_s: float = 120.0
+    job_workers: int = 0  # 0 = max(1, pool_workers // 2)
+    max_jobs: int = 0  # 0 = 64 x job_workers
     retry_after_s: int = 1
     batch_window_ms: float = 2.0
     max_batch: int = 64
@@ -115,12 +137,20 @@ class Settings:
     allowed_hosts: str = ""
     games_per_minute: float = 60.0
     games_burst: int = 60
+    store: str = ""
+    keep_finished_days: float = 0.0
 
     def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
         kind = self.pool_kind if self.pool_kind != "auto" else ("thread" if injected else "process")
         if kind not in ("thread", "process"):
             raise ValueError(f"pool_kind must be 'process', 'thread' or 'auto', got {self.pool_kind!r}")
+        for name in ("deadline_s", "game_deadline_s", "review_deadline_s"):
+            v = getattr(self, name)
+            if not (v > 0 and math.isfinite(v)):
+                raise ValueError(f"{name} must be > 0 and finite, got {v}")
+        if self.job_workers < 0 or self.max_jobs < 0:
+            raise ValueError(f"job_workers and max_jobs must be >= 0, got {self.job_workers} and {self.max_jobs}")
         if not (self.body_timeout_s > 0 and math.isfinite(self.body_timeout_s)):
             raise ValueError(f"body_timeout_s must be > 0 and finite, got {self.body_timeout_s}")
         if self.max_batch < 1 or self.batch_window_ms < 0:
@@ -129,9 +159,13 @@ class Settings:
             raise ValueError(f"header_timeout_s must be > 0 and finite, got {self.header_timeout_s}")
         if self.max_header_bytes < 1024 or self.max_headers < 1:
             raise ValueError(f"max_header_bytes must be >= 1024 and max_headers >= 1, got {self.max_header_bytes} and {self.max_headers}")
+        if not (self.keep_finished_days >= 0 and math.isfinite(self.keep_finished_days)):
+            raise ValueError(f"keep_finished_days must be >= 0 and finite, got {self.keep_finished_days}")
         if not (self.games_per_minute >= 0 and math.isfinite(self.games_per_minute)) or self.games_burst < 1:
             raise ValueError(f"games_per_minute must be >= 0 and finite and games_burst >= 1, got {self.games_per_minute} and {self.games_burst}")
-        return replace(self, max_inflight=self.max_inflight or 64 * pool, pool_workers=pool, pool_kind=kind)
+        jobs = self.job_workers or max(1, pool // 2)
+        return replace(self, max_inflight=self.max_inflight or 64 * pool, pool_workers=pool, pool_kind=kind,
+                       job_workers=jobs, max_jobs=self.max_jobs or 64 * jobs)
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -151,7 +185,16 @@ class Overloaded(Exception):
 
 
 class DeadlineExceeded(Exception):
-    pass
+    """A request passed its deadline (answered 504); ``seconds``: that deadline."""
+
+    def __init__(self, seconds: float | None = None):
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+class ClientGone(Exception):
+    """The client of a :func:`run_job` (or :func:`admit_thread` with ``request``) left before
+    its answer: the work was told to stop (answered 499, which nobody reads)."""
 
 
 class WorkerLost(Exception):
@@ -166,6 +209,8 @@ class _Job:
     t_enqueued: float
     deadline: float
     abandoned: bool = False
+    cost: int = 1
+    seconds: float = 0.0  # the deadline's length (the 504's message)
 
 
 class _ProcessWorker:
@@ -257,11 +302,28 @@ def _worker_main(conn, factory) -> None:
         except (EOFError, OSError):
             return
         try:
-            out = ("ok", engine.run_batch(pickle.loads(data)))
+            calls, remaining = pickle.loads(data)
+            out = ("ok", _run_until(engine, calls, time.monotonic() + remaining))
             payload = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+        except Cancelled:  # past the deadline of every call in it: they were answered 504
+            payload = pickle.dumps(("cancelled", None))
         except BaseException as exc:  # a bug: answered as such (500), the worker lives on
             payload = pickle.dumps(("error", RuntimeError(f"engine batch failed: {type(exc).__name__}: {exc}")))
         conn.send_bytes(payload)
+
+
+def _run_until(engine, calls, deadline: float) -> list:
+    """``engine.run_batch(calls)``, stopped (:class:`Cancelled`) at its next network call
+    once ``time.monotonic()`` passes ``deadline`` (:func:`bgrl.service.engine.stop_when`)."""
+    with stop_when(deadline=deadline):
+        return engine.run_batch(calls)
+
+
+#: The cost of an engine call by the ply it searches (:meth:`Limiter._cost`): a batch holds
+#: at most ``max_batch`` of these units, so that deep searches go in small batches whose
+#: answers come back one batch at a time (a batch of 64 grandmaster hints would take
+#: seconds, and answer none before its deadline).
+PLY_COST = {0: 1, 1: 4, 2: 32, 3: 256}
 
 
 class Limiter:
@@ -281,7 +343,17 @@ class Limiter:
     with :class:`WorkerLost` (503) and is replaced; while no worker is ready, queued calls
     get the same 503 at once.
 
-    ``run(method, *args)`` is one engine call (``engine.<method>(*args)``).
+    Deadlines stop work: a batch carries the latest deadline of its calls, and the worker
+    (process or thread) running it stops at its next network call past that time
+    (:func:`bgrl.service.engine.stop_when`; every call in it has had its 504 by then). A
+    batch holds at most ``max_batch`` calls and at most ``max_batch`` units of cost
+    (:data:`PLY_COST`: 1 for a 0-ply call, 4 at 1-ply, 32 at 2-ply), so deep searches are
+    answered a few at a time and a burst costs the workers about its deadline, not minutes.
+
+    ``run(method, *args, deadline_s=None)`` is one engine call (``engine.<method>(*args)``;
+    ``deadline_s``: its own deadline, default ``settings.deadline_s``).
+    :meth:`run_thread` admits other engine work (the web board's), run in the server's own
+    threads with a deadline and a cancel event.
     """
 
     def __init__(self, settings: Settings, engine, factory=None, metrics=None):
@@ -303,6 +375,10 @@ class Limiter:
         self._sweeper: asyncio.Task | None = None
         self._pending: set[_Job] = set()  # admitted calls not answered yet (their deadlines)
         self.pool = self._new_pool()
+        self.jobs_inflight = 0  # thread work admitted, not finished (run_thread)
+        self._job_events: set[threading.Event] = set()
+        self.jobs_pool = concurrent.futures.ThreadPoolExecutor(settings.job_workers or 1, thread_name_prefix="bgrl-job",
+                                                               initializer=_one_torch_thread)
 
     @property
     def _process(self) -> bool:
@@ -347,7 +423,7 @@ class Limiter:
         if self.metrics is not None:
             self.metrics.rejected.labels(reason).inc()
 
-    async def run(self, method: str, *args):
+    async def run(self, method: str, *args, deadline_s: float | None = None):
         precheck = getattr(self.engine, "precheck", None)
         if precheck is not None:  # the cheap checks first: a bad request gets its 400, not a 503, under load
             precheck(method, args)
@@ -364,7 +440,8 @@ class Limiter:
             return self._inline(method, args)
         loop = self._loop or asyncio.get_running_loop()
         now = loop.time()
-        job = _Job(method, args, loop.create_future(), now, now + self.settings.deadline_s)
+        secs = self.settings.deadline_s if deadline_s is None else float(deadline_s)
+        job = _Job(method, args, loop.create_future(), now, now + secs, cost=self._cost(method, args), seconds=secs)
         self.queue.append(job)
         self._gauge()
         self._wake.set()
@@ -388,6 +465,19 @@ class Limiter:
         return all(w.ready and w.proc.is_alive() for w in self.pool.workers)
 
     _INLINE_METHODS = {"move": 4, "wildbg_json": 5}  # method -> its arguments when no ply override is given
+    _PLY_ARG = {"hint": 5, "ranked": 5, "move": 4}  # method -> the index of its ply override
+
+    def _cost(self, method: str, args: tuple) -> int:
+        """The call's units of :data:`PLY_COST` by the ply it searches (its ply override, else
+        its level's; 1 when unknown: the engine answers such a call with a 400)."""
+        try:
+            i = self._PLY_ARG.get(method)
+            ply = args[i] if i is not None and len(args) > i else None
+            if ply is None:
+                ply = self.engine.levels[args[1 if method == "evaluate" else 2]].ply
+            return PLY_COST.get(int(ply), 1)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            return 1
 
     def _cheap(self, method: str, args: tuple) -> bool:
         """Whether a call is a 0-ply move or wildbg list (milliseconds): only these run in
@@ -422,7 +512,7 @@ class Limiter:
             for job in [j for j in self._pending if now >= j.deadline and not j.future.done()]:
                 job.abandoned = True
                 self._reject("deadline")
-                job.future.set_exception(DeadlineExceeded())
+                job.future.set_exception(DeadlineExceeded(job.seconds))
 
     # -- the workers
     def _idle_workers(self) -> list:
@@ -470,16 +560,21 @@ class Limiter:
             # otherwise put every call into one batch on one worker while the other waits.
             share = -(-len(self.queue) // max(1, len(self._idle_workers())))
             take = min(cap, share)
-            batch, self.queue = self.queue[:take], self.queue[take:]
             now = loop.time()
-            live = []
-            for job in batch:
-                if job.abandoned or job.future.done() or now >= job.deadline:
+            live, cost, n = [], 0, 0
+            for job in self.queue:  # in order, until the batch is full (calls or cost)
+                if job.abandoned or job.future.done() or now >= job.deadline:  # past its deadline: never started
+                    n += 1
                     self._release()
                     if not job.future.done():
-                        job.future.set_exception(DeadlineExceeded())
+                        job.future.set_exception(DeadlineExceeded(job.seconds))
                     continue
+                if len(live) >= take or (live and cost + job.cost > cap):
+                    break
+                n += 1
                 live.append(job)
+                cost += job.cost
+            del self.queue[:n]
             self._gauge()
             if live:
                 self._submit(live)
@@ -493,10 +588,12 @@ class Limiter:
     def _submit(self, live: list[_Job]) -> None:
         calls = [(j.method, j.args) for j in live]
         t0 = time.perf_counter()
+        # the batch stops at the latest deadline of its calls (each has its 504 by then)
+        remaining = max(0.0, max(j.deadline for j in live) - self._loop.time())
         if self._process:
             w = self._idle_worker()
             try:
-                w.send(pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL))
+                w.send(pickle.dumps((calls, remaining), protocol=pickle.HIGHEST_PROTOCOL))
             except (OSError, ValueError):  # its pipe is closed: the worker died
                 self._fail(live, WorkerLost())
                 self._worker_died(w)
@@ -504,7 +601,7 @@ class Limiter:
             w.job = (live, t0)
         else:
             try:
-                cf = self.pool.submit(self.engine.run_batch, calls)
+                cf = self.pool.submit(_run_until, self.engine, calls, time.monotonic() + remaining)
             except RuntimeError:  # the pool is shutting down
                 self._fail(live, Overloaded())
                 return
@@ -559,7 +656,8 @@ class Limiter:
         elif w.job is not None:
             live, t0 = w.job
             w.job = None
-            self._done(live, t0, value if kind == "ok" else None, value if kind == "error" else None)
+            exc = value if kind == "error" else (DeadlineExceeded(max(j.seconds for j in live)) if kind == "cancelled" else None)
+            self._done(live, t0, value if kind == "ok" else None, exc)
 
     def _unwatch(self, w) -> None:
         try:
@@ -596,6 +694,8 @@ class Limiter:
     def _thread_done(self, fut: asyncio.Future, live: list[_Job], t0: float) -> None:
         if fut.cancelled():
             self._done(live, t0, None, Overloaded())
+        elif isinstance(fut.exception(), Cancelled):  # stopped past the deadline of all its calls
+            self._done(live, t0, None, DeadlineExceeded(max(j.seconds for j in live)))
         else:
             self._done(live, t0, None if fut.exception() else fut.result(), fut.exception())
 
@@ -617,17 +717,105 @@ class Limiter:
                 job.future.set_result(r)
         self._release(len(live))
 
+    # -- thread work (the web board's engine work, reviews)
+    async def run_thread(self, fn, *args, deadline_s: float | None = None, request=None, pass_cancel: bool = False,
+                         poll_s: float = 0.1, **kwargs):
+        """Admit one piece of engine work run in a thread of the server process, and its answer.
+
+        ``fn(*args, **kwargs)`` (with ``pass_cancel``: ``fn(cancel, *args, **kwargs)``, ``cancel``
+        a :class:`threading.Event`) runs in one of ``job_workers`` threads, inside
+        :func:`bgrl.service.engine.stop_when` of its cancel event: every network call the
+        engine makes for it raises :class:`bgrl.service.engine.Cancelled` once the event is
+        set, so engine work stops by itself; ``fn`` may also poll ``cancel.is_set()`` between
+        its own steps. The event is set when the deadline passes, when ``request`` (a
+        Starlette request, polled every ``poll_s`` seconds) is disconnected, or when the
+        awaiting task is cancelled.
+
+        Raises :class:`Overloaded` (503) at once when ``max_jobs`` pieces are admitted
+        (queued or running; one told to stop counts until its thread returns),
+        :class:`DeadlineExceeded` (504) at the deadline (default ``settings.game_deadline_s``),
+        :class:`ClientGone` (499) when the client left, and whatever ``fn`` raised
+        (a :class:`ServiceError` is a 400). Run the cheap checks before: a bad request
+        should get its 400, not a 503.
+
+        ``fn`` may be stopped in the middle of any engine call it makes: it should compute
+        first and change shared state (a game, a session store) only after its last engine
+        call, so that a stopped piece of work leaves nothing half done. ``fn``'s own keyword
+        arguments must not be named ``deadline_s``, ``request``, ``pass_cancel`` or ``poll_s``.
+        """
+        secs = self.settings.game_deadline_s if deadline_s is None else float(deadline_s)
+        with self._lock:
+            over = self.jobs_inflight >= (self.settings.max_jobs or 64) or self._closing
+            if not over:
+                self.jobs_inflight += 1
+        if over:
+            self._reject("overloaded")
+            raise Overloaded()
+        cancel = threading.Event()
+        self._job_events.add(cancel)
+
+        def work():
+            try:
+                if cancel.is_set():  # told to stop while queued: never started
+                    raise Cancelled()
+                with stop_when(event=cancel):
+                    return fn(cancel, *args, **kwargs) if pass_cancel else fn(*args, **kwargs)
+            finally:
+                with self._lock:
+                    self.jobs_inflight -= 1
+                self._job_events.discard(cancel)
+
+        loop = asyncio.get_running_loop()
+        try:
+            fut = loop.run_in_executor(self.jobs_pool, work)
+        except RuntimeError:  # the pool is shutting down
+            with self._lock:
+                self.jobs_inflight -= 1
+            self._job_events.discard(cancel)
+            raise Overloaded() from None
+        t_end = loop.time() + secs
+        why = None
+        try:
+            while True:
+                rem = t_end - loop.time()
+                if rem <= 0:
+                    why = DeadlineExceeded(secs)
+                    break
+                done, _ = await asyncio.wait({fut}, timeout=min(rem, poll_s) if request is not None else rem)
+                if done:
+                    break
+                if request is not None and await request.is_disconnected():
+                    why = ClientGone()
+                    break
+        except BaseException:  # the awaiting task was cancelled (shutdown): stop the work too
+            cancel.set()
+            fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+            raise
+        if why is not None:
+            cancel.set()
+            fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # its Cancelled is expected: not logged
+            self._reject("deadline" if isinstance(why, DeadlineExceeded) else "client_gone")
+            raise why
+        try:
+            return fut.result()
+        except Cancelled:  # fn saw the event itself before we did (it is set only for a reason above)
+            raise DeadlineExceeded(secs) from None
+
     async def drain(self, grace_s: float) -> bool:
-        """Wait up to ``grace_s`` seconds for every admitted call to be answered; True if all were."""
+        """Wait up to ``grace_s`` seconds for every admitted call and thread work to be
+        answered; True if all were."""
         t_end = time.monotonic() + grace_s
-        while self.inflight > 0 and time.monotonic() < t_end:
+        while (self.inflight > 0 or self.jobs_inflight > 0) and time.monotonic() < t_end:
             await asyncio.sleep(0.01)
-        return self.inflight == 0
+        return self.inflight == 0 and self.jobs_inflight == 0
 
     def shutdown(self) -> None:
         """Stop the dispatcher and the pool; worker processes are terminated (they hold no
         state worth keeping), so none outlives the server."""
         self._closing = True
+        for ev in list(self._job_events):  # thread work still running stops at its next network call
+            ev.set()
+        self.jobs_pool.shutdown(wait=False, cancel_futures=True)
         for task in (self._task, self._sweeper):
             if task is not None:
                 task.cancel()
@@ -642,6 +830,27 @@ class Limiter:
             self.pool.shutdown()
         else:
             self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def admit_thread(request: Request, fn, *args, deadline_s: float | None = None, **kwargs):
+    """The answer of ``fn(*args, **kwargs)``, one piece of a route's engine work run in a
+    thread of the server, through admission control (:meth:`Limiter.run_thread` of
+    ``request.app.state.limiter``): 503 ``overloaded`` when ``max_jobs`` pieces are admitted,
+    504 ``deadline_exceeded`` past ``deadline_s`` (default ``Settings.game_deadline_s``), the
+    work stopped at its next network call (:class:`bgrl.service.engine.Cancelled` inside it).
+    For the web board's game creation, computer turns and session hints."""
+    return await request.app.state.limiter.run_thread(fn, *args, deadline_s=deadline_s, **kwargs)
+
+
+async def run_job(request: Request, fn, *args, deadline_s: float | None = None, **kwargs):
+    """The answer of ``fn(cancel, *args, **kwargs)``, a long piece of engine work (a review)
+    in a thread of the server, through admission control: as :func:`admit_thread` (default
+    deadline ``Settings.review_deadline_s``), and ``cancel`` (a :class:`threading.Event`,
+    for ``fn`` to poll between its steps; engine calls inside stop by themselves) is set too
+    when the client disconnects (:class:`ClientGone`, 499), checked every 0.1 s."""
+    lim = request.app.state.limiter
+    secs = lim.settings.review_deadline_s if deadline_s is None else deadline_s
+    return await lim.run_thread(fn, *args, deadline_s=secs, request=request, pass_cancel=True, **kwargs)
 
 
 def _one_torch_thread() -> None:
@@ -1294,14 +1503,20 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         eng = engine if engine is not None else Engine()
         for w in getattr(eng, "warnings", []):
             print(f"bgrl serve: warning: {w}", file=sys.stderr)
+        from bgrl.session.store import GameStore
+
+        store = await asyncio.to_thread(GameStore.open, cfg.store or None)  # a bad store: one line naming it, before any work
+        if cfg.keep_finished_days > 0:
+            await asyncio.to_thread(store.purge_finished, cfg.keep_finished_days * 86400.0)
         limiter = Limiter(cfg, eng, factory=Engine, metrics=metrics)
         await limiter.start()
-        app.state.engine, app.state.limiter = eng, limiter
+        app.state.engine, app.state.limiter, app.state.store = eng, limiter, store
         try:
             yield
         finally:
             drained = await limiter.drain(cfg.grace_s)
             limiter.shutdown()
+            store.close()
             logging.getLogger("bgrl.service").warning(
                 "bgrl serve: stopped%s", "" if drained else f" ({limiter.inflight} request(s) unfinished after the {cfg.grace_s} s grace period)")
 
@@ -1339,20 +1554,23 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
     def engine_error(exc: Exception) -> JSONResponse:
         """The JSON error answer of an exception from input parsing or the engine queue."""
         if isinstance(exc, ServiceError):
-            return _error(400, exc.code, exc.message)
+            return _error(409 if exc.code == "conflict" else 400, exc.code, exc.message)
         if isinstance(exc, Overloaded):
             return _error(503, "overloaded", f"more than {cfg.max_inflight} requests in flight; retry later", headers={"Retry-After": str(cfg.retry_after_s)})
         if isinstance(exc, WorkerLost):
             return _error(503, "worker_lost", "the engine worker serving this request stopped; it has been replaced: retry",
                           headers={"Retry-After": str(cfg.retry_after_s)})
         if isinstance(exc, DeadlineExceeded):
-            return _error(504, "deadline_exceeded", f"the request took longer than {cfg.deadline_s} s")
+            secs = cfg.deadline_s if exc.seconds is None else exc.seconds
+            return _error(504, "deadline_exceeded", f"the request took longer than {secs:g} s; its work was stopped")
+        if isinstance(exc, ClientGone):  # nginx's 499: nobody is left to read it (the access log is)
+            return _error(499, "client_closed_request", "the client left before the answer; its work was stopped")
         return _error(500, "internal", f"internal error ({type(exc).__name__})")
 
     async def _engine_error(request: Request, exc: Exception):
         return engine_error(exc)
 
-    for _exc in (ServiceError, Overloaded, WorkerLost, DeadlineExceeded):
+    for _exc in (ServiceError, Overloaded, WorkerLost, DeadlineExceeded, ClientGone):
         app.add_exception_handler(_exc, _engine_error)
 
     @app.exception_handler(Exception)

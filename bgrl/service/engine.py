@@ -18,11 +18,23 @@ Ply is counted as in gnubg (0-ply = the network on the after-states). The UBGI f
 adds one (UBGI 1-ply = gnubg 0-ply).
 
 Input errors raise :class:`ServiceError` with a short machine-readable ``code``.
+
+Stopping work
+-------------
+Engine work can be told to stop: inside :func:`stop_when` (a deadline, a
+:class:`threading.Event`, or any check), every network call the engine makes on that thread
+(each chunk of :class:`FixedChunkEvaluator`, each call of an injected evaluator:
+:class:`StopPoints`) first calls :func:`stop_point`, which raises :class:`Cancelled` once the
+work should stop. A search is made of many such calls (a grandmaster hint: dozens), so it
+stops within one chunk's time (milliseconds) of its deadline or its client's leaving.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +58,10 @@ __all__ = [
     "MoveResult",
     "Engine",
     "FixedChunkEvaluator",
+    "StopPoints",
+    "Cancelled",
+    "stop_point",
+    "stop_when",
     "plain_steps",
     "plain_notation",
     "parse_position",
@@ -68,6 +84,44 @@ class ServiceError(ValueError):
 
     def __reduce__(self):  # survives the trip back from a worker process
         return (ServiceError, (self.code, self.message))
+
+
+class Cancelled(BaseException):
+    """Engine work stopped by :func:`stop_point`: past its deadline, or its client left.
+
+    A BaseException (as :class:`asyncio.CancelledError`), so that no ``except Exception``
+    or ``except ValueError`` on the way up (a record reader's, a review's) takes it for a
+    failure of the work itself."""
+
+
+_STOP = threading.local()
+
+
+def stop_point() -> None:
+    """Raise :class:`Cancelled` when the work on this thread has been told to stop
+    (:func:`stop_when`); nothing otherwise (nor outside any :func:`stop_when`). Cheap: called
+    before every network call of the engine."""
+    check = getattr(_STOP, "check", None)
+    if check is not None and check():
+        raise Cancelled()
+
+
+@contextmanager
+def stop_when(check=None, *, deadline: float | None = None, event: threading.Event | None = None):
+    """Within the block, engine work on this thread stops (:class:`Cancelled` from its next
+    :func:`stop_point`) once ``check()`` is true, ``time.monotonic()`` passes ``deadline``,
+    or ``event`` is set (any of those given). Nests: an outer condition still applies."""
+    outer = getattr(_STOP, "check", None)
+    conds = [c for c in (outer, check) if c is not None]
+    if deadline is not None:
+        conds.append(lambda t=float(deadline), now=time.monotonic: now() >= t)
+    if event is not None:
+        conds.append(event.is_set)
+    _STOP.check = (lambda: any(c() for c in conds)) if len(conds) > 1 else (conds[0] if conds else None)
+    try:
+        yield
+    finally:
+        _STOP.check = outer
 
 
 def xgid_supported() -> bool:
@@ -321,8 +375,29 @@ class FixedChunkEvaluator:
         pad = (-n) % c
         if pad:
             a = np.concatenate([a, np.repeat(a[:1], pad, axis=0)])
-        parts = [np.asarray(self.inner(a[i:i + c]), dtype=np.float64) for i in range(0, a.shape[0], c)]
+        parts = []
+        for i in range(0, a.shape[0], c):
+            stop_point()  # between chunks: work past its deadline stops here (stop_when)
+            parts.append(np.asarray(self.inner(a[i:i + c]), dtype=np.float64))
         return np.concatenate(parts)[:n]
+
+
+class StopPoints:
+    """An injected evaluator with a :func:`stop_point` before each call (what
+    :class:`FixedChunkEvaluator` does per chunk for the shipped networks). Other attributes
+    (``exact``, ...) are those of the wrapped evaluator."""
+
+    def __init__(self, evaluator):
+        self.inner = evaluator
+
+    def __getattr__(self, name):
+        if name == "inner":  # not set yet (unpickling)
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __call__(self, after_states):
+        stop_point()
+        return self.inner(after_states)
 
 
 class Engine:
@@ -354,7 +429,7 @@ class Engine:
         self._nets: dict[str, object] = {}
         self.warnings: list[str] = []
         if evaluator is not None:
-            self.evaluator = evaluator
+            self.evaluator = evaluator if isinstance(evaluator, (FixedChunkEvaluator, StopPoints)) else StopPoints(evaluator)
             self.model_sha256 = model_sha256 or "injected"
             self.model_meta: dict = {"encoder": "injected"}
         else:
@@ -371,7 +446,7 @@ class Engine:
             if lv.network not in self._nets:
                 path = shipped_checkpoint(lv.network)
                 if evaluator is not None:
-                    self._nets[lv.network] = evaluator
+                    self._nets[lv.network] = self.evaluator
                     self.network_sha256[lv.network], self.network_file[lv.network] = self.model_sha256, path.name
                     served_as[lv.network] = lv.network
                 elif path.is_file():  # verified against the manifest like the default network

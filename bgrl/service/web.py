@@ -1,70 +1,62 @@
 """The web board: the page at ``/``, its assets under ``/web/``, and the game-session
 endpoints ``/v1/games/...`` it plays through (docs/web.md, docs/service.md).
 
-A game session is a money game (no cube) between the player and one level, held in the
-server's memory (lost on restart; at most :data:`MAX_GAMES` at once, the oldest dropped).
-Every board, point number and play a session returns is in the *player's* numbering
-(RULES.md: the same physical point is ``p`` for one side and ``25 - p`` for the other):
-the board is the player's view (index 1..24 the player's points, positive = the player's
-checkers, 25 = the player's bar, 0 = the computer's bar as a negative count), and the
-computer's plays are written in the player's numbering.
+The routes are a view of :class:`bgrl.session.game.GameSession`, the one interactive game of
+every surface (the terminal's too): each request reads its game from the store
+(:class:`bgrl.session.store.GameStore`, ``app.state.store``), runs one command, and stores the
+changed game with a version check before it answers, so any worker process or replica can
+serve any game, a restart loses nothing, and of two concurrent commands on one game one gets
+409 ``conflict``. A game belongs to a player token (:mod:`bgrl.session.owner`): without it,
+or with another player's, a game is 404.
 
-Each turn of the player comes with every legal play of the whole roll
-(:func:`bgrl.rules.notation.legal_plays`, move paths from
-:func:`bgrl.rules.movegen.generate`) as single-die steps, so the page highlights only the
-landing points of legal plays and never loses a die that must be played. A forced play (one
-legal play) is played for the player, and a roll that cannot be played is passed, each with
-a note. Resignations and draws are judged by ``world-class``, the strongest 1-ply level
-(:data:`bgrl.agents.levels.JUDGE_LEVEL`), whatever the session's hint level; hints and
-reviews use it too unless the request names another level.
+Every board, point number and play a session returns is in the *player's* numbering
+(RULES.md: the same physical point is ``p`` for one side and ``25 - p`` for the other).
+Each turn of the player comes with every legal play of the whole roll as single-die steps,
+so the page highlights only the landing points of legal plays. Resignations and draws are
+judged by ``world-class`` (:data:`bgrl.agents.levels.JUDGE_LEVEL`); hints default to
+:data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`, the same on every surface.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import secrets
-import threading
-from collections import OrderedDict
-from datetime import datetime, timezone
 from importlib import resources
 from typing import Literal
 
-import numpy as np
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
-from bgrl.agents.levels import JUDGE_LEVEL
-from bgrl.agents.offers import draw_decision, resign_decision
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, JUDGE_LEVEL
 from bgrl.evaluation.probabilities import equity as equity_of
-from bgrl.records.matfile import mat_text
 from bgrl.records.files import read_games_text
+from bgrl.records.matfile import mat_text
 from bgrl.records.record import GameRecord
 from bgrl.records.review import by_player, review_records
-from bgrl.rules.board import Position, flip, pip_counts, borne_off
-from bgrl.rules.dice import opening_roll, random_roll
-from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game
+from bgrl.rules.board import Position, borne_off, flip
+from bgrl.rules.game import BLACK, WHITE
+from bgrl.rules.match import MatchRules
 from bgrl.rules.notation import legal_plays
-from bgrl.rules.xgid import read_position, to_xgid
-from bgrl.service.engine import ServiceError, parse_dice_value, parse_position
+from bgrl.rules.xgid import read_position
 from bgrl.service import schemas as S
+from bgrl.service.engine import ServiceError, parse_dice_value, parse_position
+from bgrl.session.game import GameSession, SessionError, board_view as _view, play_steps
+from bgrl.session.owner import COOKIE, HEADER, is_token, new_token
+from bgrl.session.store import ConflictError, GameStore
 
-__all__ = ["router", "JUDGE_LEVEL", "MAX_GAMES", "UPLOAD_MAX_BYTES", "UPLOAD_PATH", "WebGame", "play_steps", "start_position"]
+__all__ = ["router", "JUDGE_LEVEL", "UPLOAD_MAX_BYTES", "UPLOAD_PATH", "NewGame", "play_steps", "start_position"]
 
 #: The route of the review of an uploaded game file.
 UPLOAD_PATH = "/v1/review/upload"
-
-#: Game sessions kept in memory at once (the oldest is dropped beyond this).
-MAX_GAMES = 256
 #: Largest uploaded game file (POST /v1/review/upload), in bytes; the service's body limit
 #: allows this much on that route only.
 UPLOAD_MAX_BYTES = 1_048_576
-_HOW = {1: "single", 2: "gammon", 3: "backgammon"}
 
-router = APIRouter(responses={404: {"model": S.ErrorResponse, "description": "no game with this id on this server (sessions are kept in memory)"}})
+router = APIRouter(responses={404: {"model": S.ErrorResponse, "description": "no game with this id of this player"},
+                              409: {"model": S.ErrorResponse, "description": "the game changed meanwhile (conflict): read it again"}})
 
 
 # ----------------------------------------------------------------------------- requests
@@ -72,8 +64,8 @@ class NewGame(BaseModel):
     level: str = Field("beginner", description="the computer's level (see GET /v1/version)")
     colour: Literal["white", "black"] = Field("white", description="the player's colour; White moves first, so black = the computer opens")
     opening_roll: bool = Field(False, description="RULES.md option: each side throws one die, the higher moves first with both")
-    seed: int | None = Field(None, ge=0, le=2**63 - 1, description="seed of the dice and the computer's noise (default: random)")
-    hint_level: str | None = Field(None, description=f"level of hints (default {JUDGE_LEVEL}); resignations, draws and reviews are judged by {JUDGE_LEVEL}")
+    seed: int | None = Field(None, ge=0, le=2**63 - 1, description="seed of the dice and the computer's noise (default: random, at most 2^53 - 1 so a JavaScript client holds it exactly)")
+    hint_level: str | None = Field(None, description=f"level of hints (default {DEFAULT_HINT_LEVEL}, the same on every surface); resignations, draws and reviews are judged by {JUDGE_LEVEL}")
     position: str | None = Field(None, max_length=120, description="start from this position, the player on roll: a gnubg "
                                  "Position ID (as GNU Backgammon shows it for the side on roll) or an XGID (its side on roll "
                                  "is the player; its dice, if any, are the first roll); default: the start position")
@@ -115,50 +107,8 @@ class ReviewIn(BaseModel):
     level: str | None = Field(None, description=f"judge level (default {JUDGE_LEVEL}, the strongest)")
 
 
+
 # ----------------------------------------------------------------------------- helpers
-def _name(p: int) -> str:
-    return "bar" if p == 25 else ("off" if p <= 0 else str(p))
-
-
-def play_steps(moves, other_side: bool = False) -> list[list[int]]:
-    """Single-die steps ``[from, to, hit]`` of a play's checker moves (``Play.moves``),
-    bar = 25, off = 0, hit 0/1; with ``other_side`` in the opponent's numbering (point
-    ``p`` -> ``25 - p``; the bar stays 25 and off 0, as seen by the side that moved)."""
-    out = []
-    for s, d, h in moves:
-        s, d = int(s), max(int(d), 0)
-        if other_side:
-            s = s if s == 25 else 25 - s
-            d = 0 if d == 0 else 25 - d
-        out.append([s, d, int(bool(h))])
-    return out
-
-
-def _orders(board: np.ndarray, steps: list[list[int]], dice) -> list[list[list[int]]]:
-    """The step lists the page may take for one play: the generator's path and, for a
-    checker that uses both dice of a non-double, the other order of the dice when its
-    intermediate point is empty or the player's own (then it reaches the same after-state:
-    no hit on the way, nothing blocked). Orders of independent steps are free on the page."""
-    out = [steps]
-    if dice[0] == dice[1] or len(steps) != 2:
-        return out
-    (a, b, h1), (b2, c, h2) = sorted(steps, key=lambda t: -t[0])
-    if b2 != b or c <= 0 or h1:
-        return out
-    mid = a - (b - c)  # the other die first
-    if 1 <= mid <= 24 and board[mid] >= 0 and mid != b:
-        out.append([[a, mid, 0], [mid, c, h2]])
-    return out
-
-
-def _view(board: np.ndarray) -> dict:
-    b = np.asarray(board, dtype=np.int8)
-    pm, po = pip_counts(b)
-    om, oo = borne_off(b)
-    return {"points": [int(x) for x in b], "pips": {"you": int(pm), "computer": int(po)},
-            "off": {"you": int(om), "computer": int(oo)}}
-
-
 def start_position(req: NewGame) -> tuple[Position | None, tuple[int, int] | None]:
     """The position (from the player, on roll) and first dice a session starts from:
     ``req.position`` read by :func:`bgrl.rules.xgid.read_position`, or ``req.board`` (checked
@@ -188,183 +138,20 @@ def start_position(req: NewGame) -> tuple[Position | None, tuple[int, int] | Non
     return pos, None if dice is None else (max(dice), min(dice))
 
 
-class WebGame:
-    """One game session: the :class:`bgrl.rules.game.Game`, its record, the dice and the
-    legal plays of the player's current roll. Methods that need the engine take it."""
-
-    def __init__(self, gid: str, req: NewGame):
-        self.id = gid
-        self.level = req.level
-        self.hint_level = req.hint_level or JUDGE_LEVEL
-        self.human = req.colour
-        self.computer = BLACK if self.human == WHITE else WHITE
-        self.seed = req.seed if req.seed is not None else secrets.randbits(63)
-        self.rng = np.random.default_rng(self.seed)
-        start, self.first_dice = start_position(req)
-        self.game = Game() if start is None else Game(start.board, white_on_roll=(self.human == WHITE))
-        self.set_up = start is not None
-        self.opening = req.opening_roll
-        self.record = GameRecord(white="you" if self.human == WHITE else f"bgrl {self.level}",
-                                 black="you" if self.human == BLACK else f"bgrl {self.level}",
-                                 start_position_id=self.game.position.position_id, start_on_roll=self.game.on_roll, seed=self.seed,
-                                 date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
-        self.dice: tuple[int, int] | None = None
-        self.plays = []
-        self.events: list[dict] = []
-        self.last_computer: dict | None = None
-        self.lock = threading.Lock()
-        self.match = _cube_match(req)  # None: the default cubeless money game
-        self.awaiting: str | None = None  # cube sessions: "cube" (roll or double), "answer" (take or pass)
-        self._cube_decided = False  # the player has chosen to roll (or doubled) this turn
-        self._scored = False
-
-    # -- the board from the player's side
-    def human_board(self) -> np.ndarray:
-        g = self.game
-        mover = g.over.winner if (g.over is not None and g.over.how == "bear-off") else g.on_roll
-        return g.board.copy() if mover == self.human else flip(g.board)
-
-    def roll(self):
-        """The next throw; the first comes from the opening roll when that option is on, or
-        from the set-up position's dice."""
-        if self.first_dice is not None:
-            d, self.first_dice = self.first_dice, None
-            return d
-        if self.opening and not self.record.turns and self.dice is None:
-            white_first, dice, throws = opening_roll(self.rng)
-            self.game.white_on_roll = white_first
-            self.record.start_on_roll = self.game.on_roll
-            self.events.append({"who": "both", "note": "Opening roll: " + ", ".join(f"White {w}, Black {b}" for w, b in throws)
-                                + f"; {self.game.on_roll.capitalize()} moves first with {dice[0]}-{dice[1]}."})
-            return dice
-        a, b = random_roll(self.rng)
-        return (max(a, b), min(a, b))
-
-    def finish_record(self) -> None:
-        res = self.game.over
-        if res is not None and self.match is not None and not self._scored:
-            _score_cube_game(self)
-        if res is not None and self.record.result is None and res.how != "pass":
-            self.record.finish(res.winner, res.points, _HOW[res.points] if res.how == "bear-off" else res.how)
-
-    def advance(self, engine) -> None:
-        """Play the computer's turns and the player's forced or impossible rolls until the
-        player has a choice or the game is over."""
-        g = self.game
-        while g.over is None:
-            if self.match is not None and _cube_stop(self, engine):
-                return
-            dice = self.roll()
-            pos = g.position
-            if g.on_roll == self.computer:
-                if self.match is not None:
-                    r = _cubeful_move(self, engine, pos, dice)
-                else:
-                    r = engine.move(pos, dice, self.level, int(self.rng.integers(0, 2**63 - 1)))
-                self.record.add_turn(g.on_roll, pos, dice, r.play)
-                if r.play is None:
-                    ev = {"who": "computer", "dice": list(dice), "play": None, "steps": [],
-                          "note": f"The computer rolls {dice[0]}-{dice[1]} and cannot move."}
-                    g.apply(g.board, dice)
-                else:
-                    text = r.play.shown(True, other_side=True)
-                    ev = {"who": "computer", "dice": list(dice), "play": text, "steps": play_steps(r.play.moves, other_side=True),
-                          "before": _view(flip(pos.board))["points"],
-                          "note": f"The computer rolls {dice[0]}-{dice[1]} and plays {text} (in your numbering)."}
-                    g.apply(r.play.after_state, dice)
-                self.events.append(ev)
-                self.last_computer = ev
-                continue
-            plays = legal_plays(pos, dice)
-            if len(plays) > 1:
-                self.dice, self.plays = dice, plays
-                return
-            self.record.add_turn(g.on_roll, pos, dice, plays[0] if plays else None)
-            if plays:
-                self.events.append({"who": "you", "dice": list(dice), "play": plays[0].compact, "steps": play_steps(plays[0].moves),
-                                    "note": f"You roll {dice[0]}-{dice[1]}: forced play {plays[0].compact}, played for you."})
-                g.apply(plays[0].after_state, dice)
-            else:
-                self.events.append({"who": "you", "dice": list(dice), "play": None, "steps": [],
-                                    "note": f"You roll {dice[0]}-{dice[1]}: no legal play, the turn passes."})
-                g.apply(g.board, dice)
-        self.dice, self.plays = None, []
-        self.finish_record()
-
-    def play(self, engine, position_id: str) -> None:
-        """The player's play, named by its result; then :meth:`advance`."""
-        if self.game.over is not None:
-            raise ServiceError("game_over", "the game is over")
-        if self.dice is None:  # before the roll of a cube session, or a double waiting for its answer
-            raise ServiceError("no_roll", "no roll is on the table: "
-                               + ("answer the double first (take or pass)" if self.awaiting == "answer" else "roll first (or double)"))
-        chosen = next((p for p in self.plays if p.position_id == position_id), None)
-        if chosen is None:
-            raise ServiceError("illegal_play", f"{position_id[:20]!r} is not the result of a legal play of {self.dice[0]}-{self.dice[1]}")
-        g = self.game
-        self.record.add_turn(g.on_roll, g.position, self.dice, chosen)
-        g.apply(chosen.after_state, self.dice)
-        self.events.append({"who": "you", "dice": list(self.dice), "play": chosen.compact, "steps": play_steps(chosen.moves), "note": None})
-        self.dice, self.plays = None, []
-        self.advance(engine)
-
-    def computer_equity(self, engine, level: str) -> float:
-        """The computer's cubeless equity (points per game) in the current position, by
-        ``level``: after the player's best play of the roll when there is one, else before
-        the computer's roll."""
-        g = self.game
-        if self.dice is not None and self.plays:
-            return -float(engine.hint(g.position, self.dice, level, 1)[0].equity)
-        p, _ = engine.evaluate(Position(flip(g.board)) if g.on_roll == self.human else g.position, level)
-        return float(equity_of(p))
-
-    def state(self) -> dict:
-        g = self.game
-        over = None
-        if g.over is not None:
-            res = g.over
-            who = None if res.winner is None else ("you" if res.winner == self.human else "computer")
-            how = {"bear-off": "by bearing off", "resign": "by resignation", "draw": "drawn by agreement",
-                   "pass": "as the double was passed"}[res.how]
-            pts = int(res.points) if self.match is None or not self.match.games else int(self.match.games[-1].points)
-            text = "Game drawn by agreement." if who is None else (
-                f"{'You win' if who == 'you' else 'The computer wins'} {pts} point{'s' if pts > 1 else ''} {how}.")
-            over = {"winner": who, "points": pts, "how": res.how, "text": text}
-        board = self.human_board()
-        pos = Position(board)
-        return {
-            "id": self.id, "level": self.level, "hint_level": self.hint_level, "colour": self.human, "computer_colour": self.computer,
-            "seed": self.seed, "opening_roll": self.opening, "turns": len(self.record.turns),
-            "board": _view(board), "position_id": pos.position_id, "xgid": to_xgid(pos, self.dice), "set_up": self.set_up,
-            "dice": None if self.dice is None else list(self.dice),
-            "plays": [{"play": p.compact, "position_id": p.position_id, "steps": play_steps(p.moves),
-                       "orders": _orders(board, play_steps(p.moves), self.dice)} for p in self.plays],
-            "events": self.events[-12:], "last_computer": self.last_computer, "over": over,
-            **({} if self.match is None else {"cube": _cube_view(self)}),
-        }
-
-
-def _games(request: Request) -> OrderedDict:
-    st = request.app.state
-    if not hasattr(st, "web_games"):
-        st.web_games = OrderedDict()
-        st.web_lock = threading.Lock()
-    return st.web_games
-
-
-def _get(request: Request, gid: str) -> WebGame:
-    g = _games(request).get(gid)
-    if g is None:
-        raise HTTPException(404, f"no game {gid[:40]!r} on this server (sessions are kept in memory and lost on restart)")
-    return g
-
-
-async def _locked(game: WebGame, fn, *args):
-    """``fn(*args)`` in a thread, one call per session at a time."""
-    def run():
-        with game.lock:
-            return fn(*args)
-    return await asyncio.to_thread(run)
+def _cube_rules(req: NewGame) -> MatchRules | None:
+    """The session's cube and match options, or None without the cube. ServiceError
+    ``bad_cube`` for options that do not go together or a cap that is not a power of 2."""
+    if not req.cube:
+        named = [f for f, v in (("match_length", req.match_length), ("jacoby", req.jacoby), ("beavers", req.beavers),
+                                ("cube_cap", req.cube_cap)) if v]
+        if named:
+            raise ServiceError("bad_cube", f"{named[0]} needs cube: true (the default is a cubeless money game)")
+        return None
+    try:
+        return MatchRules(match_length=req.match_length, jacoby=req.jacoby, beavers=req.beavers,
+                          **({} if req.cube_cap is None else {"max_value": req.cube_cap}))
+    except ValueError as exc:
+        raise ServiceError("bad_cube", str(exc)) from None
 
 
 def _engine(request: Request):
@@ -422,72 +209,388 @@ async def asset(name: str):
     return FileResponse(str(_asset(name)), media_type=_TYPES[name[name.rfind("."):]])
 
 
+# ----------------------------------------------------------------------------- the store and ownership
+def _store(request: Request) -> GameStore:
+    return request.app.state.store
+
+
+def _token(request: Request) -> str | None:
+    """The player token the request carries (header ``X-Player-Token``, else the cookie
+    ``bgrl_player``), or None. A malformed token counts as none."""
+    t = request.headers.get(HEADER) or request.cookies.get(COOKIE)
+    return t if is_token(t) else None
+
+
+def _no_game(gid: str) -> HTTPException:
+    return HTTPException(404, f"no game {gid[:40]!r} of this player (send the player token as the {COOKIE} cookie or "
+                         f"the {HEADER} header; games are kept in the store until they finish or are deleted)")
+
+
+def _owner(request: Request, gid: str) -> str:
+    tok = _token(request)
+    if tok is None:
+        raise _no_game(gid)
+    return tok
+
+
+def _with_token(payload: dict, token: str, response: Response) -> dict:
+    response.set_cookie(COOKIE, token, max_age=10 * 365 * 24 * 3600, httponly=True, samesite="strict", path="/")
+    return {**payload, "player_token": token}
+
+
+async def _read(request: Request, gid: str) -> tuple:
+    """(StoredGame, GameSession) of the request's player, read from the store (404 otherwise)."""
+    tok = _owner(request, gid)
+
+    def read():
+        sg = _store(request).get(gid, tok)
+        if sg is None:
+            raise _no_game(gid)
+        return sg, GameSession.from_state(sg.state)
+    return await asyncio.to_thread(read)
+
+
+async def _command(request: Request, gid: str, fn):
+    """Read the game, run ``fn(session)`` (in a thread), and store the changed game with the
+    version check before answering: of two concurrent commands on one game one succeeds and
+    the other gets 409 ``conflict`` (the stored game stays the first's). Returns fn's value."""
+    tok = _owner(request, gid)
+    store = _store(request)
+
+    def run():
+        sg = store.get(gid, tok)
+        if sg is None:
+            raise _no_game(gid)
+        s = GameSession.from_state(sg.state)
+        out = fn(s)
+        try:
+            store.update(gid, tok, sg.version, s.to_state(), s.summary(), finished=s.finished)
+        except ConflictError:
+            raise ServiceError("conflict", f"game {gid[:40]!r} was changed by another request meanwhile; "
+                               "read it again (GET /v1/games/{id}) and retry") from None
+        return out
+    try:
+        return await asyncio.to_thread(run)
+    except SessionError as exc:
+        raise ServiceError(exc.code, exc.message) from None
+
+
 # ----------------------------------------------------------------------------- sessions
 @router.post("/v1/games", tags=["games"])
-async def new_game(req: NewGame, request: Request):
+async def new_game(req: NewGame, request: Request, response: Response):
     """Start a game against ``level``; the computer's opening turn (when it moves first)
-    is played before the answer. Returns the session state (docs/service.md)."""
+    is played before the answer, and the game is stored. Returns the session state and
+    ``player_token`` (also set as the cookie ``bgrl_player``): every later request on the
+    game sends it, as that cookie or the header ``X-Player-Token`` (docs/service.md)."""
     eng = _engine(request)
     eng.level(req.level)
-    eng.level(req.hint_level or JUDGE_LEVEL)
+    eng.level(req.hint_level or DEFAULT_HINT_LEVEL)
     eng.level(JUDGE_LEVEL)  # the judge of resignations and draws
-    games = _games(request)
-    game = WebGame(secrets.token_hex(8), req)  # its position and options checked (400) before a token is spent
-    _rate_limit(request)
-    with request.app.state.web_lock:
-        games[game.id] = game
-        while len(games) > MAX_GAMES:
-            games.popitem(last=False)
+    start, first = start_position(req)
+    rules = _cube_rules(req)
+    try:
+        s = GameSession.new(level=req.level, colour=req.colour, seed=req.seed, hint_level=req.hint_level or DEFAULT_HINT_LEVEL,
+                            opening=req.opening_roll, start=start, first_dice=first, rules=rules)
+    except SessionError as exc:
+        raise ServiceError(exc.code, exc.message) from None
+    _rate_limit(request)  # the position and options checked (400) before a token is spent
+    token = _token(request) or new_token()
+    store = _store(request)
 
-    def start():
-        game.advance(eng)
-        return game.state()
-    return await _locked(game, start)
+    def start_game():
+        s.advance(eng)
+        store.create(token, s.to_state(), s.summary(), finished=s.finished, game_id=s.id)
+        return s.state()
+    return _with_token(await asyncio.to_thread(start_game), token, response)
+
+
+@router.get("/v1/games", tags=["games"])
+async def list_games(request: Request, finished: bool | None = None, limit: int = Query(100, ge=1, le=1000)):
+    """The request's player's games, newest first (``finished``: only finished or only
+    games in progress): id, when, level, kind, turns, result and score. Without a player
+    token: an empty list (no route lists another player's games)."""
+    tok = _token(request)
+    if tok is None:
+        return {"games": []}
+    rows = await asyncio.to_thread(_store(request).list, tok, finished, limit)
+    return {"games": [{"id": g.id, "finished": g.finished, "created_at": g.created_at, "updated_at": g.updated_at, **g.summary}
+                      for g in rows]}
+
+
+@router.get("/v1/games/stats", tags=["games"])
+async def game_stats(request: Request, level: str = JUDGE_LEVEL):
+    """The request's player's statistics over their finished games: per game (oldest first)
+    the error rate and cube error rate (millipoints per decision, by ``level``, computed once
+    per game and stored with it), and the results per level."""
+    tok = _token(request)
+    if tok is None:
+        return {"games": [], "levels": {}}
+    eng = _engine(request)
+    eng.level(level)
+    store = _store(request)
+
+    def run():
+        rows = [g for g in store.list(tok, True, None)][::-1]
+        games, levels = [], {}
+        for g in rows:
+            summ = dict(g.summary)
+            key = f"error_rates:{level}"
+            if key not in summ:  # judged once, then kept with the game
+                s = GameSession.from_state(g.state)
+                summ[key] = _error_rates(eng, s, level)
+                try:
+                    store.update(g.id, tok, g.version, g.state, summ, finished=True)
+                except ConflictError:
+                    pass
+            rates = summ[key]
+            games.append({"id": g.id, "date": summ.get("date"), "level": summ.get("level"), "result": summ.get("result"),
+                          "error_rate": rates["error_rate"], "cube_error_rate": rates["cube_error_rate"]})
+            lv = levels.setdefault(str(summ.get("level")), {"games": 0, "won": 0, "lost": 0, "points": 0})
+            lv["games"] += 1
+            r = summ.get("result") or 0
+            lv["won"] += r > 0
+            lv["lost"] += r < 0
+            lv["points"] += r
+        return {"judge": level, "games": games, "levels": levels}
+    return await asyncio.to_thread(run)
 
 
 @router.get("/v1/games/{gid}", tags=["games"])
 async def get_game(gid: str, request: Request):
     """The session state."""
-    game = _get(request, gid)
-    return await _locked(game, game.state)
+    _, s = await _read(request, gid)
+    return s.state()
+
+
+@router.delete("/v1/games/{gid}", tags=["games"])
+async def delete_game(gid: str, request: Request):
+    """Delete one of the player's games."""
+    tok = _owner(request, gid)
+    if not await asyncio.to_thread(_store(request).delete, gid, tok):
+        raise _no_game(gid)
+    return {"deleted": gid}
 
 
 @router.post("/v1/games/{gid}/play", tags=["games"])
 async def post_play(gid: str, req: PlayIn, request: Request):
     """The player's play (by the Position ID after it), then the computer's reply."""
-    game = _get(request, gid)
+    eng = _engine(request)
 
-    def play():
-        game.play(_engine(request), req.position_id)
-        return game.state()
-    return await _locked(game, play)
-
-
-def _hint_snapshot(game: WebGame):
-    """The position, roll and number of legal plays of the player's decision (under the
-    session's lock); ServiceError ``no_decision`` when there is none."""
-    if game.dice is None:
-        raise ServiceError("no_decision", "no roll to play: the game is over or not the player's turn")
-    return game.game.position, game.dice, len(game.plays)
+    def play(s: GameSession):
+        s.play(eng, req.position_id)
+        return s.state()
+    return await _command(request, gid, play)
 
 
 @router.post("/v1/games/{gid}/hint", tags=["games"])
 async def game_hint(gid: str, req: HintIn, request: Request):
-    """The legal plays of the player's roll ranked by the hint level, best first."""
+    """Before the player's roll in a cube session (``cube.awaiting`` = ``cube``) or facing a
+    double (``answer``): the cube advice (``cube``: no double / double, take / double, pass /
+    too good, and take / pass / beaver, with the cubeful equities, MWC in a match). With a
+    roll to play: the legal plays ranked by the hint level, best first; in a match by match
+    winning chances, in money play with the cube by cubeful equity (``cubeful_equity``,
+    ``mwc``), else by cubeless equity."""
     # the ranking goes through the service's admission control, batching and deadline as
     # POST /v1/hint does (503 overloaded, 504 deadline_exceeded); the answer is built in a
     # thread, off the event loop
-    game = _get(request, gid)
     eng = _engine(request)
-    level = req.level or game.hint_level
+    _, s = await _read(request, gid)
+    level = req.level or s.hint_level
     info = eng.level(level)
-    pos, dice, n_legal = await _locked(game, _hint_snapshot, game)
-    rows = await request.app.state.limiter.run("hint", pos, dice, level, req.top or None)
-    return await asyncio.to_thread(_hint_answer, pos, dice, level, info.ply, n_legal, rows)
+    if s.game.over is None and s.match is not None and s.awaiting in ("cube", "answer"):
+        return await asyncio.to_thread(_cube_advice, eng, s, level, info.ply)
+    if s.dice is None:
+        raise ServiceError("no_decision", "no roll to play and no cube decision: the game is over or not the player's turn")
+    pos, dice, n_legal = s.game.position, s.dice, len(s.plays)
+    rows = await request.app.state.limiter.run("hint", pos, dice, level, None if s.match is not None else (req.top or None))
+    cube = None if s.match is None else s.match.cube_for(s.human)
+    return await asyncio.to_thread(_hint_answer, pos, dice, level, info.ply, n_legal, rows, cube, req.top or None)
 
 
-def _hint_answer(pos: Position, dice, level: str, ply: int, n_legal: int, rows) -> dict:
-    """The answer of a session's hint: each ranked row with its facts and why it is worse."""
+def _cube_advice(eng, s: GameSession, level: str, ply: int) -> dict:
+    """The cube hint of a cube session's decision: the player's double before the roll, or
+    the answer to the computer's double."""
+    from bgrl.agents.cube import cube_hint, value_mwc
+    from bgrl.agents.hints import HintRanker
+
+    ranker = HintRanker.from_agent(eng._agent(level))
+    m = s.match
+    if s.awaiting == "cube":
+        cube, board, role = m.cube_for(s.human), s.game.board, "double"
+    else:  # the computer doubled: its position before its roll, from its side
+        doubler = m.offered_by
+        saved = m.offered_by
+        m.offered_by = None  # the decision as it stood before the double
+        cube = m.cube_for(doubler)
+        m.offered_by = saved
+        board, role = s.game.board, "answer"
+    d, probs = cube_hint(ranker.evaluator, Position(board), cube, ranker.ply)
+    out = d.as_dict()
+    eq = out["equities"]
+    advice = {"role": role, "level": level, "ply": ranker.ply, "decision": d.decision, "take": bool(d.take),
+              "beaver": bool(getattr(d, "beaver", False)), "equities": {k: round(v, 6) for k, v in eq.items()},
+              "cube_value": cube.value, "match_length": cube.match_length}
+    if cube.is_match:
+        advice["mwc"] = {k: round(float(value_mwc([v], cube)[0]), 6) for k, v in eq.items()}
+    if role == "answer":  # from the player's side: take, pass or beaver
+        advice["advice"] = ("beaver" if advice["beaver"] and m.why_no_beaver(s.human) is None else "take") if d.take else "pass"
+        advice["text"] = (f"{advice['advice'].capitalize()}: the computer's double is "
+                          f"{'a take' if d.take else 'a pass'} by {level} ({ranker.ply}-ply).")
+    else:
+        advice["advice"] = d.decision
+        advice["text"] = f"{d.decision[0].upper() + d.decision[1:]} by {level} ({ranker.ply}-ply)."
+    return {"level": level, "ply": ranker.ply, "cube": advice, "plays": []}
+
+
+def _error_rates(eng, s: GameSession, level: str) -> dict:
+    """The player's error rate (checker plays) and cube error rate of a session's games by
+    ``level``, millipoints per decision (None without decisions)."""
+    try:
+        rv = _session_review(eng, s, level)
+    except ServiceError as exc:  # a game ended before any turn (resigned at once): no decisions
+        if exc.code != "no_turns":
+            raise
+        return {"error_rate": None, "cube_error_rate": None}
+    you = rv["summary"].get("you", {})
+    cube = rv.get("cube_summary", {}).get("you", {})
+    return {"error_rate": you.get("error_rate"), "cube_error_rate": cube.get("error_rate")}
+
+
+@router.post("/v1/games/{gid}/resign", tags=["games"])
+async def resign(gid: str, req: ResignIn, request: Request):
+    """Offer to resign at ``value`` (single, gammon or backgammon, times the cube); the judge
+    level judges (never the level that plays). Accepted: the game ends."""
+    eng = _engine(request)
+
+    def offer(s: GameSession):
+        out = s.resign(eng, req.value)
+        return {**out, "state": s.state()}
+    return await _command(request, gid, offer)
+
+
+@router.post("/v1/games/{gid}/draw", tags=["games"])
+async def draw(gid: str, request: Request):
+    """Offer a draw (money play); the judge level judges. Accepted: the game ends, no points."""
+    eng = _engine(request)
+
+    def offer(s: GameSession):
+        out = s.draw(eng)
+        return {**out, "state": s.state()}
+    return await _command(request, gid, offer)
+
+
+def _session_review(eng, s: GameSession, level: str) -> dict:
+    """The review of a session's games by ``level``: each game's turns (as :func:`_review`),
+    in a cube session every double, take and pass judged (``cube``) and the points with the
+    cube and the match score; a summary per side over the games."""
+    from bgrl.agents.hints import HintRanker
+    from bgrl.records.review import cube_summaries, judge_cube
+
+    labels = {s.human: "you", s.computer: "computer"}
+    records = [r for r in s.all_records() if r.turns]
+    if not records:
+        raise ServiceError("no_turns", "no turn has been played yet")
+    games = [_review(eng, rec, level, s.human, labels) for rec in records]
+    reviews = [g.pop("_review") for g in games]
+    out = {"judge": level, "ply": eng.level(level).ply, "games": games}
+    if s.match is not None:
+        ranker = HintRanker.from_agent(eng._agent(level))
+        infos = [s.cube_info(i) for i, r in enumerate(s.all_records()) if r.turns]
+        judge_cube(reviews, infos, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply")
+        allc = []
+        for g, rv in zip(games, reviews):
+            g["cube"] = [{**c.as_dict(), "player": labels[c.player]} for c in (rv.cube or [])]
+            allc += list(rv.cube or [])
+        out["cube_summary"] = {labels[c]: v.as_dict() for c, v in cube_summaries(allc).items()}
+        m = s.match
+        out["match"] = {"match_length": m.rules.match_length, "score": {"you": m.score[s.human], "computer": m.score[s.computer]},
+                        "games": [{"game": i + 1, "winner": None if gs.winner is None else labels[gs.winner], "result": gs.result,
+                                   "cube": gs.cube, "points": gs.points, "how": gs.how} for i, gs in enumerate(m.games)]}
+
+    out["summary"] = {("you" if k == "you" else "computer"): v.as_dict() for k, v in by_player(reviews).items()}
+    # the latest game's fields at the top level, as the page has always read them
+    out.update({k: v for k, v in games[-1].items() if k not in out})
+    return out
+
+
+@router.post("/v1/games/{gid}/review", tags=["games"])
+async def review(gid: str, req: ReviewIn, request: Request):
+    """Every turn of the session's games judged by ``level`` (default the judge level,
+    world-class): the player's equity after each turn (the chart), the marks, each side's
+    error rate and rating; in a cube session every double, take and pass judged and the
+    points with the cube and the match score."""
+    eng = _engine(request)
+    level = req.level or JUDGE_LEVEL
+    eng.level(level)
+    _, s = await _read(request, gid)
+    return await asyncio.to_thread(_session_review, eng, s, level)
+
+
+@router.get("/v1/games/{gid}/record", tags=["games"])
+async def record(gid: str, request: Request, format: Literal["bgrl", "mat"] = "bgrl"):
+    """The game records of the session as a download: ``format=bgrl`` (bgrl-game-1 JSON
+    lines, one game after the other) or ``mat`` (not for a session from a set-up position:
+    400 ``no_mat``)."""
+    import json
+
+    _, s = await _read(request, gid)
+    records = s.all_records()
+    if format == "mat":
+        if s.set_up:
+            raise ServiceError("no_mat", "a game from a set-up position cannot be written as .mat (the format always "
+                               "starts from the opening position); download the bgrl record (format=bgrl)")
+        body, name = mat_text(records, 0 if s.match is None else s.match.rules.match_length), f"bgrl-{gid}.mat"
+    else:
+        body = "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for rec in records for line in rec.lines())
+        name = f"bgrl-{gid}.jsonl"
+    return PlainTextResponse(body, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+# ----------------------------------------------------------------------------- the cube (docs/cube.md)
+for _action in ("roll", "double", "take", "pass", "beaver"):
+    def _make(action):
+        async def cube_action(gid: str, request: Request):
+            eng = _engine(request)
+
+            def act(s: GameSession):
+                answer = s.cube_action(eng, action)
+                return {"answer": answer, "state": s.state()}
+            return await _command(request, gid, act)
+        cube_action.__name__ = f"cube_{action}"
+        cube_action.__doc__ = {
+            "roll": "Cube sessions: roll the dice without doubling (when ``cube.awaiting`` is ``cube``).",
+            "double": "Cube sessions: double before the roll; the computer answers at once (``answer``: take, pass or beaver).",
+            "take": "Cube sessions: take the computer's double (``cube.awaiting`` is ``answer``).",
+            "pass": "Cube sessions: pass the computer's double: the game ends, the computer wins the stake.",
+            "beaver": "Cube sessions, money with beavers: take the computer's double and redouble at once, keeping the cube.",
+        }[action]
+        return cube_action
+    router.post(f"/v1/games/{{gid}}/{_action}", tags=["games"], name=f"cube_{_action}")(_make(_action))
+
+
+@router.post("/v1/games/{gid}/next", tags=["games"])
+async def next_game(gid: str, request: Request):
+    """Cube sessions: start the next game (money play: another game; a match: the next game to N)."""
+    eng = _engine(request)
+
+    def nxt(s: GameSession):
+        s.next_game(eng)
+        return s.state()
+    return await _command(request, gid, nxt)
+
+
+def _hint_answer(pos: Position, dice, level: str, ply: int, n_legal: int, rows, cube=None, top: int | None = None) -> dict:
+    """The answer of a session's hint: each ranked row with its facts and why it is worse;
+    with the cube (``cube``: the player's CubeState) ranked by cubeful equity, in a match by
+    match winning chances (``cubeful_equity``, ``mwc``), cut to ``top``."""
+    vals = None
+    if cube is not None:
+        from bgrl.agents.cube import cubeful_rank, value_mwc
+
+        rows, vals = cubeful_rank(rows, cube)
+        mwc = value_mwc(vals, cube) if cube.is_match else None
+    if top:
+        rows = rows[:top]
     before = pos.board
     facts = [play_facts(before, r.play.after_state, r.probabilities) for r in rows]
     out = []
@@ -495,45 +598,18 @@ def _hint_answer(pos: Position, dice, level: str, ply: int, n_legal: int, rows) 
         p = r.probabilities.to_array()
         name = r.play.compact
         why = fact_sentences(name, facts[0]) if i == 0 else compare_facts(rows[0].play.compact, facts[0], name, facts[i])
-        out.append({"rank": r.rank, "play": r.play.compact, "position_id": r.play.position_id, "steps": play_steps(r.play.moves),
-                    "ply": r.ply, "equity": round(float(r.equity), 6), "equity_loss": round(float(r.equity_loss), 6),
-                    "probabilities": {k: round(float(v), 6) for k, v in zip(("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"), p)},
-                    "facts": facts[i], "why": why})
-    return {"level": level, "ply": ply, "dice": list(dice), "legal_plays": n_legal, "plays": out}
-
-
-def _offer(game: WebGame, engine, pts: int | None) -> dict:
-    """A resignation at ``pts`` points (None: a draw offer), judged by the judge level and,
-    accepted, applied: all under the session's lock, the game-over check included."""
-    if game.game.over is not None:
-        raise ServiceError("game_over", "the game is over")
-    if pts is None and game.match is not None and game.match.rules.is_match:
-        raise ServiceError("no_draw", "a game of a match cannot end in a draw")
-    eq = game.computer_equity(engine, JUDGE_LEVEL)
-    ok, reason = draw_decision(eq) if pts is None else resign_decision(eq, pts)
-    if ok:
-        if pts is None:
-            game.game.agree_draw()
-        else:
-            game.game.resign(game.human, pts)
-        game.dice, game.plays = None, []
-        game.finish_record()
-    return {"accepted": ok, "reason": reason, "judge": JUDGE_LEVEL, "computer_equity": round(eq, 6), "state": game.state()}
-
-
-@router.post("/v1/games/{gid}/resign", tags=["games"])
-async def resign(gid: str, req: ResignIn, request: Request):
-    """Offer to resign at ``value``; the judge level judges (never the level that plays,
-    whatever the hint level). Accepted: the game ends."""
-    game = _get(request, gid)
-    return await _locked(game, _offer, game, _engine(request), RESIGN_VALUES[req.value])
-
-
-@router.post("/v1/games/{gid}/draw", tags=["games"])
-async def draw(gid: str, request: Request):
-    """Offer a draw; the judge level judges. Accepted: the game ends, no points."""
-    game = _get(request, gid)
-    return await _locked(game, _offer, game, _engine(request), None)
+        row = {"rank": r.rank, "play": r.play.compact, "position_id": r.play.position_id, "steps": play_steps(r.play.moves),
+               "ply": r.ply, "equity": round(float(r.equity), 6), "equity_loss": round(float(r.equity_loss), 6),
+               "probabilities": {k: round(float(v), 6) for k, v in zip(("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"), p)},
+               "facts": facts[i], "why": why}
+        if vals is not None:
+            row["cubeful_equity"] = round(float(vals[i]), 6)
+            row["cubeful_loss"] = round(float(vals[0] - vals[i]), 6)
+            if mwc is not None:
+                row["mwc"] = round(float(mwc[i]), 6)
+        out.append(row)
+    ranked_by = "cubeless equity" if cube is None else ("match winning chances" if cube.is_match else "cubeful equity")
+    return {"level": level, "ply": ply, "dice": list(dice), "legal_plays": n_legal, "ranked_by": ranked_by, "plays": out}
 
 
 def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None = None) -> dict:
@@ -588,12 +664,6 @@ def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None =
             "white": rec.white, "black": rec.black, "viewer": viewer, "_review": rv}
 
 
-def _game_review(eng, game: WebGame, level: str) -> dict:
-    out = _review(eng, game.record, level, game.human, {game.human: "you", game.computer: "computer"})
-    out.pop("_review")
-    return out
-
-
 def _upload_review(eng, req: UploadIn, level: str) -> dict:
     try:
         records, notes, kind, cube_info = read_games_text(req.text, req.name[:80], with_cube=True)
@@ -628,22 +698,6 @@ def _upload_review(eng, req: UploadIn, level: str) -> dict:
             "summary": {k: s.as_dict() for k, s in by_player(reviews).items()}}
 
 
-@router.post("/v1/games/{gid}/review", tags=["games"])
-async def review(gid: str, req: ReviewIn, request: Request):
-    """Every turn judged by ``level`` (default the judge level, world-class): the player's
-    equity after each turn (the chart), the marks and each side's error rate and rating."""
-    game = _get(request, gid)
-    eng = _engine(request)
-    level = req.level or JUDGE_LEVEL
-    eng.level(level)
-
-    def run():
-        if not game.record.turns:
-            raise ServiceError("no_turns", "no turn has been played yet")
-        return _game_review(eng, game, level)
-    return await _locked(game, run)
-
-
 @router.post(UPLOAD_PATH, tags=["games"])
 async def review_upload(req: UploadIn, request: Request):
     """Review an uploaded game file (a bgrl record or a gnubg ``.mat`` export; up to
@@ -654,229 +708,3 @@ async def review_upload(req: UploadIn, request: Request):
     level = req.level or JUDGE_LEVEL
     eng.level(level)
     return await asyncio.to_thread(_upload_review, eng, req, level)
-
-
-@router.get("/v1/games/{gid}/record", tags=["games"])
-async def record(gid: str, request: Request, format: Literal["bgrl", "mat"] = "bgrl"):
-    """The game record as a download: ``format=bgrl`` (bgrl-game-1 JSON lines) or ``mat``
-    (not for a session from a set-up position: 400 ``no_mat``)."""
-    import json
-
-    game = _get(request, gid)
-
-    def text():
-        if format == "mat":
-            if game.set_up:
-                raise ServiceError("no_mat", "a game from a set-up position cannot be written as .mat (the format always "
-                                   "starts from the opening position); download the bgrl record (format=bgrl)")
-            return mat_text(game.record), f"bgrl-{gid}.mat"
-        return "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in game.record.lines()), f"bgrl-{gid}.jsonl"
-    body, name = await _locked(game, text)
-    return PlainTextResponse(body, headers={"Content-Disposition": f'attachment; filename="{name}"'})
-
-
-# ----------------------------------------------------------------------------- the cube (docs/cube.md)
-def _cube_match(req: NewGame):
-    """The session's :class:`bgrl.rules.match.Match`, or None without the cube. ServiceError
-    ``bad_cube`` for options that do not go together or a cap that is not a power of 2."""
-    from bgrl.rules.match import Match, MatchRules
-
-    if not req.cube:
-        named = [f for f, v in (("match_length", req.match_length), ("jacoby", req.jacoby), ("beavers", req.beavers),
-                                ("cube_cap", req.cube_cap)) if v]
-        if named:
-            raise ServiceError("bad_cube", f"{named[0]} needs cube: true (the default is a cubeless money game)")
-        return None
-    try:
-        rules = MatchRules(match_length=req.match_length, jacoby=req.jacoby, beavers=req.beavers,
-                           **({} if req.cube_cap is None else {"max_value": req.cube_cap}))
-    except ValueError as exc:
-        raise ServiceError("bad_cube", str(exc)) from None
-    return Match(rules)
-
-
-def _level_agent(game: WebGame, engine):
-    return engine._agent(game.level, seed=int(game.rng.integers(0, 2**63 - 1)))
-
-
-def _cube_stop(game: WebGame, engine) -> bool:
-    """Before a roll in a cube session: the computer's cube action, or the player's turn to
-    roll or double. True when the session waits for the player (``awaiting``)."""
-    from bgrl.agents.cube import cube_decisions, wants_double
-
-    m, g = game.match, game.game
-    if game.awaiting is not None:
-        return True
-    if game.first_dice is not None:  # a set-up position with its roll on the table: no cube action before it (as bgrl play --cube)
-        return False
-    turn = len(game.record.turns)
-    if getattr(game, "_cube_turn", None) == turn:
-        return False
-    side = g.on_roll
-    if not m.may_double(side):
-        return False
-    if side == game.human:
-        game.awaiting = "cube"
-        return True
-    game._cube_turn = turn
-    cube = m.cube_for(side)
-    d = cube_decisions(_level_agent(game, engine), g.board[None], [cube])[0]
-    if not wants_double(d, cube):
-        return False
-    m.double(side)
-    game.awaiting = "answer"
-    game.events.append({"who": "computer", "cube": "double", "note": f"The computer doubles to {2 * cube.value}: take or pass?"})
-    return True
-
-
-class _Move:
-    def __init__(self, play):
-        self.play = play
-
-
-def _cubeful_move(game: WebGame, engine, pos, dice):
-    from bgrl.agents.cube import cubeful_choose_play
-
-    return _Move(cubeful_choose_play(_level_agent(game, engine), pos, dice, game.match.cube_for(game.computer)))
-
-
-def _score_cube_game(game: WebGame) -> None:
-    res, m = game.game.over, game.match
-    if res.how == "pass":  # scored by the pass itself
-        pass
-    elif res.how == "draw":
-        m.end_game(None, 0, "draw")
-    else:
-        m.end_game(res.winner, res.points, res.how)
-    game._scored = True
-
-
-def _cube_view(game: WebGame) -> dict:
-    m = game.match
-    who = {game.human: "you", game.computer: "computer", None: None}
-    r = m.rules
-    return {"value": m.cube_value, "owner": who[m.cube_owner], "offered_by": who[m.offered_by], "awaiting": game.awaiting,
-            "may_double": game.awaiting == "cube" and m.may_double(game.human),
-            "may_beaver": game.awaiting == "answer" and m.why_no_beaver(game.human) is None,
-            "crawford": m.crawford, "post_crawford": m.post_crawford, "match_length": r.match_length,
-            "jacoby": r.jacoby, "beavers": r.beavers, "cap": r.max_value, "game": m.game_number,
-            "score": {"you": m.score[game.human], "computer": m.score[game.computer]},
-            "match_over": m.over, "match_winner": who[m.winner],
-            "text": m.describe_cube(names={game.human: "you", game.computer: "the computer"})}
-
-
-def _cube_session(game: WebGame):
-    if game.match is None:
-        raise ServiceError("no_cube", "this game is played without the cube (start one with cube: true)")
-    if game.game.over is not None:
-        raise ServiceError("game_over", "the game is over")
-    return game.match
-
-
-def _cube_action(game: WebGame, engine, action: str) -> dict:
-    """One cube action of the player (``roll``, ``double``, ``take``, ``pass``, ``beaver``)."""
-    from bgrl.agents.cube import answer_double
-    from bgrl.rules.game import GameOver
-
-    m = _cube_session(game)
-    g = game.game
-    answer = None
-    try:
-        if action in ("roll", "double"):
-            if game.awaiting == "answer":
-                raise ValueError(f"cannot {action}: a double is waiting for your answer (take or pass)")
-            if game.awaiting != "cube":
-                why = m.why_no_double(game.human) if g.on_roll == game.human else "it is not your turn"
-                raise ValueError(f"cannot {action} now: " + ("you have rolled; you can double only before you roll"
-                                                              if game.dice is not None else why))
-            if action == "double":
-                cube = m.cube_for(game.human)
-                m.double(game.human)
-                answer = answer_double(_level_agent(game, engine), g.board, cube)
-                if answer == "pass":
-                    gs = m.drop(game.computer)
-                    g.over = GameOver(game.human, gs.result, "pass")
-                    game._scored = True
-                elif answer == "beaver":
-                    m.beaver(game.computer)
-                else:
-                    m.take(game.computer)
-                game.events.append({"who": "computer", "cube": answer, "note": {
-                    "pass": f"You double to {2 * cube.value}; the computer passes.",
-                    "take": f"You double to {2 * cube.value}; the computer takes.",
-                    "beaver": f"You double to {2 * cube.value}; the computer beavers: the cube is at {m.cube_value}, its own."}[answer]})
-            game.awaiting = None
-            game._cube_turn = len(game.record.turns)
-        else:
-            if game.awaiting != "answer":
-                raise ValueError(f"cannot {action}: no double was offered")
-            if action == "take":
-                m.take(game.human)
-            elif action == "beaver":
-                m.beaver(game.human)
-            else:
-                gs = m.drop(game.human)
-                g.over = GameOver(game.computer, gs.result, "pass")
-                game._scored = True
-            game.awaiting = None
-            game.events.append({"who": "you", "cube": action, "note": {"take": "You take.", "beaver": "You beaver.",
-                                                                         "pass": "You pass."}[action]})
-    except ValueError as exc:
-        raise ServiceError("bad_cube_action", str(exc)) from None
-    if g.over is not None:
-        game.dice, game.plays = None, []
-        game.finish_record()
-    else:
-        game.advance(engine)
-    return {"answer": answer, "state": game.state()}
-
-
-def _next_game(game: WebGame, engine) -> dict:
-    """The next game of a cube session (a money session goes on for ever; a match to N)."""
-    m = game.match
-    if m is None:
-        raise ServiceError("no_cube", "this game is played without the cube: start a new one with POST /v1/games")
-    if game.game.over is None:
-        raise ServiceError("game_not_over", "the game in play has not ended")
-    if m.over:
-        raise ServiceError("match_over", f"the match is over: {'you' if m.winner == game.human else 'the computer'} won")
-    m.next_game()
-    game.game = Game()
-    game.game.white_on_roll = m.game_number % 2 == 1
-    game.record = GameRecord(white=game.record.white, black=game.record.black, start_position_id=game.game.position.position_id,
-                             start_on_roll=game.game.on_roll, seed=game.seed,
-                             date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
-    game.dice, game.plays, game.awaiting, game._scored, game.last_computer = None, [], None, False, None
-    game._cube_turn = None
-    note = f"Game {m.game_number}" + (f" of the {m.rules.match_length}-point match" if m.rules.is_match else "") + "."
-    if m.crawford:
-        note += " The Crawford game: no doubling."
-    elif m.post_crawford:
-        note += " Post-Crawford: the cube is back in play."
-    game.events.append({"who": "both", "note": note + f" {game.game.on_roll.capitalize()} moves first."})
-    game.advance(engine)
-    return game.state()
-
-
-for _action in ("roll", "double", "take", "pass", "beaver"):
-    def _make(action):
-        async def cube_action(gid: str, request: Request):
-            game = _get(request, gid)
-            return await _locked(game, _cube_action, game, _engine(request), action)
-        cube_action.__name__ = f"cube_{action}"
-        cube_action.__doc__ = {
-            "roll": "Cube sessions: roll the dice without doubling (when ``cube.awaiting`` is ``cube``).",
-            "double": "Cube sessions: double before the roll; the computer answers at once (``answer``: take, pass or beaver).",
-            "take": "Cube sessions: take the computer's double (``cube.awaiting`` is ``answer``).",
-            "pass": "Cube sessions: pass the computer's double: the game ends, the computer wins the stake.",
-            "beaver": "Cube sessions, money with beavers: take the computer's double and redouble at once, keeping the cube.",
-        }[action]
-        return cube_action
-    router.post(f"/v1/games/{{gid}}/{_action}", tags=["games"], name=f"cube_{_action}")(_make(_action))
-
-
-@router.post("/v1/games/{gid}/next", tags=["games"])
-async def next_game(gid: str, request: Request):
-    """Cube sessions: start the next game (money play: another game; a match: the next game to N)."""
-    game = _get(request, gid)
-    return await _locked(game, _next_game, game, _engine(request))

@@ -140,7 +140,10 @@ class GameSession:
         self.awaiting: str | None = None
         self.cube_turn: int | None = None  # the turn whose cube action was decided
         self.scored = False  # the game in play has been scored in the match
-        self.records: list[dict] = []  # a cube session's earlier games (record lines), oldest first
+        self.records: list = []  # a cube session's earlier games (record lines), oldest first
+        self.cube_actions: list[dict] = []  # the game in play's cube actions (CubeAction fields)
+        self.game_start: dict | None = None  # cube sessions: the score and Crawford state the game in play began with
+        self.cube_infos: list[dict] = []  # per earlier game: its cube_actions and game_start
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -176,7 +179,37 @@ class GameSession:
         s.opening = opening
         s.match = None if rules is None else Match(rules)
         s._new_record()
+        s._mark_game_start()
         return s
+
+    def _mark_game_start(self) -> None:
+        m = self.match
+        self.cube_actions = []
+        self.game_start = None if m is None else {"score": [m.score[WHITE], m.score[BLACK]], "crawford": m.crawford}
+
+    def _cube_event(self, player: str, action: str, value: int, position_id: str | None = None) -> None:
+        """Record one cube action of the game in play (the fields of
+        :class:`bgrl.records.matfile.CubeAction`): ``turn`` is the index of the doubler's roll
+        that follows, ``position_id`` the doubler's position before it."""
+        if position_id is None:
+            position_id = self.cube_actions[-1]["position_id"] if self.cube_actions else self.game.position.position_id
+        self.cube_actions.append({"line": 0, "player": player, "action": action, "value": int(value),
+                                  "turn": len(self.record.turns), "position_id": position_id})
+
+    def cube_info(self, index: int | None = None) -> dict | None:
+        """What :func:`bgrl.records.review.review_cube` needs of one game of a cube session
+        (``index`` into :meth:`all_records`; None = the game in play), or None without the cube."""
+        from bgrl.records.matfile import CubeAction
+
+        if self.match is None:
+            return None
+        records = self.all_records()
+        i = len(records) - 1 if index is None else index
+        info = self.cube_infos[i] if i < len(self.cube_infos) else {"actions": self.cube_actions, "start": self.game_start}
+        r = self.match.rules
+        start = info["start"] or {"score": [0, 0], "crawford": False}
+        return {"record": records[i], "actions": [CubeAction(**a) for a in info["actions"]], "match_length": r.match_length,
+                "score": tuple(start["score"]), "crawford": bool(start["crawford"]), "jacoby": r.jacoby}
 
     def _new_record(self) -> None:
         self.record = GameRecord(white="you" if self.human == WHITE else f"bgrl {self.level}",
@@ -198,7 +231,8 @@ class GameSession:
             "record": self.record.lines(), "records": self.records, "dice": None if self.dice is None else list(self.dice),
             "events": self.events[-MAX_EVENTS:], "last_computer": self.last_computer,
             "match": None if self.match is None else self.match.to_state(), "awaiting": self.awaiting,
-            "cube_turn": self.cube_turn, "scored": self.scored,
+            "cube_turn": self.cube_turn, "scored": self.scored, "cube_actions": self.cube_actions,
+            "game_start": self.game_start, "cube_infos": self.cube_infos,
         }
 
     @classmethod
@@ -227,6 +261,7 @@ class GameSession:
             s.events, s.last_computer = list(d["events"]), d["last_computer"]
             s.match = None if d["match"] is None else Match.from_state(d["match"])
             s.awaiting, s.cube_turn, s.scored = d["awaiting"], d["cube_turn"], bool(d["scored"])
+            s.cube_actions, s.game_start, s.cube_infos = list(d["cube_actions"]), d["game_start"], list(d["cube_infos"])
         except (KeyError, TypeError, ValueError) as exc:
             raise SessionError("bad_state", f"a stored game that cannot be read ({type(exc).__name__}: {str(exc)[:120]})") from None
         return s
@@ -235,7 +270,7 @@ class GameSession:
         """The few fields a list of games and the statistics need, without reading the state."""
         over = self.game.over
         m = self.match
-        return {"level": self.level, "colour": self.human, "cube": m is not None,
+        return {"level": self.level, "colour": self.human, "cube": m is not None, "set_up": self.set_up,
                 "match_length": 0 if m is None else m.rules.match_length,
                 "turns": len(self.record.turns) + sum(len(r) - 1 for r in self.records), "date": self.record.date,
                 "over": over is not None and (m is None or m.over or not m.rules.is_match),
@@ -487,6 +522,7 @@ class GameSession:
         if not wants_double(d, cube):
             return False
         m.double(side)
+        self._cube_event(side, "double", 2 * cube.value, g.position.position_id)
         self.awaiting = "answer"
         self._event({"who": "computer", "cube": "double", "note": f"The computer doubles to {2 * cube.value}: take or pass?"})
         return True
@@ -526,7 +562,10 @@ class GameSession:
                 if action == "double":
                     cube = m.cube_for(self.human)
                     m.double(self.human)
+                    self._cube_event(self.human, "double", 2 * cube.value, g.position.position_id)
                     answer = answer_double(self._level_agent(engine), g.board, cube)
+                    self._cube_event(self.computer, "drop" if answer == "pass" else answer,
+                                     {"pass": cube.value, "take": 2 * cube.value, "beaver": 4 * cube.value}[answer])
                     if answer == "pass":
                         gs = m.drop(self.computer)
                         g.over = GameOver(self.human, gs.result, "pass")
@@ -544,12 +583,15 @@ class GameSession:
             elif action in ("take", "pass", "beaver"):
                 if self.awaiting != "answer":
                     raise ValueError(f"cannot {action}: no double was offered")
+                offered = 2 * m.cube_value
                 if action == "take":
                     m.take(self.human)
                 elif action == "beaver":
                     m.beaver(self.human)
                 else:
                     gs = m.drop(self.human)
+                self._cube_event(self.human, "drop" if action == "pass" else action, m.cube_value if action != "pass" else offered // 2)
+                if action == "pass":
                     g.over = GameOver(self.computer, gs.result, "pass")
                     self.scored = True
                 self.awaiting = None
@@ -579,9 +621,11 @@ class GameSession:
             raise SessionError("match_over", f"the match is over: {'you' if m.winner == self.human else 'the computer'} won")
         m.next_game()
         self.records.append(self.record.lines())
+        self.cube_infos.append({"actions": self.cube_actions, "start": self.game_start})
         self.game = Game()
         self.game.white_on_roll = m.game_number % 2 == 1
         self._new_record()
+        self._mark_game_start()
         self.dice, self.plays, self.awaiting, self.scored, self.last_computer = None, [], None, False, None
         self.cube_turn = None
         note = f"Game {m.game_number}" + (f" of the {m.rules.match_length}-point match" if m.rules.is_match else "") + "."

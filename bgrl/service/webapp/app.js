@@ -15,12 +15,26 @@ let suppressClick = false;
 let reviewView = null; // the review on show: {viewer colour}
 let editing = null;    // the board being edited (26 ints, the player's view, the player on roll), or null
 
+// One request to the server. The player token travels as the HttpOnly cookie bgrl_player
+// (set by POST /v1/games, sent back by the browser on same-origin requests): the page never
+// sees it. An error answer throws an Error with the server's message, its status and code.
 async function api(method, path, body) {
   const r = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
-  const j = await r.json();
-  if (!r.ok) throw new Error(j.message || r.statusText);
+  let j = null;
+  try { j = await r.json(); } catch (e) { j = null; }
+  if (!r.ok) {
+    const err = new Error((j && j.message) || `${r.status} ${r.statusText}`);
+    err.status = r.status;
+    err.code = j && j.code;
+    throw err;
+  }
   return j;
 }
+
+// ---- the current game, remembered across reloads (and server restarts: games are kept in the store)
+const GAME_KEY = "bgrl.game";
+function remember(id) { try { if (id) localStorage.setItem(GAME_KEY, id); else localStorage.removeItem(GAME_KEY); } catch (e) { /* no storage */ } }
+function remembered() { try { return localStorage.getItem(GAME_KEY); } catch (e) { return null; } }
 
 function say(text) { $("message").textContent = text || ""; }
 
@@ -145,18 +159,27 @@ function render() {
   $("dice").textContent = S && S.dice ? `Your roll: ${S.dice[0]}-${S.dice[1]}` : "";
   $("undo").disabled = !playing || made.length === 0;
   $("confirm").disabled = !playing || !complete();
-  $("hint").disabled = !playing;
+  $("hint").disabled = busy || !(playing || cubeDecision());
   $("resign").disabled = !S || !!S.over;
-  $("draw").disabled = !S || !!S.over;
-  $("review").disabled = !S || !S.over || S.turns === 0;
+  $("resign-value").disabled = !S || !!S.over;
+  $("draw").hidden = !!(S && S.cube && S.cube.match_length > 0);  // no draws in a match
+  $("draw").disabled = !S || !S.may_draw;
+  $("review").disabled = !S || !S.over || !(S.turns > 0 || (S.cube && S.cube.game > 1));
   renderCube();
   $("pid").value = S ? S.position_id : "";
   $("xgid").value = S && S.xgid ? S.xgid : "";
   document.body.dataset.state = !S ? "setup" : S.over ? "over" : playing ? "your-turn" : "waiting";
 }
 
-function show(state, notes = true) {
+// a cube decision of the player: before the roll (Double or Roll) or facing the computer's double (Take or Pass)
+function cubeDecision() {
+  const c = S && S.cube;
+  return !!(c && !S.over && (c.awaiting === "cube" || c.may_answer));
+}
+
+function show(state, notes = true, animateIt = true) {
   S = state;
+  remember(state.id);
   made = []; selected = null;
   arrows = [];
   if (notes) for (const e of state.events_new || []) log(e.note);
@@ -167,14 +190,28 @@ function show(state, notes = true) {
   else if (cube && cube.awaiting === "cube") say(`${last && last.note ? last.note + " " : ""}Your turn: Double, or Roll.`);
   else if (cube && cube.awaiting === "answer") say(`The computer doubles to ${2 * cube.value}: Take or Pass?`);
   else if (state.dice) say(last ? `${last.note} Your turn.` : "Your turn: click or drag a checker to a highlighted point.");
-  $("downloads").hidden = !state.turns;
+  $("downloads").hidden = !(state.turns || (state.cube && state.cube.game > 1));
   $("dl-bgrl").href = `/v1/games/${state.id}/record?format=bgrl`;
   $("dl-mat").href = `/v1/games/${state.id}/record?format=mat`;
   $("dl-mat").hidden = !!state.set_up;  // .mat always starts from the opening position
   $("hints").hidden = true;
   render();
   const fresh = (state.events_new || []).filter((e) => e.who === "computer" && e.steps && e.steps.length && e.before);
-  if (notes && fresh.length) animate(fresh[fresh.length - 1]);
+  if (notes && animateIt && fresh.length) animate(fresh[fresh.length - 1]);
+  if (!$("games-panel").hidden) loadGames();
+}
+
+// the game in the store: read it again and show it (on load, after a conflict, from My games)
+async function resume(id, quiet = false) {
+  const st = await api("GET", `/v1/games/${encodeURIComponent(id)}`);
+  if (editing) setEditing(false);
+  $("log").replaceChildren();
+  $("review-panel").hidden = true;
+  st.events_new = st.events;
+  show(st, true, false);
+  for (const [sel, v] of [["level", st.level], ["colour", st.colour], ["hint-level", st.hint_level]]) if (v) $(sel).value = v;
+  if (!quiet) log(`Game ${st.id} continued: you play ${st.colour} against ${st.level}.`);
+  return st;
 }
 
 // The computer's play stepped checker by checker on the board, in the player's numbering:
@@ -221,7 +258,14 @@ async function animate(ev) {
 async function act(fn) {
   if (busy) return;
   busy = true;
-  try { await fn(); } catch (e) { say(e.message); } finally { busy = false; render(); }
+  try {
+    await fn();
+  } catch (e) {
+    say(e.message);
+    if (e.code === "conflict" && S) {  // another tab or request changed the game: show it as stored
+      try { await resume(S.id, true); say(`${e.message} The game was read again.`); } catch (e2) { say(e2.message); }
+    }
+  } finally { busy = false; render(); }
 }
 
 function moveSelectedTo(p) {
@@ -330,11 +374,14 @@ function showHints(h) {
   box.hidden = false;
   box.replaceChildren();
   const title = document.createElement("h3");
-  title.textContent = `Hints: level ${h.level} (${h.ply}-ply), ${h.legal_plays} legal plays`;
+  // in a match the plays are ranked by match winning chances, with the cube by cubeful equity
+  const first = h.plays[0] || {};
+  const byMwc = first.mwc !== undefined, byCubeful = !byMwc && first.cubeful_equity !== undefined;
+  title.textContent = `Hints: level ${h.level} (${h.ply}-ply), ${h.legal_plays} legal plays` + (h.ranked_by ? `, ranked by ${h.ranked_by}` : "");
   box.appendChild(title);
   const t = document.createElement("table");
   t.id = "hint-table";
-  t.appendChild(thead(["#", "play", "ply", "equity", "vs best", "win / gammon / lose gammon"]));
+  t.appendChild(thead(["#", "play", "ply", byMwc ? "MWC" : byCubeful ? "cubeful equity" : "equity", "vs best", "win / gammon / lose gammon"]));
   const tb = document.createElement("tbody");
   h.plays.forEach((r, i) => {
     const p = r.probabilities;
@@ -348,7 +395,9 @@ function showHints(h) {
     }
     const chart = document.createDocumentFragment();
     chart.append(bars, node("span", { class: "pct" }, `${pct(p.win)} / ${pct(p.win_gammon)} / ${pct(p.lose_gammon)}`));
-    const tr = row([r.rank, r.play, r.ply, fmt(r.equity), i ? fmt(-r.equity_loss) : "", chart]);
+    const value = byMwc ? pct(r.mwc) : byCubeful ? fmt(r.cubeful_equity) : fmt(r.equity);
+    const loss = !i ? "" : byMwc ? `${(100 * (r.mwc - first.mwc)).toFixed(1)}%` : byCubeful ? fmt(-r.cubeful_loss) : fmt(-r.equity_loss);
+    const tr = row([r.rank, r.play, r.ply, value, loss, chart]);
     tr.dataset.row = i;
     tr.addEventListener("click", () => {
       tb.querySelectorAll("tr").forEach((x) => x.classList.remove("selected"));
@@ -373,6 +422,48 @@ function showWhy(row) {
   const ul = $("why");
   ul.replaceChildren();
   for (const s of row.why || []) { const li = document.createElement("li"); li.textContent = s; ul.appendChild(li); }
+}
+
+// The cube hint (POST .../hint at a cube decision): the advice and the cubeful equities
+// behind it, from the player's side; in a match the match winning chances (MWC) too.
+const CUBE_ROWS = { "no double": "no_double", "too good to double": "no_double", "double, take": "double_take", "double, pass": "double_pass" };
+function showCubeHint(h) {
+  lastHint = h;
+  const c = h.cube, box = $("hints"), match = !!c.mwc;
+  box.hidden = false;
+  box.replaceChildren();
+  box.appendChild(node("h3", {}, `Cube hint: level ${h.level} (${h.ply}-ply), ` +
+    (c.match_length ? `${c.match_length}-point match` : "money play") + (c.role === "answer" ? ", the computer's double" : ", before your roll")));
+  box.appendChild(node("p", { id: "cube-advice", "data-advice": c.advice }, c.text));
+  const pct = (x) => `${(100 * x).toFixed(1)}%`;
+  const t = node("table", { id: "cube-hint-table", "data-role": c.role });
+  t.appendChild(node("caption", {}, `Your cubeful equity per unit of the stake now (the cube at ${c.cube_value})` + (match ? ", and your match winning chance" : "")));
+  t.appendChild(thead(match ? ["action", "your equity", "your MWC"] : ["action", "your equity"]));
+  const tb = document.createElement("tbody");
+  const rows = c.role === "answer"
+    // the computer doubled: its figures negated are the player's
+    ? [["take", "Take", -c.equities.double_take, match ? 1 - c.mwc.double_take : null],
+       ["pass", "Pass", -c.equities.double_pass, match ? 1 - c.mwc.double_pass : null]]
+    : [["no_double", "No double: roll", c.equities.no_double, match ? c.mwc.no_double : null],
+       ["double_take", "Double, the computer takes", c.equities.double_take, match ? c.mwc.double_take : null],
+       ["double_pass", "Double, the computer passes", c.equities.double_pass, match ? c.mwc.double_pass : null]];
+  const advised = c.role === "answer" ? (c.advice === "pass" ? "pass" : "take") : CUBE_ROWS[c.decision];
+  for (const [key, label, eq, mwc] of rows) {
+    const tr = row(match ? [label, fmt(eq), pct(mwc)] : [label, fmt(eq)]);
+    tr.dataset.key = key;
+    if (key === advised) tr.classList.add("advised");
+    tb.appendChild(tr);
+  }
+  t.appendChild(tb);
+  box.appendChild(t);
+  if (c.role === "answer") {
+    const e = c.equities;
+    box.appendChild(node("p", { id: "cube-doubler" }, `The computer's side (the doubler): no double ${fmt(e.no_double)}, double/take ${fmt(e.double_take)}, ` +
+      `double/pass ${fmt(e.double_pass)}` + (match ? `; MWC ${pct(c.mwc.no_double)}, ${pct(c.mwc.double_take)}, ${pct(c.mwc.double_pass)}` : "") +
+      `: ${c.decision}.`));
+  }
+  arrows = [];
+  render();
 }
 
 function showReview(rv, title = null, before = null) {
@@ -478,18 +569,32 @@ function showTurn(t) {
 }
 
 // the doubling cube (docs/cube.md): buttons, its line of text and the cube drawn in the tray
+function signed(x) { return x > 0 ? `+${x}` : x < 0 ? `\u2212${-x}` : "0"; }
+
+// the score of a cube session: match points (never above the match length), or the money won
+function scoreText(c) {
+  if (c.match_length) {
+    const stage = c.crawford ? ", the Crawford game" : c.post_crawford ? ", post-Crawford" : "";
+    const end = c.match_over ? ` The match is over: ${c.match_winner === "you" ? "you win" : "the computer wins"}.` : "";
+    return `Score: you ${c.score.you}, the computer ${c.score.computer} (${c.match_length}-point match, game ${c.game}${stage}).${end}`;
+  }
+  return `Money session, game ${c.game}: you ${signed(c.score.you)}, the computer ${signed(c.score.computer)} points.`;
+}
+
 function renderCube() {
   const c = S && S.cube;
-  $("cube-buttons").hidden = !c;
+  $("cube-buttons").hidden = !c;  // a cubeless game has no cube buttons ([hidden] wins over .buttons' display)
   $("cube-text").textContent = c ? c.text : "";
+  $("score").hidden = !c;
+  $("score").textContent = c ? scoreText(c) : "";
   const svg = $("board");
   const old = svg.querySelector("#cube");
   if (old) old.remove();
   if (!c) return;
   $("cube-double").disabled = busy || !c.may_double;
-  $("cube-roll").disabled = busy || c.awaiting !== "cube";
-  $("cube-take").disabled = busy || c.awaiting !== "answer";
-  $("cube-pass").disabled = busy || c.awaiting !== "answer";
+  $("cube-roll").disabled = busy || c.awaiting !== "cube";  // awaiting is null once the game is over
+  $("cube-take").disabled = busy || !c.may_answer;
+  $("cube-pass").disabled = busy || !c.may_answer;
   $("cube-beaver").hidden = !c.beavers;
   $("cube-beaver").disabled = busy || !c.may_beaver;
   $("next-game").disabled = busy || !S.over || c.match_over;
@@ -520,15 +625,19 @@ function cubeAct(action) {
   });
 }
 
+// the Cube menu: no cube, money play with the cube, or a match to N points
+function cubeOptions() {
+  const mode = $("cube-mode").value;
+  return mode ? { cube: true, match_length: mode === "match" ? Number($("match-length").value) : 0 } : {};
+}
+
 function start() {
   act(async () => {
     if (editing) setEditing(false);
     $("log").replaceChildren();
     $("review-panel").hidden = true;
-    const mode = $("cube-mode").value;
-    const cube = mode ? { cube: true, match_length: mode === "match" ? Number($("match-length").value) : 0 } : {};
     const st = await api("POST", "/v1/games", { level: $("level").value, colour: $("colour").value,
-      opening_roll: $("opening").checked, hint_level: $("hint-level").value, ...cube });
+      opening_roll: $("opening").checked, hint_level: $("hint-level").value, ...cubeOptions() });
     st.events_new = st.events;
     log(`New game against ${st.level}; you play ${st.colour}. Hints: ${st.hint_level}; resignations and draws are judged by world-class.`);
     show(st);
@@ -541,7 +650,7 @@ function startFrom(analyse) {
     const text = $("pos-input").value.trim();
     if (!text && !editing) { say("Paste a Position ID or an XGID first (you are on roll in it), or edit the board."); return; }
     const dice = $("pos-dice").value.replace(/[^1-6]/g, "");
-    const body = { level: $("level").value, colour: $("colour").value, hint_level: $("hint-level").value };
+    const body = { level: $("level").value, colour: $("colour").value, hint_level: $("hint-level").value, ...cubeOptions() };
     if (editing) body.board = editing.slice(); else body.position = text;
     if (dice.length === 2) body.dice = [Number(dice[0]), Number(dice[1])];
     else if ($("pos-dice").value.trim()) { say("Dice: two digits 1-6, e.g. 31 (or leave empty)."); return; }
@@ -550,7 +659,8 @@ function startFrom(analyse) {
     const st = await api("POST", "/v1/games", body);
     if (editing) setEditing(false);
     st.events_new = st.events;
-    log(`Position ${st.position_id} set up; you play ${st.colour} against ${st.level}.`);
+    log(`Position ${st.position_id} set up; you play ${st.colour} against ${st.level}` +
+      (st.cube ? (st.cube.match_length ? `, a ${st.cube.match_length}-point match.` : ", money play with the cube.") : "."));
     show(st);
     if (analyse && st.dice && st.plays.length) showHints(await api("POST", `/v1/games/${st.id}/hint`, { level: $("hint-level").value, top: 10 }));
   });
@@ -583,23 +693,27 @@ function uploadReview() {
   });
 }
 
-// the cube decisions of an uploaded .mat game: the actual ones and the close ones, as bgrl review lists them
-function showCubeReview(g) {
+// the cube decisions of a game: of an uploaded .mat game the actual ones and the close ones,
+// as bgrl review lists them; of the player's own session (all: true) every one judged
+function showCubeReview(g, all = false) {
   const box = $("review-panel");
   const h = document.createElement("h4");
-  h.textContent = "Cube decisions (cubeful equities of the doubler per unit of the stake; actual or close ones)";
+  h.textContent = all ? "Cube decisions, judged (cubeful equities of the doubler per unit of the stake; in a match at the score)"
+    : "Cube decisions (cubeful equities of the doubler per unit of the stake; actual or close ones)";
   const tab = document.createElement("table");
   tab.id = "cube-review";
   tab.appendChild(thead(["turn", "player", "action", "right", "no double", "double/take", "double/pass", "loss", "error"]));
   const tb = document.createElement("tbody");
   const shown = { double: (c) => `doubles to ${2 * c.cube.value}`, "no double": () => "does not double", take: () => "takes", pass: () => "passes" };
   for (const c of g.cube) {
-    if (!c.close && !c.error) continue;
+    if (!all && !c.close && !c.error) continue;
     const what = (shown[c.action] || (() => c.action))(c);
     const e = c.equities;
     const tr = row([c.turn, c.player, what, c.right, fmt(e.no_double, 3), fmt(e.double_take, 3), fmt(e.double_pass, 3), c.loss.toFixed(3),
       c.error ? c.error + (c.mark ? ` (${c.mark})` : "") : ""]);
     if (c.error) tr.className = "cube-error";
+    tr.dataset.action = c.action;
+    tr.dataset.player = c.player;
     tb.appendChild(tr);
   }
   tab.appendChild(tb);
@@ -612,7 +726,7 @@ function showCubeReview(g) {
   }
   sum.appendChild(sb);
   const h2 = document.createElement("h4");
-  h2.textContent = "Cube error rates, this game";
+  h2.textContent = all ? "Cube error rates, all games of the session" : "Cube error rates, this game";
   box.append(h, tab, h2, sum);
 }
 
@@ -645,6 +759,215 @@ function showUploadGame(rv, i) {
   if (g.turns.length) showTurn(g.turns[0]);
 }
 
+// ---- the review of the player's own session: each game's turns, every cube action judged, the match points
+let lastReview = null;
+const RESULT_NAMES = { 1: "single", 2: "gammon", 3: "backgammon" };
+const HOW = { "bear-off": "bearing off", resign: "resignation", pass: "double passed", draw: "draw" };
+
+function showSessionReview(rv, k = null) {
+  lastReview = rv;
+  const games = rv.games && rv.games.length ? rv.games : [rv];
+  const i = k === null ? games.length - 1 : k;
+  const g = games[i];
+  let picker = null;
+  if (games.length > 1) {
+    picker = node("label", {}, "Game ");
+    const sel = node("select", { id: "review-game" });
+    games.forEach((x, n) => {
+      const o = node("option", { value: n }, `${n + 1} of ${games.length} (${x.turns.length} turns)`);
+      if (n === i) o.selected = true;
+      sel.appendChild(o);
+    });
+    sel.addEventListener("change", () => showSessionReview(rv, Number(sel.value)));
+    picker.appendChild(sel);
+  }
+  showReview(g, `Review by ${rv.judge} (${rv.ply}-ply)${games.length > 1 ? `, game ${i + 1} of ${games.length}` : ""}: your equity after each turn`, picker);
+  if (g.cube) showCubeReview({ cube: g.cube, cube_players: rv.cube_summary || {} }, true);
+  if (rv.match) showMatchReview(rv.match);
+}
+
+function showMatchReview(m) {
+  const box = $("review-panel");
+  const h = node("h4", { id: "match-score" }, m.match_length
+    ? `${m.match_length}-point match: you ${m.score.you}, the computer ${m.score.computer} (match points)`
+    : `Money session: you ${signed(m.score.you)}, the computer ${signed(m.score.computer)} points`);
+  const tab = node("table", { id: "match-review" });
+  tab.appendChild(thead(["game", "winner", "how", "result", "cube", "points"]));
+  const tb = document.createElement("tbody");
+  for (const x of m.games) {
+    const tr = row([x.game, x.winner === null ? "nobody" : x.winner === "you" ? "you" : "the computer", HOW[x.how] || x.how,
+      RESULT_NAMES[x.result] || x.result, x.cube, x.points]);
+    tr.dataset.winner = x.winner === null ? "" : x.winner;
+    tb.appendChild(tr);
+  }
+  tab.appendChild(tb);
+  box.append(h, tab);
+}
+
+// ---- My games: the player's games in the store (GET /v1/games), newest first
+function togglePanel(id, button, load) {
+  const p = $(id);
+  p.hidden = !p.hidden;
+  $(button).setAttribute("aria-expanded", p.hidden ? "false" : "true");
+  if (!p.hidden) load();
+}
+
+function gameKind(g) {
+  return !g.cube ? "money, no cube" : g.match_length ? `${g.match_length}-point match` : "money, with the cube";
+}
+
+function when(epoch) {
+  const d = new Date(epoch * 1000);
+  return Number.isNaN(d.getTime()) ? "" : d.toLocaleString();
+}
+
+let gamesLoading = null;
+async function loadGames() {
+  if (gamesLoading) return gamesLoading;
+  gamesLoading = (async () => {
+    const note = $("games-note"), tb = $("games-table").querySelector("tbody");
+    try {
+      const j = await api("GET", "/v1/games");
+      tb.replaceChildren();
+      note.textContent = j.games.length
+        ? `${j.games.length} game${j.games.length > 1 ? "s" : ""}, newest first, kept on the server for this browser (its player cookie).`
+        : "No games yet: start one with New game.";
+      for (const g of j.games) tb.appendChild(gameRow(g));
+    } catch (e) {
+      note.textContent = `My games: ${e.message}`;
+    } finally {
+      gamesLoading = null;
+    }
+  })();
+  return gamesLoading;
+}
+
+function gameRow(g) {
+  const id = encodeURIComponent(g.id);
+  const acts = document.createDocumentFragment();
+  const open = node("button", { class: "small resume" }, g.finished ? "Show" : "Resume");
+  open.addEventListener("click", () => act(async () => { await resume(g.id); $("play").scrollIntoView({ block: "start" }); }));
+  const rv = node("button", { class: "small review" }, "Review");
+  rv.disabled = !g.turns;
+  rv.addEventListener("click", () => act(async () => {
+    await resume(g.id, true);
+    say("Reviewing…");
+    showSessionReview(await api("POST", `/v1/games/${id}/review`, {}));
+    say("Review ready.");
+    $("review-panel").scrollIntoView({ block: "start" });
+  }));
+  const mat = node("a", { class: "dl-mat", href: `/v1/games/${id}/record?format=mat`, download: `bgrl-${g.id}.mat` }, ".mat");
+  const rec = node("a", { class: "dl-bgrl", href: `/v1/games/${id}/record?format=bgrl`, download: `bgrl-${g.id}.jsonl` }, "bgrl record");
+  for (const a of [mat, rec]) a.addEventListener("click", (ev) => { ev.preventDefault(); download(a); });
+  const del = node("button", { class: "small delete" }, "Delete");
+  del.addEventListener("click", () => {
+    if (!del.classList.contains("armed")) {  // the first click asks, the second deletes
+      del.classList.add("armed");
+      del.textContent = "Delete: sure?";
+      setTimeout(() => { del.classList.remove("armed"); del.textContent = "Delete"; }, 5000);
+      return;
+    }
+    act(async () => {
+      await api("DELETE", `/v1/games/${id}`);
+      if (S && S.id === g.id) { S = null; remember(null); $("log").replaceChildren(); $("hints").hidden = true; $("review-panel").hidden = true; $("downloads").hidden = true; }
+      say("Game deleted.");
+      await loadGames();
+    });
+  });
+  acts.append(open, rv, mat, rec, del);
+  const tr = row([when(g.created_at), g.level, gameKind(g), g.turns, g.finished ? "finished" : "in progress",
+    g.result === null || g.result === undefined ? "" : signed(g.result), g.score ? `${g.score.you}\u2013${g.score.computer}` : "", acts]);
+  tr.dataset.id = g.id;
+  if (g.finished) tr.classList.add("finished");
+  if (S && S.id === g.id) tr.classList.add("current");
+  return tr;
+}
+
+// a record download through fetch: an error (e.g. .mat of a game from a set-up position) is
+// said on the page instead of being saved as a file
+async function download(a) {
+  try {
+    const r = await fetch(a.getAttribute("href"));
+    if (!r.ok) {
+      let msg = `${r.status} ${r.statusText}`;
+      try { msg = (await r.json()).message || msg; } catch (e) { /* not JSON */ }
+      say(`Download: ${msg}`);
+      return;
+    }
+    const url = URL.createObjectURL(await r.blob());
+    const tmp = node("a", { href: url, download: a.getAttribute("download") });
+    document.body.appendChild(tmp);
+    tmp.click();
+    tmp.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (e) {
+    say(`Download: ${e.message}`);
+  }
+}
+
+// ---- Statistics (GET /v1/games/stats): error rates per finished game over time, results per level
+let lastStats = null;
+async function loadStats() {
+  const note = $("stats-note");
+  note.textContent = "Judging your finished games…";
+  try {
+    const j = await api("GET", "/v1/games/stats");
+    lastStats = j;
+    drawStats(j);
+  } catch (e) {
+    note.textContent = `Statistics: ${e.message}`;
+  }
+}
+
+function drawStats(j) {
+  const games = j.games || [];
+  $("stats-note").textContent = games.length
+    ? `${games.length} finished game${games.length > 1 ? "s" : ""}, oldest first, judged by ${j.judge}: error rates in millipoints per decision (mpp; lower is better).`
+    : "No finished games yet: finish a game to see its error rates here.";
+  const NS = "http://www.w3.org/2000/svg";
+  const svg = $("stats-chart");
+  svg.replaceChildren();
+  const Wd = 800, Ht = 240, ML = 46, MR = 16, MT = 14, MB = 30;
+  const mk = (name, attrs, parent = svg) => { const e = document.createElementNS(NS, name); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); parent.appendChild(e); return e; };
+  const vals = games.flatMap((g) => [g.error_rate, g.cube_error_rate]).filter((v) => v !== null && v !== undefined);
+  const step = 10;
+  const top = Math.max(step, Math.ceil(Math.max(0, ...vals) / step) * step);
+  const n = games.length;
+  const X = (i) => (n > 1 ? ML + (i * (Wd - ML - MR)) / (n - 1) : (ML + Wd - MR) / 2);
+  const Y = (v) => MT + (1 - v / top) * (Ht - MT - MB);
+  for (const v of [0, top / 2, top]) {
+    mk("line", { class: v ? "grid" : "axis", x1: ML, x2: Wd - MR, y1: Y(v), y2: Y(v) });
+    mk("text", { class: "axis-text", x: 4, y: Y(v) + 4 }).textContent = `${v % 1 ? v.toFixed(1) : v} mpp`;
+  }
+  const every = Math.max(1, Math.ceil(n / 12));
+  games.forEach((g, i) => { if (i % every === 0 || i === n - 1) mk("text", { class: "axis-text", x: X(i) - 4, y: Ht - 10 }).textContent = String(i + 1); });
+  for (const [key, cls, label] of [["error_rate", "error", "error rate"], ["cube_error_rate", "cube", "cube error rate"]]) {
+    // a line through the games that have the figure (a game without cube decisions has none)
+    const pts = games.map((g, i) => [i, g[key]]).filter(([, v]) => v !== null && v !== undefined);
+    if (pts.length > 1) mk("polyline", { class: `sline ${cls}`, "data-series": cls, points: pts.map(([i, v]) => `${X(i)},${Y(v)}`).join(" ") });
+    for (const [i, v] of pts) {
+      const g = games[i];
+      const c = mk("circle", { class: `spt ${cls}`, "data-series": cls, "data-game": g.id, cx: X(i), cy: Y(v), r: 4 });
+      mk("title", {}, c).textContent = `game ${i + 1} (${(g.date || "").slice(0, 10)}, against ${g.level}, result ${g.result === null ? "-" : signed(g.result)}): ${label} ${v.toFixed(1)} mpp`;
+    }
+  }
+  const tb = $("stats-levels").querySelector("tbody");
+  tb.replaceChildren();
+  for (const [lv, r] of Object.entries(j.levels || {})) {
+    const tr = row([lv, r.games, r.won, r.lost, signed(r.points)]);
+    tr.dataset.level = lv;
+    tb.appendChild(tr);
+  }
+}
+
+// a resignation is worth the result times the cube (in a match, at most the points the computer needs)
+function resignText(value) {
+  const mult = { single: 1, gammon: 2, backgammon: 3 }[value] || 1;
+  const cube = S && S.cube ? S.cube.value : 1;
+  const pts = mult * cube;
+  return `Resign a ${value}: ${pts} point${pts > 1 ? "s" : ""}${cube > 1 ? ` (${mult} \u00d7 the cube at ${cube})` : ""}?`;
+}
+
 function wire() {
   $("board").addEventListener("click", onBoardClick);
   $("board").addEventListener("pointerdown", onPointerDown);
@@ -670,8 +993,11 @@ function wire() {
     st.events_new = st.events.slice(k + 1);
     show(st);
   }));
-  $("hint").addEventListener("click", () => act(async () => showHints(await api("POST", `/v1/games/${S.id}/hint`, { level: $("hint-level").value, top: 10 }))));
-  $("resign").addEventListener("click", () => ask(`Resign a ${$("resign-value").value}?`, () => act(async () => {
+  $("hint").addEventListener("click", () => act(async () => {
+    const h = await api("POST", `/v1/games/${S.id}/hint`, { level: $("hint-level").value, top: 10 });
+    if (h.cube) showCubeHint(h); else showHints(h);  // at Double/Roll and at Take/Pass: the cube advice
+  }));
+  $("resign").addEventListener("click", () => ask(resignText($("resign-value").value), () => act(async () => {
     const r = await api("POST", `/v1/games/${S.id}/resign`, { value: $("resign-value").value });
     log(r.reason);
     r.state.events_new = [];
@@ -693,14 +1019,38 @@ function wire() {
   $("ask-no").addEventListener("click", () => { $("ask").hidden = true; pending = null; say("Cancelled."); });
   $("review").addEventListener("click", () => act(async () => {
     say("Reviewing…");
-    showReview(await api("POST", `/v1/games/${S.id}/review`, {}));  // the judge: the strongest level
+    showSessionReview(await api("POST", `/v1/games/${S.id}/review`, {}));  // the judge: the strongest level
     say("Review ready.");
   }));
+  $("show-games").addEventListener("click", () => togglePanel("games-panel", "show-games", loadGames));
+  $("show-stats").addEventListener("click", () => togglePanel("stats-panel", "show-stats", loadStats));
+  $("games-refresh").addEventListener("click", () => loadGames());
+  $("stats-refresh").addEventListener("click", () => loadStats());
 }
 
 wire();
 // read-only hooks for the browser tests (tests/test_web_browser.py)
 window.bgrl = { state: () => S, made: () => made.slice(), targetsFrom: (p) => [...targetsFrom(p)], lastHint: () => lastHint,
   lastAnimation: () => lastAnimation, lastUpload: () => lastUpload, animating: () => !!animating,
+  lastReview: () => lastReview, lastStats: () => lastStats,
   editing: () => (editing ? editing.slice() : null) };
-levels().then(render).catch((e) => say(e.message));
+// start: the levels, then the game this browser played last, read again from the server's store
+// (it survives a reload and a server restart); a game that is gone is forgotten
+async function startup() {
+  await levels();
+  render();
+  const id = remembered();
+  if (id) {
+    await act(async () => {
+      try {
+        await resume(id, true);
+        log(`Game ${id} continued.`);
+      } catch (e) {
+        if (e.status !== 404) throw e;
+        remember(null);
+        say("Your last game is no longer kept on the server: start a new one.");
+      }
+    });
+  }
+}
+startup().catch((e) => say(e.message)).finally(() => { document.body.dataset.ready = "1"; });
