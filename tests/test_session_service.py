@@ -64,7 +64,7 @@ def test_a_game_belongs_to_its_token(tmp_path):
 
 
 def test_two_concurrent_plays_give_one_200_and_one_409(tmp_path):
-    with _client(tmp_path, evaluator=SlowEvaluator(0.3)) as c:
+    with _client(tmp_path, evaluator=SlowEvaluator(0.3), job_workers=4) as c:  # two commands at once, as two workers would
         st = c.post("/v1/games", json={"level": "beginner", "seed": 11}).json()
         tok = {HEADER: st["player_token"]}
         pid = st["plays"][0]["position_id"]

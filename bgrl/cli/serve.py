@@ -45,6 +45,10 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--games-per-minute", type=float, default=60.0,
                    help="new web games per client address and minute, after the burst; 429 beyond (default: %(default)s; 0: no limit)")
     s.add_argument("--games-burst", type=int, default=60, help="new web games a client address may start at once (default: %(default)s)")
+    s.add_argument("--game-deadline", type=float, default=10.0, metavar="SECONDS", help="seconds of a web game's engine "
+                   "work (new game, the computer's turns, session hints) before 504; the work stops (default: %(default)s)")
+    s.add_argument("--review-deadline", type=float, default=120.0, metavar="SECONDS", help="seconds of a review (an "
+                   "uploaded file's, a web game's) before 504; it stops then, or when its client leaves (default: %(default)s)")
     s.add_argument("--store", metavar="URL", default=None, help="where games are kept: sqlite:///PATH or "
                    "postgresql://user:password@host:port/db (PostgreSQL for several --workers or replicas; default: "
                    "$BGRL_STORE, else ~/.bgrl/bgrl.db; docs/store.md)")
@@ -143,6 +147,9 @@ def cmd_serve(args) -> int:
         raise CLIError(f"--batch-window must be 0..1000 milliseconds, got {args.batch_window}")
     if not args.grace >= 0:
         raise CLIError(f"--grace must be >= 0 seconds, got {args.grace}")
+    for flag, v in (("--game-deadline", args.game_deadline), ("--review-deadline", args.review_deadline)):
+        if not (v > 0 and math.isfinite(v)):
+            raise CLIError(f"{flag} must be > 0 seconds and finite, got {v}")
     if not (args.keep_finished_days >= 0 and math.isfinite(args.keep_finished_days)):
         raise CLIError(f"--keep-finished-days must be >= 0 and finite, got {args.keep_finished_days}")
     from bgrl.session.store import GameStore, store_url
@@ -159,7 +166,8 @@ def cmd_serve(args) -> int:
                         max_header_bytes=args.max_header_bytes, max_headers=args.max_headers,
                         allowed_hosts=",".join([args.host, *args.allowed_host]),
                         games_per_minute=args.games_per_minute, games_burst=args.games_burst, store=store,
-                        keep_finished_days=args.keep_finished_days)
+                        keep_finished_days=args.keep_finished_days, game_deadline_s=args.game_deadline,
+                        review_deadline_s=args.review_deadline)
     from bgrl.service.metrics import configure_logging
 
     configure_logging(args.log_level)

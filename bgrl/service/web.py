@@ -270,9 +270,20 @@ async def _command(request: Request, gid: str, fn):
                                "read it again (GET /v1/games/{id}) and retry") from None
         return out
     try:
-        return await asyncio.to_thread(run)
+        return await _admit(request, run)  # the store is written after the last engine call: a stopped command leaves the game as it was
     except SessionError as exc:
         raise ServiceError(exc.code, exc.message) from None
+
+
+async def _admit(request: Request, fn, *args, review: bool = False):
+    """``fn(*args)`` run in a thread of the server through the service's admission control
+    (:meth:`bgrl.service.app.Limiter.run_thread`): 503 ``overloaded`` when full, 504 past the
+    game deadline (``review``: the review deadline, and the work stops when the client leaves;
+    ``fn`` then takes the cancel event first); engine calls inside stop at the deadline."""
+    lim = request.app.state.limiter
+    if review:
+        return await lim.run_thread(fn, *args, deadline_s=lim.settings.review_deadline_s, request=request, pass_cancel=True)
+    return await lim.run_thread(fn, *args)
 
 
 # ----------------------------------------------------------------------------- sessions
@@ -301,7 +312,7 @@ async def new_game(req: NewGame, request: Request, response: Response):
         s.advance(eng)
         store.create(token, s.to_state(), s.summary(), finished=s.finished, game_id=s.id)
         return s.state()
-    return _with_token(await asyncio.to_thread(start_game), token, response)
+    return _with_token(await _admit(request, start_game), token, response)
 
 
 @router.get("/v1/games", tags=["games"])
@@ -329,13 +340,15 @@ async def game_stats(request: Request, level: str = JUDGE_LEVEL):
     eng.level(level)
     store = _store(request)
 
-    def run():
+    def run(cancel):
         rows = [g for g in store.list(tok, True, None)][::-1]
         games, levels = [], {}
         for g in rows:
             summ = dict(g.summary)
             key = f"error_rates:{level}"
             if key not in summ:  # judged once, then kept with the game
+                if cancel.is_set():
+                    break
                 s = GameSession.from_state(g.state)
                 summ[key] = _error_rates(eng, s, level)
                 try:
@@ -352,7 +365,7 @@ async def game_stats(request: Request, level: str = JUDGE_LEVEL):
             lv["lost"] += r < 0
             lv["points"] += r
         return {"judge": level, "games": games, "levels": levels}
-    return await asyncio.to_thread(run)
+    return await _admit(request, run, review=True)
 
 
 @router.get("/v1/games/{gid}", tags=["games"])
@@ -398,13 +411,13 @@ async def game_hint(gid: str, req: HintIn, request: Request):
     level = req.level or s.hint_level
     info = eng.level(level)
     if s.game.over is None and s.match is not None and s.awaiting in ("cube", "answer"):
-        return await asyncio.to_thread(_cube_advice, eng, s, level, info.ply)
+        return await _admit(request, _cube_advice, eng, s, level, info.ply)
     if s.dice is None:
         raise ServiceError("no_decision", "no roll to play and no cube decision: the game is over or not the player's turn")
     pos, dice, n_legal = s.game.position, s.dice, len(s.plays)
     rows = await request.app.state.limiter.run("hint", pos, dice, level, None if s.match is not None else (req.top or None))
     cube = None if s.match is None else s.match.cube_for(s.human)
-    return await asyncio.to_thread(_hint_answer, pos, dice, level, info.ply, n_legal, rows, cube, req.top or None)
+    return await _admit(request, _hint_answer, pos, dice, level, info.ply, n_legal, rows, cube, req.top or None)
 
 
 def _cube_advice(eng, s: GameSession, level: str, ply: int) -> dict:
@@ -523,7 +536,7 @@ async def review(gid: str, req: ReviewIn, request: Request):
     level = req.level or JUDGE_LEVEL
     eng.level(level)
     _, s = await _read(request, gid)
-    return await asyncio.to_thread(_session_review, eng, s, level)
+    return await _admit(request, lambda cancel: _session_review(eng, s, level), review=True)
 
 
 @router.get("/v1/games/{gid}/record", tags=["games"])
@@ -664,7 +677,7 @@ def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None =
             "white": rec.white, "black": rec.black, "viewer": viewer, "_review": rv}
 
 
-def _upload_review(eng, req: UploadIn, level: str) -> dict:
+def _upload_review(cancel, eng, req: UploadIn, level: str) -> dict:
     try:
         records, notes, kind, cube_info = read_games_text(req.text, req.name[:80], with_cube=True)
     except ValueError as exc:
@@ -674,6 +687,8 @@ def _upload_review(eng, req: UploadIn, level: str) -> dict:
     games = []
     labels_of = [{WHITE: f"{rec.white} (White)", BLACK: f"{rec.black} (Black)"} for rec in records]  # turns, summaries and cube rows
     for i, (rec, note, labels) in enumerate(zip(records, notes, labels_of)):
+        if cancel.is_set():  # past the deadline or the client left: stop between games
+            raise ServiceError("cancelled", "the review was stopped")
         try:
             g = _review(eng, rec, level, req.viewer, labels)
         except ValueError as exc:
@@ -707,4 +722,4 @@ async def review_upload(req: UploadIn, request: Request):
     eng = _engine(request)
     level = req.level or JUDGE_LEVEL
     eng.level(level)
-    return await asyncio.to_thread(_upload_review, eng, req, level)
+    return await _admit(request, _upload_review, eng, req, level, review=True)
