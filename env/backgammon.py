@@ -143,6 +143,27 @@ def action_index(action, n_legal: int, *, expected: str, illegal: Callable[[int,
     return a
 
 
+class ResetNeeded(gym.error.ResetNeeded, RuntimeError):
+    """``step()`` before the first ``reset()``, or after the game ended: Gymnasium's
+    :class:`gymnasium.error.ResetNeeded`, and a RuntimeError as before."""
+
+
+def check_reset_options(options, allowed, strict: bool = True) -> dict:
+    """``reset``'s ``options`` checked: None (no options) or a dict whose keys are among
+    ``allowed`` (with ``strict``; else other keys are ignored, as PettingZoo's API test asks).
+    Returns a dict. Raises TypeError for another type, ValueError naming an unknown key and
+    the known ones."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"reset options must be a dict or None, got {type(options).__name__} {options!r:.60}")
+    unknown = sorted(str(k) for k in options if k not in allowed) if strict else []
+    if unknown:
+        known = ", ".join(repr(k) for k in allowed) or "none"
+        raise ValueError(f"unknown reset option(s) {unknown}; expected some of {known}")
+    return dict(options)
+
+
 def check_render_mode(render_mode: str | None, modes) -> None:
     """Raise ValueError unless ``render_mode`` is None or one of ``modes``."""
     if render_mode is not None and render_mode not in modes:
@@ -245,9 +266,16 @@ class _BackgammonBase(gym.Env):
         self.action_space._legal_count = int(self._after.shape[0])
         self.action_space._legal_choices = None
 
-    def _check_action(self, action) -> int:
+    _started = False  # set by the first reset()
+
+    def _check_not_over(self) -> None:
+        if not self._started:
+            raise ResetNeeded("call reset() before the first step()")
         if self._over:
-            raise RuntimeError("the game is over: call reset() before step()")
+            raise ResetNeeded("the game is over: call reset() before step()")
+
+    def _check_action(self, action) -> int:
+        self._check_not_over()
         return action_index(
             action, self._after.shape[0], expected="info['legal_plays']",
             illegal=lambda a, k: f"illegal action {a}: this roll {self._dice} has {k} legal plays, so the action must be "
@@ -307,8 +335,7 @@ class _BackgammonBase(gym.Env):
         return False
 
     def _check_cube_action(self, action) -> int:
-        if self._over:
-            raise RuntimeError("the game is over: call reset() before step()")
+        self._check_not_over()
         lo = MAX_PLAYS + (0 if self._phase == "decide" else 2)
         names = ("no double", "double") if self._phase == "decide" else ("take", "pass")
         what = "a cube decision before the roll" if self._phase == "decide" else "an answer to a double"
@@ -353,6 +380,7 @@ class _BackgammonBase(gym.Env):
         elif self._dice_key is None:  # first, unseeded reset: a key from gymnasium's random seeding
             self._dice_key, self._dice_count = seed_keys(int(self.np_random.integers(2**63))), 0
         # later unseeded resets keep rolling the same stream
+        self._started = True
         self._board, self._white_on_roll = START_BOARD.copy(), True
         self._over, self._winner, self._points = False, None, 0
         self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
@@ -583,13 +611,16 @@ class BackgammonEnv(_BackgammonBase):
             if pts:
                 return -float(pts)
 
+    #: The keys ``reset(options=...)`` takes; others raise ValueError.
+    reset_options = ("agent_color", "new_match")
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        options = check_reset_options(options, self.reset_options)  # before anything changes
+        colour = colour_arg(options.get("agent_color", self.agent_color))
         super().reset(seed=seed)
         self._new_game(seed)
         if seed is not None:
             self._episodes = 0  # a seeded reset restarts the alternation: same seed, same game
-        colour = (options or {}).get("agent_color", self.agent_color)
-        colour = colour_arg(colour)
         if colour == "alternate":
             colour = WHITE if self._episodes % 2 == 0 else BLACK
         self._episodes += 1
@@ -762,11 +793,15 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
                 return
         raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
 
+    #: The keys ``reset(options=...)`` takes; others raise ValueError.
+    reset_options = ("new_match",)
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        options = check_reset_options(options, self.reset_options)  # before anything changes
         super().reset(seed=seed)
         self._new_game(seed)
         if self._table is not None:
-            if (options or {}).get("new_match") or seed is not None:
+            if options.get("new_match") or seed is not None:
                 self._table.new_match()
             else:
                 self._table.new_game()

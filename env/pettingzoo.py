@@ -19,7 +19,8 @@ AECEnv = require("pettingzoo", "pettingzoo", "bgrl.env.pettingzoo").AECEnv
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
 from bgrl.evaluation.encoding import ENCODER, encode
-from bgrl.env.backgammon import BLACK, MAX_PLAYS, WHITE, action_index, check_render_mode, feature_bounds
+from bgrl.env.backgammon import (BLACK, MAX_PLAYS, WHITE, ResetNeeded, action_index, check_render_mode, check_reset_options,
+                                 feature_bounds)
 from bgrl.rules.movegen import generate
 from bgrl.rules.render import render as render_board
 from bgrl.rules.outcome import game_result
@@ -116,6 +117,10 @@ class BackgammonAECEnv(AECEnv):
         self.encoder = encoder
         self.possible_agents = [WHITE, BLACK]
         self._sp = None
+        self._has_reset = False
+        self._key: np.ndarray | None = None
+        self._count = 0
+        self._rng = np.random.default_rng()
         if self.cube:
             from bgrl.env.backgammon import BackgammonSelfPlayEnv
 
@@ -139,9 +144,6 @@ class BackgammonAECEnv(AECEnv):
             for a in self.possible_agents
         }
         self._act_spaces = {a: spaces.Discrete(MAX_PLAYS) for a in self.possible_agents}
-        self._key: np.ndarray | None = None
-        self._count = 0
-        self._rng = np.random.default_rng()
         self._board = START_BOARD.copy()
         self._white_on_roll = True
         self._dice: tuple[int, int] | None = None
@@ -221,7 +223,18 @@ class BackgammonAECEnv(AECEnv):
         self._cube_infos(info)
         self._accumulate_rewards()
 
+    def _check_reset(self, what: str) -> None:
+        if not self._has_reset:
+            raise ResetNeeded(f"call reset() before {what}")
+
+    def last(self, observe: bool = True):
+        self._check_reset("last()")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._check_reset("observe()")
+        if agent not in self.possible_agents:
+            raise ValueError(f"unknown agent {agent!r}; expected one of {self.possible_agents}")
         if self._sp is not None:
             return self._cube_observe(agent)
         mask = np.zeros(MAX_PLAYS, dtype=np.int8)
@@ -251,7 +264,15 @@ class BackgammonAECEnv(AECEnv):
             self.infos[a] = info
 
     # ------------------------------------------------------------------ AEC API
+    #: The key ``reset(options=...)`` uses (``new_match``: with the cube, start a new match);
+    #: others are ignored (PettingZoo's API test passes its own), but options must be a dict.
+    reset_options = ("new_match",)
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        options = check_reset_options(options, self.reset_options, strict=False)  # TypeError before anything changes
+        if self._sp is not None:
+            options = {k: v for k, v in options.items() if k in self.reset_options}
+        self._has_reset = True
         if seed is not None:
             self._key, self._count = seed_keys(int(seed)), 0
             self._rng = np.random.default_rng(seed)
@@ -277,6 +298,9 @@ class BackgammonAECEnv(AECEnv):
             self.render()
 
     def step(self, action) -> None:
+        self._check_reset("step()")
+        if not self.agents:  # the game ended and every agent has stepped out (step(None))
+            raise ResetNeeded("the game is over and every agent has left it: call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

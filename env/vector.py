@@ -275,6 +275,8 @@ class BackgammonVectorEnv(VectorEnv):
         ``options``: ``"agent_color"`` (one episode's colour), ``"reset_mask"`` (bool ``(N,)``).
         Raises ValueError for a bad seed, colour or mask.
         """
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"reset options must be a dict or None, got {type(options).__name__} {options!r:.60}")
         opts = dict(options or {})
         mask = opts.pop("reset_mask", None)
         colour = colour_arg(opts.pop("agent_color", self.agent_color))
@@ -302,7 +304,9 @@ class BackgammonVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ stepping
     def _check_actions(self, actions) -> np.ndarray:
         if not self._started:
-            raise RuntimeError("call reset() before step()")
+            from bgrl.env.backgammon import ResetNeeded
+
+            raise ResetNeeded("call reset() before the first step()")
         n = self.num_envs
         a = np.asarray(actions)
         if a.shape != (n,) or a.dtype.kind not in "iu":

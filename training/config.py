@@ -5,7 +5,6 @@ command line stays cheap.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -110,31 +109,46 @@ def read_config_table(path) -> dict:
 
     ``.json`` is read as JSON, ``.toml`` as TOML (tomllib), any other name as JSON, else TOML.
     Returns the top-level table (a dict). Raises ValueError, one line naming the file, when it
-    cannot be read, is not UTF-8 text, does not parse, or is not a table.
+    cannot be read (missing, a folder, a device or FIFO, larger than
+    :data:`bgrl._fileio.MAX_INPUT_BYTES`), is not UTF-8 text, does not parse, nests lists or
+    tables more than :data:`bgrl._fileio.MAX_JSON_DEPTH` deep, holds a lone surrogate, or is
+    not a table.
     """
     import tomllib
 
+    from bgrl._fileio import MAX_JSON_DEPTH, InputFileError, check_parsed, loads_json, read_input_bytes
+
     p = Path(path)
+    expected = "a TOML or JSON table of settings or recipe (UTF-8)"
+    # at most bgrl._fileio.MAX_INPUT_BYTES; a folder, device or FIFO is refused
+    raw = read_input_bytes(p, "--config", expected)  # InputFileError, a ValueError
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"--config {p}: cannot read it ({exc.strerror or exc})") from None
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ValueError(f"--config {p}: not a text file; expected a TOML or JSON table of settings or recipe (UTF-8)") from None
+        raise ValueError(f"--config {p}: not a text file; expected {expected}") from None
+    where = f"--config {p}"
     try:
         if p.suffix.lower() == ".json":
-            data = json.loads(text)
+            data = loads_json(text, where)
         elif p.suffix.lower() == ".toml":
             data = tomllib.loads(text)
         else:
             try:
-                data = json.loads(text)
+                data = loads_json(text, where)
+            except InputFileError:
+                raise
             except ValueError:
                 data = tomllib.loads(text)
+        check_parsed(data, where)  # nesting and lone surrogates, JSON or TOML alike
+    except InputFileError:
+        raise
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise ValueError(f"{where}: lists and tables nested more than {MAX_JSON_DEPTH} deep; expected at most "
+                         f"{MAX_JSON_DEPTH}") from None
     except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"--config {p}: expected a TOML or JSON table ({' '.join(str(exc).split())})") from None
+        raise ValueError(f"{where}: expected a TOML or JSON table ({' '.join(str(exc).split())})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"--config {p}: expected a table, got {type(data).__name__}")
+        raise ValueError(f"{where}: expected a table, got {type(data).__name__}")
     return data
 
 

@@ -7,7 +7,8 @@ the whole trainer state: the games in flight with their histories (traces), the 
 generator and the loop's counters. ``--resume`` therefore continues bit for bit: a run
 stopped after a checkpoint and resumed ends with exactly the weights of a run that was
 never stopped (tests/test_training.py), and a run killed at any moment loses at most the
-games since its last checkpoint.
+games since its last checkpoint (a new run writes ``latest.pt`` before its first game).
+Ctrl-C and SIGTERM save ``latest.pt`` after the current step and stop.
 """
 
 from __future__ import annotations
@@ -31,13 +32,25 @@ from bgrl.evaluation.model import TDNet
 from bgrl.training.config import FLAG_NAMES, RESUME_OVERRIDES, TrainConfig, config_from_dict, load_config_file  # noqa: F401  (re-exported)
 from bgrl.training.td import TDLambda
 
-__all__ = ["TrainConfig", "train", "load_config_file", "RESUME_OVERRIDES", "FLAG_NAMES", "Hook"]
+__all__ = ["TrainConfig", "train", "load_config_file", "RESUME_OVERRIDES", "FLAG_NAMES", "Hook", "STOP_SIGNALS"]
 
 # Names of the config fields as `bgrl train` flags, for error messages.
 
 
 # A hook: (every N games, callable(evaluator, games) -> dict of figures).
 Hook = tuple[int, Callable]
+
+#: The signals after which :func:`train` finishes its step, saves ``latest.pt`` and raises
+#: KeyboardInterrupt: Ctrl-C (SIGINT) and SIGTERM (``kill``, a scheduler or container stop).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def interrupt(signum: int) -> KeyboardInterrupt:
+    """The KeyboardInterrupt that stops training after signal ``signum``; its ``signum``
+    attribute tells the command line which exit status to give (128 + signum)."""
+    exc = KeyboardInterrupt()
+    exc.signum = int(signum)
+    return exc
 
 
 class _Stop(Exception):
@@ -95,6 +108,10 @@ def train(
     ``config.games`` still the target of the alpha schedule (as if the run were stopped there;
     ``--resume`` continues it). A recipe's segment uses it (:mod:`bgrl.training.pipeline`).
 
+    A new run writes ``latest.pt`` before its first game, so a run killed at any moment can be
+    resumed. Ctrl-C or SIGTERM (:data:`STOP_SIGNALS`, when called from the main thread) ends
+    the current step, saves ``latest.pt`` and raises KeyboardInterrupt.
+
     Raises ValueError (bad settings or run folder; the message names the flag) and
     CheckpointError (a missing or corrupt checkpoint).
     """
@@ -116,6 +133,9 @@ def train(
         if not run_dir.is_dir():
             raise CheckpointError(f"cannot resume {run_dir}: no such run folder (expected a folder made by `bgrl train`)")
         if not latest.is_file():
+            if (run_dir / "config.json").is_file():
+                raise CheckpointError(f"cannot resume {run_dir}: it was stopped before its first checkpoint (no latest.pt); "
+                                      f"start it again with: bgrl train --config {run_dir / 'config.json'} --run-dir {run_dir}")
             raise CheckpointError(f"cannot resume {run_dir}: no latest.pt there (expected a run folder made by `bgrl train`)")
         try:
             payload = load_checkpoint(latest)
@@ -297,22 +317,30 @@ def train(
         deltas.clear()
         results.clear()
 
-    # Ctrl-C: finish the step, save latest.pt, then stop (a second Ctrl-C stops at once).
+    # Ctrl-C or SIGTERM (kill, a scheduler's stop): finish the step, save latest.pt, then stop
+    # with KeyboardInterrupt (a second signal stops at once). STOP_SIGNALS names them.
     interrupted = threading.Event()
-    old_handler = None
+    stopped_by: list[int] = []
+    old_handlers: dict = {}
     if threading.current_thread() is threading.main_thread():
-        def on_sigint(signum, frame):
+        def on_stop(signum, frame):
+            stopped_by.append(signum)
             if interrupted.is_set():
-                raise KeyboardInterrupt
+                raise interrupt(signum)
             interrupted.set()
 
-        old_handler = signal.signal(signal.SIGINT, on_sigint)
+        for sig in STOP_SIGNALS:
+            old_handlers[sig] = signal.signal(sig, on_stop)
 
     checkpoints_written = 0
     t_segment = time.perf_counter()
     seconds_at_start = st["train_seconds"]
     t_last = time.perf_counter()
     try:
+        if not resume:
+            # the state before the first game: a run killed (even kill -9) before its first
+            # checkpoint is resumed from here with --resume, bit for bit
+            save(latest)
         while st["games"] < config.games and (stop_at is None or st["games"] < stop_at):
             if config.alpha_final is not None:
                 span = max(config.games - config.schedule_from, 1)
@@ -359,7 +387,7 @@ def train(
                 next_bench = next_mark(config.benchmark_every)
             t_last += time.perf_counter() - paused  # evaluation time is not training time
             if interrupted.is_set():
-                raise KeyboardInterrupt
+                raise interrupt(stopped_by[0] if stopped_by else signal.SIGINT)
     except _Stop:
         bar.close()
         writer.close()
@@ -372,8 +400,8 @@ def train(
         log(f"interrupted: saved {latest} at {st['games']} games; continue with: bgrl train --resume {run_dir}")
         raise
     finally:
-        if old_handler is not None:
-            signal.signal(signal.SIGINT, old_handler)
+        for sig, handler in old_handlers.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
     log_training()  # a short segment still logs its training figures
     save(latest)
     final = run_dir / "final.pt"

@@ -6,12 +6,15 @@ constructor) parse text; the engine takes a Position and a roll.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
+from contextlib import contextmanager
 
 from bgrl._text import clip
 
 __all__ = ["CLIError", "clip", "show_progress", "dice_arg", "position_and_dice", "batch_lines", "check_position_or_batch",
+           "agent_code", "MAX_BATCH_LINE",
            "HelpFormatter", "RULES_NOTE", "POS_HELP", "DICE_HELP", "NOTATION_HELP"]
 
 RULES_NOTE = "Rules: docs/rules.md in the repository."
@@ -61,30 +64,70 @@ def position_and_dice(position: str, dice_parts: list[str]):
     return pos, dice_arg(dice_parts, xdice)
 
 
+#: The longest line of a ``--batch`` file or of ``--batch -`` (standard input), in characters;
+#: a longer line (e.g. ``/dev/zero`` piped in) ends the command with a one-line error.
+MAX_BATCH_LINE = 4096
+
+
+def _batch_source(path: str):
+    """The lines of ``--batch``: a file, read whole through :func:`bgrl._fileio.read_input_text`
+    (at most :data:`bgrl._fileio.MAX_INPUT_BYTES`; a folder, device or FIFO refused), or
+    standard input ('-'), read line by line without a bound on their number."""
+    from bgrl._fileio import InputFileError, read_input_text
+
+    if path != "-":
+        try:
+            text = read_input_text(path, "--batch file", "a text file of lines 'POSITION [DICE]' ('-' for standard input)",
+                                   errors="replace")
+        except InputFileError as exc:
+            raise CLIError(str(exc)) from None
+        yield from io.StringIO(text, newline=None)  # universal newlines, as open() reads them
+        return
+    while True:
+        line = sys.stdin.readline(MAX_BATCH_LINE + 1)
+        if not line:
+            return
+        yield line
+
+
 def batch_lines(path: str, answer) -> int:
     """Read lines 'POSITION [DICE]' from ``path`` ('-' = stdin); print ``answer(pos, dice)``
-    (a dict) or an error object per line as JSON lines. Returns 1 if a line failed, else 0."""
-    try:
-        src = sys.stdin if path == "-" else open(path, encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise CLIError(f"cannot read --batch file {clip(path)!r}: {exc.strerror or exc}") from None
+    (a dict) or an error object per line as JSON lines. Returns 1 if a line failed, else 0.
+    CLIError for an unreadable file (:func:`_batch_source`) or a line longer than
+    :data:`MAX_BATCH_LINE` characters."""
     failures = 0
-    with src:
-        for n, line in enumerate(src, start=1):
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            parts = text.split(None, 1)
-            try:
-                pos, dice = position_and_dice(parts[0], parts[1:])
-                obj = answer(pos, dice)
-            except (ValueError, TypeError, CLIError) as exc:
-                failures += 1
-                msg = str(exc)
-                obj = {"line": n, "input": clip(text, 80), "error": msg if len(msg) <= 300 else msg[:297] + "..."}
-            print(json.dumps(obj), flush=False)
+    for n, line in enumerate(_batch_source(path), start=1):
+        if len(line.rstrip("\r\n")) > MAX_BATCH_LINE:
+            sys.stdout.flush()
+            raise CLIError(f"--batch {clip(path)}, line {n}: longer than {MAX_BATCH_LINE:,} characters; "
+                           "expected 'POSITION [DICE]'")
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        parts = text.split(None, 1)
+        try:
+            pos, dice = position_and_dice(parts[0], parts[1:])
+            obj = answer(pos, dice)
+        except (ValueError, TypeError, CLIError) as exc:
+            failures += 1
+            msg = str(exc)
+            obj = {"line": n, "input": clip(text, 80), "error": msg if len(msg) <= 300 else msg[:297] + "..."}
+        print(json.dumps(obj), flush=False)
     sys.stdout.flush()
     return 1 if failures else 0
+
+
+@contextmanager
+def agent_code(specs):
+    """Run code that imports or plays user agents (``module:object`` specs, ``specs`` as given
+    on the command line): an agent that calls ``sys.exit`` (or raises SystemExit) ends the
+    command with a CLIError naming it, not silently with its exit status."""
+    try:
+        yield
+    except SystemExit as exc:
+        names = " or ".join(repr(str(s)) for s in specs if ":" in str(s)) or "an agent"
+        raise CLIError(f"agent {names} called sys.exit({exc.code!r}) instead of returning a play; expected an agent "
+                       "that returns a play (choose_play(position, dice, rng) or select(after, rng))") from None
 
 
 def check_position_or_batch(args) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bgrl.arena.benchmark import error_rate, format_table, load_benchmark, shipped_benchmark_path
-from bgrl.cli._common import show_progress
+from bgrl.cli._common import CLIError, agent_code, show_progress
 
 __all__ = ["add_parser", "cmd_benchmark"]
 
@@ -16,11 +16,6 @@ def cmd_benchmark(args) -> int:
     AGENT is any spec :func:`bgrl.agents.registry.load_agent` accepts. Bad specs and files raise
     ValueError (the CLI turns it into a one-line error, exit status 2).
     """
-    import sys
-    import time
-
-    from tqdm import tqdm
-
     from bgrl.agents.registry import load_agent
 
     try:
@@ -29,7 +24,36 @@ def cmd_benchmark(args) -> int:
         torch.set_num_threads(1)
     except ImportError:  # pragma: no cover - torch is a core dependency
         pass
-    bench = load_benchmark(args.file)
+    bench = _load(args.file)
+    with agent_code(args.agents):  # an agent calling sys.exit is an error, not exit 0
+        return _run(args, bench, load_agent)
+
+
+def _load(file):
+    """The benchmark of ``--file`` (default: the shipped one), its .npz checked first
+    (:func:`bgrl._fileio.check_npz`: a regular file, a whole archive, array headers within
+    numpy's limit and arrays the size their headers say); CLIError (one line, exit 2) otherwise."""
+    import zipfile
+    import zlib
+
+    from bgrl._fileio import check_npz
+
+    expected = "a benchmark .npz written by bgrl.arena.benchmark.save_benchmark"
+    if file is not None:
+        check_npz(file, "benchmark file", expected)  # InputFileError, a ValueError: one line, exit 2
+    try:
+        return load_benchmark(file)
+    except (zipfile.BadZipFile, zlib.error, EOFError, KeyError, MemoryError) as exc:
+        raise CLIError(f"cannot read benchmark file {file} ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
+                       f"expected {expected}") from None
+
+
+def _run(args, bench, load_agent) -> int:
+    import sys
+    import time
+
+    from tqdm import tqdm
+
     agents = [(spec, load_agent(spec)) for spec in args.agents]  # all specs checked before any work
     rows = {}
     quiet = not show_progress(args.json)
@@ -49,7 +73,8 @@ def cmd_benchmark(args) -> int:
 def add_parser(sub) -> None:
     bm = sub.add_parser("benchmark", help="error rate (millipoints lost per decision, gnubg 2-ply) of agents")
     bm.add_argument("agents", nargs="+", metavar="AGENT", help="any agent spec of match (random, pubeval, a level, default, gnubg, gnubg:N, a checkpoint)")
-    bm.add_argument("--file", default=None, help="benchmark file (default: the shipped bgrl/data/benchmark.npz)")
+    bm.add_argument("--file", default=None, help="benchmark file: an .npz written by save_benchmark, at most 1 GiB of "
+                    "arrays (default: the shipped bgrl/data/benchmark.npz)")
     bm.add_argument("--json", action="store_true")
     bm.set_defaults(func=cmd_benchmark)
 

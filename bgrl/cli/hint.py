@@ -12,6 +12,9 @@ from bgrl.rules.xgid import looks_like_xgid
 
 __all__ = ["add_parser", "cmd_hint", "evaluator_for", "explain_text", "cube_json", "cube_text"]
 
+#: Trials per play of ``hint --rollout`` when --trials is not given (as ``bgrl rollout``'s default).
+ROLLOUT_TRIALS = 1296
+
 _PHRASE = {"no double": "No double", "double, take": "Double, take", "double, pass": "Double, pass",
            "too good to double": "Too good to double"}
 
@@ -48,6 +51,11 @@ def cmd_hint(args) -> int:
                 d["facts"] = play_facts(pos.board, r.play.after_state, r.probabilities)
         return out
 
+    if not args.rollout:  # they would be ignored silently
+        given = [f for f, v in (("--trials", args.trials), ("--truncate", args.truncate), ("--seed", args.seed)) if v is not None]
+        if given:
+            raise CLIError(f"{given[0]} sets the rollout of --rollout; it needs --rollout (bgrl rollout POSITION DICE "
+                           "rolls out the plays too)")
     check_position_or_batch(args)
     if args.batch is not None:
         if args.cube:
@@ -174,10 +182,12 @@ def _rollout_hint(args, agent, pos, dice) -> int:
     from bgrl.cli.rollout import check_rollout_flags, print_play_rollout
     from bgrl.rules.outcome import check_not_over
 
-    check_rollout_flags(args.trials, args.truncate)
+    trials = ROLLOUT_TRIALS if args.trials is None else args.trials
+    seed = 0 if args.seed is None else args.seed
+    check_rollout_flags(trials, args.truncate, seed)
     check_not_over(pos)
     roller = Roller.from_agent(agent)
-    opts = dict(trials=args.trials, seed=args.seed, truncate=args.truncate, variance_reduction=True)
+    opts = dict(trials=trials, seed=seed, truncate=args.truncate, variance_reduction=True)
     return print_play_rollout(pos, dice, agent.level.name, roller, opts, args.json,
                               extra={"dice": [int(dice[0]), int(dice[1])], "rollout": True})
 
@@ -209,9 +219,9 @@ def add_parser(sub) -> None:
     h.add_argument("--notation", choices=["compact", "dice"], default="compact", help=NOTATION_HELP)
     h.add_argument("--rollout", action="store_true", help="rank the candidate plays by a rollout played by the hint "
                    "level's checker play (bgrl rollout POSITION DICE; slower, more accurate; default: off)")
-    h.add_argument("--trials", type=int, default=1296, help="with --rollout: trials per play (default: %(default)s)")
+    h.add_argument("--trials", type=int, default=None, help=f"with --rollout: trials per play (default: {ROLLOUT_TRIALS})")
     h.add_argument("--truncate", type=int, default=None, metavar="P", help="with --rollout: stop each trial after P "
                    "plies (default: play to the end)")
-    h.add_argument("--seed", type=int, default=0, help="with --rollout: seed of the dice (default: %(default)s)")
+    h.add_argument("--seed", type=int, default=None, help="with --rollout: seed of the dice, >= 0 (default: 0)")
     h.set_defaults(func=cmd_hint)
 

@@ -5,21 +5,34 @@ from __future__ import annotations
 
 import json
 
-from bgrl.cli._common import CLIError, HelpFormatter, show_progress
+from bgrl.cli._common import CLIError, HelpFormatter, agent_code, show_progress
 
-__all__ = ["add_parser", "cmd_match"]
+__all__ = ["add_parser", "cmd_match", "MAX_MATCH_GAMES"]
+
+#: The most games (or matches, with ``--match``) one ``bgrl match`` plays: all of them advance
+#: in lockstep, in memory (about 25 KB a game), so 100,000 games need a few GB. For more,
+#: run several matches with different ``--seed`` values.
+MAX_MATCH_GAMES = 100_000
 
 
 def cmd_match(args) -> int:
+    if args.games < 1:
+        raise CLIError(f"--games must be >= 1, got {args.games}")
+    if args.games > MAX_MATCH_GAMES:
+        raise CLIError(f"--games must be at most {MAX_MATCH_GAMES:,} (all games are played at once, in memory); got "
+                       f"{args.games:,}: run several matches with different --seed values instead")
+    if args.seed < 0:
+        raise CLIError(f"--seed must be >= 0, got {args.seed}")
+    with agent_code((args.a, args.b)):  # an agent calling sys.exit is an error, not exit 0
+        return _cmd_match(args)
+
+
+def _cmd_match(args) -> int:
     from tqdm import tqdm
 
     from bgrl.agents.registry import load_agent
     from bgrl.arena.duel import play_match
 
-    if args.games < 1:
-        raise CLIError(f"--games must be >= 1, got {args.games}")
-    if args.seed < 0:
-        raise CLIError(f"--seed must be >= 0, got {args.seed}")
     rules = cube_rules(args)
     a, b = load_agent(args.a), load_agent(args.b)
     if rules is not None:
@@ -100,8 +113,8 @@ def add_parser(sub) -> None:
     ma = sub.add_parser("match", help="play N money games between two agents (paired dice)", formatter_class=HelpFormatter)
     ma.add_argument("a", help="agent A: random, pubeval, a level name, default, gnubg, gnubg:N (N-ply; gnubg extra), a checkpoint file or a run folder")
     ma.add_argument("b", help="agent B: random, pubeval, a level name, default, gnubg, gnubg:N (N-ply; gnubg extra), a checkpoint file or a run folder")
-    ma.add_argument("--games", type=int, default=1000, help="games to play, >= 1; an odd count plays one unpaired "
-                    "game (default: %(default)s)")
+    ma.add_argument("--games", type=int, default=1000, help=f"games to play, 1..{MAX_MATCH_GAMES:,}; an odd count plays "
+                    "one unpaired game (default: %(default)s)")
     ma.add_argument("--seed", type=int, default=0, help="seed of the dice, >= 0 (default: %(default)s)")
     ma.add_argument("--json", action="store_true", help="print one JSON object (default: off)")
     ma.add_argument("--save-games", metavar="DIR", help="write one bgrl-game-1 record per game to DIR/game-NNNN.jsonl (default: none)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bgrl.cli._common import CLIError, HelpFormatter, show_progress
+from bgrl.cli._common import CLIError, HelpFormatter, agent_code, show_progress
 
 __all__ = ["add_parser", "cmd_rate"]
 
@@ -30,13 +30,14 @@ def cmd_rate(args) -> int:
         torch.set_num_threads(1)
     except ImportError:  # pragma: no cover - torch is a core dependency
         pass
-    agent = load_agent(args.agent)
-    bar = tqdm(total=args.max_games, unit="game", desc="rating", disable=not show_progress(args.json))
-    try:
-        r = rate(agent, name=str(args.agent), max_games=args.max_games, seed=args.seed, progress=bar.update,
-                 start=args.start)
-    finally:
-        bar.close()
+    with agent_code((args.agent,)):  # an agent calling sys.exit is an error, not exit 0
+        agent = load_agent(args.agent)
+        bar = tqdm(total=args.max_games, unit="game", desc="rating", disable=not show_progress(args.json))
+        try:
+            r = rate(agent, name=str(args.agent), max_games=args.max_games, seed=args.seed, progress=bar.update,
+                     start=args.start)
+        finally:
+            bar.close()
     if args.json:
         print(json.dumps(r.as_dict()))
     else:

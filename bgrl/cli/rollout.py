@@ -42,7 +42,7 @@ def cmd_rollout(args) -> int:
     level = DEFAULT_ROLLOUT_LEVEL if args.level is None else args.level
     if level not in LEVELS:
         raise CLIError(f"unknown level {level!r}: expected one of {', '.join(LEVEL_NAMES)}")
-    check_rollout_flags(args.trials, args.truncate)
+    check_rollout_flags(args.trials, args.truncate, args.seed)
     pos, dice = _read(args)
     check_not_over(pos)
     roller = Roller.from_agent(load_level(level))
@@ -88,11 +88,13 @@ def print_play_rollout(pos, dice, level: str, roller, opts: dict, as_json: bool,
     return 0
 
 
-def check_rollout_flags(trials: int, truncate) -> None:
+def check_rollout_flags(trials: int, truncate, seed: int | None = None) -> None:
     """CLIError (exit 2) for a trial count <= 0 or above :data:`bgrl.agents.rollout.MAX_TRIALS`,
-    or a truncation < 0."""
+    a truncation < 0, or a negative seed (as ``match`` and ``play`` refuse it)."""
     from bgrl.agents.rollout import MAX_TRIALS
 
+    if seed is not None and seed < 0:
+        raise CLIError(f"--seed must be >= 0, got {seed}")
     if trials <= 0:
         raise CLIError(f"--trials must be >= 1, got {trials}")
     if trials > MAX_TRIALS:
@@ -135,7 +137,7 @@ def add_parser(sub) -> None:
     r.add_argument("--trials", type=int, default=1296, help="trials per rolled-out position (default: %(default)s)")
     r.add_argument("--truncate", type=int, default=None, metavar="P", help="stop each trial after P plies and take "
                    "the level's evaluation there (default: play to the end)")
-    r.add_argument("--seed", type=int, default=0, help="seed of the dice (default: %(default)s)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the dice, >= 0 (default: %(default)s)")
     r.add_argument("--no-variance-reduction", action="store_true", help="do not subtract the luck of each roll "
                    "(faster per trial, larger standard errors; default: off)")
     r.add_argument("--json", action="store_true", help="print one JSON object (default: off)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -50,7 +51,8 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
     t.add_argument("--alpha", type=float, default=None, help=f"TD step size of one game's update (default {c.alpha})")
     t.add_argument("--alpha-final", type=float, default=None, help="decay alpha linearly to this value (default: constant)")
     t.add_argument("--lambda", dest="lam", type=float, default=None, help=f"trace decay lambda (default {c.lam})")
-    t.add_argument("--parallel", type=int, default=None, help=f"games played in lockstep (default {c.parallel})")
+    t.add_argument("--parallel", type=int, default=None,
+                   help=f"games played in lockstep (default {c.parallel}); with a rounds backend: games per round (default 128)")
     t.add_argument("--seed", type=int, default=None, help=f"seed of dice and initial weights (default {c.seed})")
     t.add_argument("--eval-every", type=int, default=None,
                    help=f"games between evaluations vs random and pubeval (default {c.eval_every}; 0 = never)")
@@ -65,12 +67,14 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
     t.add_argument("--rate-games", type=int, default=RATE_GAMES,
                    help="after training, rate the network on the ladder of levels (bgrl rate) with at most this many "
                    "games; 0 = skip; runs only when evaluations are on (--eval-every > 0) (default: %(default)s)")
-    t.add_argument("--backend", choices=("local", "local-rounds", "ray"), default="local",
-                   help="local: online TD(lambda) in this process (default); local-rounds / ray: synchronous rounds of "
-                   "--parallel games with frozen weights, deterministic, played here or on Ray actors (bgrl[ray])")
+    t.add_argument("--backend", choices=("local", "local-rounds", "ray"), default=None,
+                   help="local: online TD(lambda) in this process; local-rounds / ray: rounds of --parallel games played "
+                   "with the previous weights, here or on Ray actors (bgrl[ray]), and learned online by this process; "
+                   "deterministic (default: local; with --resume: the backend the run folder records)")
     t.add_argument("--address", default=None,
                    help="with --backend ray: the cluster to join, 'auto' or HOST:PORT (default: start Ray on this machine)")
-    t.add_argument("--actors", type=int, default=None, help="with --backend ray: number of actors, one CPU each (default 2)")
+    t.add_argument("--actors", type=int, default=None,
+                   help="with --backend ray: number of actors, one CPU each (default 2; with --resume: the run's own)")
     t.add_argument("--task-games", type=int, default=None,
                    help="with a rounds backend: games per task (one actor plays a task); fixed for a run (default 32); "
                    "make --parallel (the games of a round) a multiple of actors x task games")
@@ -107,7 +111,7 @@ def _pipeline(args) -> bool:
     extra = [f"--{k.replace('_', '-')}" for k in ("games", "hidden", "alpha", "alpha_final", "lam", "parallel", "seed",
              "eval_every", "eval_games", "checkpoint_every", "benchmark_every", "init_from", "bearoff", "address", "actors",
              "task_games", "lockstep") if getattr(args, k, None) is not None]
-    if extra or getattr(args, "backend", "local") != "local":
+    if extra or getattr(args, "backend", None) not in (None, "local"):
         raise ValueError(f"{', '.join(extra) or '--backend'}: a recipe's settings live in its stages; edit a copy of the "
                          "recipe instead (bgrl train --config FILE takes --run-dir, --resume and --no-progress only)")
     if resume:
@@ -124,6 +128,43 @@ def _pipeline(args) -> bool:
 
 
 def cmd_train(args) -> int:
+    """``bgrl train``. SIGTERM stops it as Ctrl-C does (:func:`_sigterm_as_ctrl_c`): the TD
+    loop saves ``latest.pt`` after its step; the command then exits with status 143 (130
+    after Ctrl-C), and ``--resume`` continues the run."""
+    with _sigterm_as_ctrl_c():
+        return _cmd_train(args)
+
+
+@contextmanager
+def _sigterm_as_ctrl_c():
+    """While the command runs, SIGTERM is Ctrl-C: it runs the SIGINT handler in force (the
+    training loop's "save, then stop", :data:`bgrl.training.loop.STOP_SIGNALS`, or Python's
+    KeyboardInterrupt between stages), and the KeyboardInterrupt carries ``signum`` so that
+    the command exits with 128 + 15 = 143."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum, frame):
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler) and handler is not signal.default_int_handler:
+            handler(signum, frame)
+            return
+        exc = KeyboardInterrupt()
+        exc.signum = int(signum)
+        raise exc
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
+
+
+def _cmd_train(args) -> int:
     from bgrl.training.loop import load_config_file
 
     if _pipeline(args):
@@ -147,7 +188,11 @@ def cmd_train(args) -> int:
         if benchmark is None:
             raise ValueError("--benchmark-every needs the error-rate benchmark (bgrl.arena.benchmark), which this installation lacks")
     progress = not args.no_progress
-    backend = getattr(args, "backend", "local")
+    backend, actors = _backend(args)
+    if backend != "local" and not args.resume and "parallel" not in given:
+        from bgrl.training.rounds import DEFAULT_ROUND_GAMES
+
+        given["parallel"] = DEFAULT_ROUND_GAMES  # the rounds backends' default (docs/training.md)
     make_learner, close = None, None
     if backend == "local":
         for flag, v in (("--address", args.address), ("--actors", args.actors), ("--task-games", args.task_games),
@@ -159,15 +204,54 @@ def cmd_train(args) -> int:
             raise ValueError("--address and --actors need --backend ray")
         from bgrl.training.rounds import rounds_learner_factory
 
-        make_learner, close = rounds_learner_factory(backend, task_games=args.task_games,
-                                                     actors=2 if args.actors is None else args.actors, address=args.address,
-                                                     lockstep=args.lockstep)
+        make_learner, close = rounds_learner_factory(backend, task_games=args.task_games, actors=actors,
+                                                     address=args.address, lockstep=args.lockstep)
     try:
         _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner)
     finally:
         if close is not None:
             close()
     return 0
+
+
+def _backend(args) -> tuple[str, int]:
+    """``(backend, actors)``: the flags, else with ``--resume`` what the run folder records
+    (its ``latest.pt``), else ``local`` and 2 actors. A Ray run resumed where Ray is not
+    installed continues with ``local-rounds``, which gives the same weights."""
+    backend, actors = getattr(args, "backend", None), getattr(args, "actors", None)
+    if backend is None and getattr(args, "resume", None):
+        recorded = _recorded_backend(Path(args.resume))
+        if recorded is not None:
+            backend = recorded[0]
+            if backend == "ray":
+                from bgrl.training.ray_backend import ray_available
+
+                if not ray_available() and args.address is None and actors is None:
+                    print(f"{args.resume} was trained with --backend ray; Ray is not installed here, so it continues with "
+                          "--backend local-rounds (the same algorithm, the same weights)")
+                    backend = "local-rounds"
+                elif actors is None:
+                    actors = recorded[1]
+            if backend != "local":
+                print(f"resuming with --backend {backend}" + (f" --actors {actors}" if backend == "ray" else "")
+                      + " (recorded in the run folder)")
+    return backend or "local", 2 if actors is None else actors
+
+
+def _recorded_backend(run_dir: Path):
+    """The backend recorded in ``run_dir/latest.pt`` (:func:`bgrl.training.rounds.recorded_backend`),
+    or None when there is none to read (``bgrl train`` then reports the folder's problem)."""
+    latest = run_dir / "latest.pt"
+    if not latest.is_file():
+        return None
+    try:
+        from bgrl.evaluation.networks import load_checkpoint
+        from bgrl.training.rounds import recorded_backend
+
+        trainer = load_checkpoint(latest).get("trainer")
+        return recorded_backend(trainer.get("td") if isinstance(trainer, dict) else None)
+    except Exception:  # a damaged checkpoint: train() names the problem
+        return None
 
 
 def _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner):

@@ -16,6 +16,16 @@ and validated before use. Writes go to a temporary file in the same folder, are 
 and fsynced, then renamed over the target (``os.replace``), so a crash never leaves a
 half-written checkpoint under the real name.
 
+Seal. Every checkpoint :func:`save_checkpoint` writes ends with its own sha256: the torch
+archive's zip comment is ``bgrl-sha256:<64 hex digits>``, the sha256 of every byte before the
+digits (the tensors, the meta, the trainer state and the archive's own structure). A zip
+comment is part of the format, so torch and any zip reader still read the file.
+:func:`load_checkpoint` checks it before torch reads anything: a file with one changed,
+missing or added byte is refused (:class:`CheckpointError`, "damaged"). Files without a seal
+(written before it, and the shipped networks) load as before; the shipped ones are checked
+against the sha256 that ``checkpoints/manifest.json`` records for them. Neither way unpickles
+objects. A checkpoint given as a FIFO, a device or a socket is named as such, never opened.
+
 Weights twins. Each shipped network ``checkpoints/<name>.pt`` has a numpy twin
 ``checkpoints/<name>.npz`` beside it (float32 weights, the meta as JSON, the ``.pt``'s
 sha256; :func:`write_weights_twin`, called by ``scripts/tools/ship_checkpoint.py``), listed with
@@ -28,6 +38,7 @@ reads it with ``np.load(allow_pickle=False)`` into a
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import sys
 import threading
@@ -75,9 +86,61 @@ def save_checkpoint(path, net: TDNet, meta: dict, trainer: dict | None = None) -
     }
     if trainer is not None:
         payload["trainer"] = trainer
+    buf = io.BytesIO()
+    torch.save(payload, buf)
     with atomic_writer(path) as fh:
-        torch.save(payload, fh)
+        fh.write(_seal(buf.getvalue()))
     return path
+
+
+_SEAL_TAG = b"bgrl-sha256:"
+_SEAL_LEN = len(_SEAL_TAG) + 64
+_EOCD = b"PK\x05\x06"  # a zip archive's end-of-central-directory record: 22 bytes and the comment
+
+
+def _seal(data: bytes) -> bytes:
+    """A torch archive with the seal as its zip comment: ``bgrl-sha256:`` and the hex sha256 of
+    every byte before the digits."""
+    if len(data) < 22 or data[-22:-18] != _EOCD or data[-2:] != b"\x00\x00":
+        raise RuntimeError("torch.save wrote an archive without a plain end record; cannot seal the checkpoint")
+    body = data[:-2] + _SEAL_LEN.to_bytes(2, "little") + _SEAL_TAG
+    return body + hashlib.sha256(body).hexdigest().encode("ascii")
+
+
+def _check_seal(path: Path, size: int) -> bool:
+    """Whether ``path`` carries a seal (True) or none (False, an older checkpoint); raises
+    CheckpointError when the seal is there but does not match the file's bytes, or is itself
+    damaged (a truncated, extended or altered end)."""
+    tail_len = min(size, _SEAL_LEN + 22 + 64)
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(size - tail_len)
+            tail = fh.read(tail_len)
+    except OSError as err:
+        raise CheckpointError(f"cannot read checkpoint {_p(path)}: {err.strerror or err}") from None
+    digits = tail[-64:]
+    sealed = tail[-_SEAL_LEN:-64] == _SEAL_TAG and len(digits) == 64 and all(c in b"0123456789abcdef" for c in digits)
+    end = tail[-(_SEAL_LEN + 22):-_SEAL_LEN] if len(tail) >= _SEAL_LEN + 22 else b""
+    damaged = f"checkpoint {_p(path)} is damaged: "
+    tail_txt = "expected the checkpoint as `bgrl train` wrote it"
+    if not sealed:
+        at = tail.rfind(_SEAL_TAG)  # a seal moved by a cut or added bytes, or (below) one with altered digits or tag
+        if (at >= 22 and tail[at - 22:at - 18] == _EOCD) or (end[:4] == _EOCD and end[-2:] == _SEAL_LEN.to_bytes(2, "little")):
+            raise CheckpointError(f"{damaged}its sha256 seal at the end is cut or altered ({size:,} bytes); {tail_txt}")
+        return False
+    h = hashlib.sha256()
+    left = size - 64
+    with open(path, "rb") as fh:
+        while left > 0:
+            chunk = fh.read(min(1 << 20, left))
+            if not chunk:
+                break
+            h.update(chunk)
+            left -= len(chunk)
+    if left or h.hexdigest().encode("ascii") != digits:
+        raise CheckpointError(f"{damaged}its bytes do not match the sha256 it carries ({size:,} bytes; changed, "
+                              f"truncated or partly copied); {tail_txt}")
+    return True
 
 
 def _unreadable(path: Path, exc: Exception) -> str:
@@ -124,11 +187,22 @@ def load_checkpoint(path) -> dict:
     """
     import torch
 
+    from bgrl._fileio import not_a_regular_file
+
     path = Path(path)
     if path.is_dir():
         raise CheckpointError(f"{_p(path)} is a folder without final.pt or latest.pt; expected a checkpoint file or a run folder")
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint not found: {_p(path)} (expected a .pt file written by `bgrl train`)")
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise CheckpointError(f"checkpoint not found: {_p(path)} (expected a .pt file written by `bgrl train`)") from None
+    except OSError as err:
+        raise CheckpointError(f"cannot read checkpoint {_p(path)}: {err.strerror or err}") from None
+    kind = not_a_regular_file(st.st_mode)
+    if kind is not None:  # never opened: a FIFO would block, a device never ends
+        raise CheckpointError(f"checkpoint {_p(path)} is {kind}, not a regular file; expected a .pt file written by `bgrl train`")
+    if not _check_seal(path, st.st_size):
+        verify_manifest_if_listed(path)  # an unsealed shipped network: its manifest's sha256
     try:
         with warnings.catch_warnings():
             # a bare pickle makes torch warn about its protocol before refusing it; the
@@ -239,6 +313,15 @@ def verify_manifest(path, manifest=None) -> tuple[str, bool]:
                         raise ManifestError(f"network {_p(path)} has sha256 {digest}, but {manifest.name} says {entry['sha256']}")
                     return digest, True
     return digest, False
+
+
+def verify_manifest_if_listed(path) -> None:
+    """:func:`verify_manifest` of a checkpoint when a ``manifest.json`` lies beside it (the
+    shipped networks); nothing otherwise. Raises ManifestError for a file that differs from
+    its entry."""
+    path = Path(path)
+    if path.with_name(MANIFEST).is_file():
+        verify_manifest(path)
 
 
 def write_manifest_entry(name: str, entry: dict, manifest=None) -> Path:

@@ -53,17 +53,21 @@ def read_games_text(text: str, source: str = "<upload>", with_cube: bool = False
         games = parse_mat(text, source)
         out = [g.record for g in games], [g.notes for g in games], "mat"
         return (*out, _cube_info(games)) if with_cube else out
-    raise RecordError(f"{source}: not a game file; expected a bgrl game record (JSON lines, format {FORMAT}) "
-                      "or a Jellyfish .mat export (' 0 point match', 'Game 1', ...)")
+    raise RecordError(f"{source}: not a game file; expected {_EXPECTED}")
+
+
+_EXPECTED = f"a bgrl game record (JSON lines, format {FORMAT}) or a Jellyfish .mat export (' 0 point match', 'Game 1', ...)"
 
 
 def read_games(path, with_cube: bool = False):
     """:func:`read_games_text` of a file; a missing or unreadable file is a RecordError."""
+    from bgrl._fileio import InputFileError, read_input_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise RecordError(f"cannot read game file {p}: {exc.strerror or exc}") from None
+    try:  # at most bgrl._fileio.MAX_INPUT_BYTES; a folder, device or FIFO is refused
+        text = read_input_text(p, "game file", _EXPECTED, errors="replace")
+    except InputFileError as exc:
+        raise RecordError(str(exc)) from None
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if first.startswith("{"):  # read by path, so errors name the file and line as read_record does
         out = [read_record(p)], [[]], FORMAT

@@ -387,11 +387,13 @@ def read_mat(path) -> list[MatGame]:
 
     Raises MatError for a file that cannot be read or parsed.
     """
+    from bgrl._fileio import InputFileError, read_input_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise MatError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:  # at most bgrl._fileio.MAX_INPUT_BYTES; a folder, device or FIFO is refused
+        text = read_input_text(path, ".mat file", "a Jellyfish .mat or .gam export", errors="replace")
+    except InputFileError as exc:
+        raise MatError(str(exc)) from None
     return parse_mat(text, str(path))
 
 

@@ -119,11 +119,14 @@ def read_record(path, check: bool = True) -> GameRecord:
         of order, a result line that does not add up (see :func:`_read_result`), or an
         illegal play.
     """
+    from bgrl._fileio import InputFileError, loads_json, read_input_text
+
     path = Path(path)
-    try:
-        raw = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"cannot read game record {path}: {exc.__class__.__name__}: {exc}") from None
+    expected = f"a bgrl game record (JSON lines, format {FORMAT})"
+    try:  # at most bgrl._fileio.MAX_INPUT_BYTES; a folder, device or FIFO is refused
+        raw = read_input_text(path, "game record", expected).splitlines()
+    except InputFileError as exc:
+        raise RecordError(str(exc)) from None
     rows = [(i + 1, line) for i, line in enumerate(raw) if line.strip()]
     if not rows:
         raise RecordError(f"{path}: empty file; expected a bgrl game record (JSON lines, format {FORMAT})")
@@ -134,9 +137,11 @@ def read_record(path, check: bool = True) -> GameRecord:
     objs = []
     for n, line in rows:
         try:
-            obj = json.loads(line)
+            obj = loads_json(line, f"{path}, line {n}")  # nesting and lone surrogates refused
         except json.JSONDecodeError as exc:
             raise bad(n, f"not JSON ({exc.msg}); expected one JSON object per line") from None
+        except InputFileError as exc:
+            raise RecordError(str(exc)) from None
         if not isinstance(obj, dict):
             raise bad(n, f"expected a JSON object, got {type(obj).__name__}")
         objs.append((n, obj))
