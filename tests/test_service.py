@@ -18,7 +18,8 @@ pytest.importorskip("httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from bgrl.rules.board import START_BOARD, START_POSITION_ID, Position, flip  # noqa: E402
-from bgrl.service.app import Settings, create_app, cube_decision  # noqa: E402
+from bgrl.agents.cube import pre_roll_decision  # noqa: E402
+from bgrl.service.app import Settings, create_app  # noqa: E402
 from bgrl.agents.levels import LEVEL_NAMES  # noqa: E402
 from bgrl.service.engine import Engine, xgid_supported  # noqa: E402
 from bgrl.agents.levels import LEVELS  # noqa: E402
@@ -107,10 +108,10 @@ def test_wildbg_eval_exact_json_and_cube(client):
     assert r.text == '{"cube":{"double":true,"accept":false},"probabilities":{"win":0.75,"winG":0.1875,"winBg":0.046875,"loseG":0.0625,"loseBg":0.015625}}'
     # the real cube engine (Janowski, bgrl.evaluation.cube): a last roll, cube life 0
     start = Position.start()
-    assert cube_decision(start, [0.80, 0.0, 0.0, 0.0, 0.0]).decision == "double, pass"  # contact: x = 0.68, take point 21.4%
-    assert cube_decision(start, [0.70, 0.0, 0.0, 0.0, 0.0]).decision == "double, take"
-    assert cube_decision(start, [0.55, 0.0, 0.0, 0.0, 0.0]).decision == "no double"
-    assert cube_decision(start, [0.9, 0.7, 0.0, 0.0, 0.0]).decision == "too good to double"
+    assert pre_roll_decision(start, [0.80, 0.0, 0.0, 0.0, 0.0]).decision == "double, pass"  # contact: x = 0.68, take point 21.4%
+    assert pre_roll_decision(start, [0.70, 0.0, 0.0, 0.0, 0.0]).decision == "double, take"
+    assert pre_roll_decision(start, [0.55, 0.0, 0.0, 0.0, 0.0]).decision == "no double"
+    assert pre_roll_decision(start, [0.9, 0.7, 0.0, 0.0, 0.0]).decision == "too good to double"
 
 
 def test_v1_cube(client):
@@ -518,7 +519,7 @@ def test_model_sha256_mismatch_refuses_to_start(tmp_path):
 @pytest.mark.parametrize("level", ["beginner", "expert", "world-class"])
 def test_every_level_network_is_verified_at_start_up(tmp_path, monkeypatch, level):
     """A level network (not only default.pt) that differs from the manifest stops the engine."""
-    import bgrl._resources
+    import bgrl.service.engine
     from bgrl._resources import shipped_checkpoint
 
     net = LEVELS[level].network
@@ -530,7 +531,7 @@ def test_every_level_network_is_verified_at_start_up(tmp_path, monkeypatch, leve
     manifest = json.loads((src / "manifest.json").read_text())
     manifest[net]["sha256"] = "0" * 64
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
-    monkeypatch.setattr(bgrl._resources, "shipped_checkpoint", lambda name="default": tmp_path / f"{name}.pt")
+    monkeypatch.setattr(bgrl.service.engine, "shipped_checkpoint", lambda name="default": tmp_path / f"{name}.pt")
     with pytest.raises(RuntimeError, match=f"{net}.pt.*refusing to serve"):
         Engine()
 

@@ -28,9 +28,11 @@ from fastapi import Request  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from bgrl.rules.board import START_POSITION_ID, Position  # noqa: E402
-from bgrl.service.app import (PLY_COST, ClientGone, DeadlineExceeded, Limiter, Overloaded, Settings, admit_thread,  # noqa: E402
-                              create_app, run_job)
-from bgrl.service.engine import Cancelled, Engine, FixedChunkEvaluator, StopPoints, stop_point, stop_when  # noqa: E402
+from bgrl.service.app import Settings, create_app  # noqa: E402
+from bgrl.service.engine import Engine, MoveJob, RankJob  # noqa: E402
+from bgrl.service.limiter import (PLY_COST, ClientGone, DeadlineExceeded, Limiter, Overloaded, admit_thread,  # noqa: E402
+                                  run_job)
+from bgrl.service.stopping import Cancelled, FixedChunkEvaluator, StopPoints, stop_point, stop_when  # noqa: E402
 
 from service_fakes import SlowEvaluator, fake_evaluator, serve_in_thread  # noqa: E402
 
@@ -150,7 +152,7 @@ def test_deep_searches_go_in_small_batches():
     real = eng.run_batch
 
     def spy(jobs):
-        sizes.append([m for m, _a in jobs])
+        sizes.append([type(j).__name__ for j in jobs])
         return real(jobs)
 
     eng.run_batch = spy
@@ -159,9 +161,9 @@ def test_deep_searches_go_in_small_batches():
         lim = Limiter(Settings(pool_kind="thread", pool_workers=1, deadline_s=60).resolved(injected=True), eng)
         await lim.start()
         try:
-            calls = [lim.run("hint", START, (3, 1), "grandmaster") for _ in range(6)]
-            calls += [lim.run("move", START, (3, 1), "expert", 1) for _ in range(8)]
-            calls += [lim.run("hint", START, (3, 1), "expert", None, False, 2) for _ in range(3)]  # a ply override counts
+            calls = [lim.run(RankJob(START, (3, 1), "grandmaster")) for _ in range(6)]
+            calls += [lim.run(MoveJob(START, (3, 1), "expert", 1)) for _ in range(8)]
+            calls += [lim.run(RankJob(START, (3, 1), "expert", ply=2)) for _ in range(3)]  # a ply override counts
             return await asyncio.gather(*calls)
         finally:
             lim.shutdown()
@@ -169,9 +171,9 @@ def test_deep_searches_go_in_small_batches():
     out = asyncio.run(go())
     assert len(out) == 17 and PLY_COST[2] * 2 == 64
     for batch in sizes:
-        deep = batch.count("hint")
+        deep = batch.count("RankJob")
         assert deep <= 2, sizes  # 2 x 32 units fill a batch of max_batch = 64
-    assert any(b.count("move") > 2 for b in sizes), sizes  # cheap calls still batch together
+    assert any(b.count("MoveJob") > 2 for b in sizes), sizes  # cheap calls still batch together
 
 
 # ----------------------------------------------------------------------------- the burst (worker processes)
@@ -190,13 +192,13 @@ def test_worker_process_stops_at_the_deadline():
         await lim.start()
         try:
             t0 = time.monotonic()
-            got = await asyncio.gather(*[lim.run("hint", START, (3, 1), "grandmaster") for _ in range(12)],
+            got = await asyncio.gather(*[lim.run(RankJob(START, (3, 1), "grandmaster")) for _ in range(12)],
                                        return_exceptions=True)
             end = time.monotonic()
             assert end - t0 <= 2.0, end - t0
             assert all(isinstance(g, (list, tuple, DeadlineExceeded)) for g in got), got
             assert any(isinstance(g, DeadlineExceeded) for g in got)
-            r = await lim.run("move", START, (3, 1), "expert", 1)
+            r = await lim.run(MoveJob(START, (3, 1), "expert", 1))
             t_move = time.monotonic() - end
             assert r.play is not None and t_move < 1.0, t_move
             assert lim.restarts == 0  # stopped, not killed
@@ -255,7 +257,7 @@ def _thread_app(**kw):
 
     @app.post("/t/short-run")
     async def short_run(request: Request):
-        rows = await request.app.state.limiter.run("hint", START, (3, 1), "grandmaster", deadline_s=0.2)
+        rows, _n = await request.app.state.limiter.run(RankJob(START, (3, 1), "grandmaster"), deadline_s=0.2)
         return {"n": len(rows)}
 
     return app, ev, state

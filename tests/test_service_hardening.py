@@ -21,8 +21,9 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from bgrl.service import app as app_mod  # noqa: E402
-from bgrl.service.app import RateLimit, Settings, create_app, host_name  # noqa: E402
+from bgrl.service import middleware, protocol  # noqa: E402
+from bgrl.service.app import Settings, create_app, settings_env, uvicorn_options  # noqa: E402
+from bgrl.service.middleware import RateLimit, host_name  # noqa: E402
 from bgrl.service.engine import Engine  # noqa: E402
 
 from service_fakes import fake_evaluator  # noqa: E402
@@ -191,7 +192,7 @@ def test_new_games_rate_limit_429_with_retry_after():
 
 def test_rate_limit_buckets(monkeypatch):
     now = [1000.0]
-    monkeypatch.setattr(app_mod.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(middleware.time, "monotonic", lambda: now[0])
     rl = RateLimit(per_minute=60, burst=2, max_keys=3)
     assert rl.take("a") == 0 and rl.take("a") == 0
     assert rl.take("a") == pytest.approx(1.0)  # one token a second
@@ -341,13 +342,13 @@ def test_settings_checked_and_carried_by_the_environment(monkeypatch):
         with pytest.raises(ValueError, match=next(iter(bad))):
             Settings(**bad).resolved()
     s = Settings(allowed_hosts="127.0.0.1,board.example.org", header_timeout_s=2.5, max_header_bytes=4096, games_burst=7)
-    for k, v in app_mod.settings_env(s).items():
+    for k, v in settings_env(s).items():
         monkeypatch.setenv(k, v)
     assert Settings.from_env() == s
-    monkeypatch.setattr(app_mod, "_ENV_PROTOCOL", None)
-    proto = app_mod.BoundedHTTP  # what `bgrl serve --workers N` names to uvicorn ("bgrl.service.app:BoundedHTTP")
+    monkeypatch.setattr(protocol, "_ENV_PROTOCOL", None)
+    proto = protocol.BoundedHTTP  # what `bgrl serve --workers N` names to uvicorn ("bgrl.service.protocol:BoundedHTTP")
     assert proto.__name__ == "BoundedHttpTools"
-    assert app_mod.uvicorn_options(s, from_env=True) == {"http": "bgrl.service.app:BoundedHTTP"}
+    assert uvicorn_options(s, from_env=True) == {"http": "bgrl.service.protocol:BoundedHTTP"}
 
 
 # ----------------------------------------------------------------------------- bgrl serve
@@ -378,7 +379,7 @@ def test_serve_flags_reach_the_app_and_uvicorn(monkeypatch):
     assert seen["http"].__name__ == "BoundedHttpTools"
     seen.clear()
     assert main(["serve", "--port", port, "--workers", "2", "--allowed-host", "b.example"]) == 0
-    assert seen["app"] == "bgrl.service.app:app_from_env" and seen["http"] == "bgrl.service.app:BoundedHTTP"
+    assert seen["app"] == "bgrl.service.app:app_from_env" and seen["http"] == "bgrl.service.protocol:BoundedHTTP"
     assert os.environ["BGRL_SERVE_ALLOWED_HOSTS"] == "127.0.0.1,b.example"
 
 

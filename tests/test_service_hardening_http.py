@@ -1,5 +1,5 @@
 """Bounded request heads on a real uvicorn server (issue 40): the protocol of
-:func:`bgrl.service.app.http_protocol` answers a head over the size limit (a 1 MiB header
+:func:`bgrl.service.protocol.http_protocol` answers a head over the size limit (a 1 MiB header
 at once) or with too many lines 431, a head that trickles or stalls 408 within the header
 timeout, malformed HTTP a JSON 400, each with the security headers; keep-alive and a body
 sent after the header timeout still work; ``Host: rebind.example.com`` gets 400 and

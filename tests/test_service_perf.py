@@ -1,4 +1,4 @@
-"""The lean path of the hot routes (bgrl.service.app.LeanRoutes) answers exactly as the
+"""The lean path of the hot routes (bgrl.service.middleware.LeanRoutes) answers exactly as the
 FastAPI handlers do: the same JSON for good requests, the same errors for bad ones (which
 it hands on), and it really serves the plain requests."""
 
@@ -12,11 +12,12 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-import bgrl.service.app as service_app  # noqa: E402
+import bgrl.service.v1 as service_v1  # noqa: E402
+import bgrl.service.wildbg as service_wildbg  # noqa: E402
 from bgrl.agents.levels import LEVEL_NAMES  # noqa: E402
 from bgrl.rules.board import START_BOARD, START_POSITION_ID, Position  # noqa: E402
 from bgrl.service.app import Settings, create_app  # noqa: E402
-from bgrl.service.engine import Engine, plain_steps  # noqa: E402
+from bgrl.service.engine import Engine, ListJob, plain_steps  # noqa: E402
 
 from service_fakes import fake_evaluator  # noqa: E402
 
@@ -60,7 +61,7 @@ def _same(a, b, drop=("elapsed_ms",)):
 def test_lean_answers_equal_fastapi_answers(clients, monkeypatch):
     lean, full = clients
     served = {"move": 0, "wildbg": 0}
-    real_body, real_query = service_app._lean_move_body, service_app._lean_wildbg_query
+    real_body, real_query = service_v1.lean_move_body, service_wildbg.lean_wildbg_query
 
     def count_body(body):
         r = real_body(body)
@@ -72,8 +73,8 @@ def test_lean_answers_equal_fastapi_answers(clients, monkeypatch):
         served["wildbg"] += r is not None
         return r
 
-    monkeypatch.setattr(service_app, "_lean_move_body", count_body)
-    monkeypatch.setattr(service_app, "_lean_wildbg_query", count_query)
+    monkeypatch.setattr(service_v1, "lean_move_body", count_body)
+    monkeypatch.setattr(service_wildbg, "lean_wildbg_query", count_query)
     pos = _positions(40)
     for i, (board, d) in enumerate(pos):
         level = LEVEL_NAMES[i % len(LEVEL_NAMES)]
@@ -263,8 +264,8 @@ def test_wildbg_body_equals_the_ranked_rows():
     pos = [(Position(np.array(b, dtype=np.int8)), d) for b, d in _positions(120, seed=5)]
     ties = 0
     for level, seed in (("expert", None), ("casual", 7), ("beginner", None), ("world-class", 3)):
-        bodies = eng.run_batch([("wildbg_json", (p, d, level, seed)) for p, d in pos])
-        lists = eng.run_batch([("move_list", (p, d, level, seed)) for p, d in pos])
+        bodies = eng.run_batch([ListJob(p, d, level, seed, as_json=True) for p, d in pos])
+        lists = eng.run_batch([ListJob(p, d, level, seed) for p, d in pos])
         for body, rows in zip(bodies, lists):
             got = json.loads(body)["moves"]
             assert len(got) == len(rows)

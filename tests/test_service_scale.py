@@ -21,7 +21,7 @@ from bgrl.agents.levels import load_level  # noqa: E402
 from bgrl.agents.registry import load_agent  # noqa: E402
 from bgrl.rules.board import Position  # noqa: E402
 from bgrl.service.app import Settings, create_app  # noqa: E402
-from bgrl.service.engine import Engine, ServiceError  # noqa: E402
+from bgrl.service.engine import Engine, EvalJob, ListJob, MoveJob, RankJob, ServiceError  # noqa: E402
 from bgrl.service.ubgi import UbgiSession  # noqa: E402
 
 from positions import agent_game_positions  # noqa: E402
@@ -57,12 +57,12 @@ def test_run_batch_equals_one_call_at_a_time(real_engine, decisions):
     exactly (bit for bit) what each call gives alone."""
     jobs = []
     for i, (pos, d) in enumerate(decisions):
-        jobs += [("move", (pos, d, "expert", i)), ("move", (pos, d, "casual", 7 * i)), ("move_list", (pos, d, "expert", None, i % 2 == 0)),
-                 ("evaluate", (pos, "expert"))]
+        jobs += [MoveJob(pos, d, "expert", i), MoveJob(pos, d, "casual", 7 * i), ListJob(pos, d, "expert", None, i % 2 == 0),
+                 EvalJob(pos, "expert")]
         if i < 4:
-            jobs.append(("ranked", (pos, d, "world-class", 3)))
-    jobs.insert(5, ("move", (decisions[0][0], (7, 1), "expert", 1)))  # bad dice: an error for that call only
-    jobs.insert(9, ("move", (decisions[0][0], (3, 1), "supergrandmaster", 1)))
+            jobs.append(RankJob(pos, d, "world-class", 3))
+    jobs.insert(5, MoveJob(decisions[0][0], (7, 1), "expert", 1))  # bad dice: an error for that call only
+    jobs.insert(9, MoveJob(decisions[0][0], (3, 1), "supergrandmaster", 1))
     batched = real_engine.run_batch(jobs)
     alone = [real_engine.run_batch([j])[0] for j in jobs]
     assert [_key(r) for r in batched] == [_key(r) for r in alone]
@@ -75,7 +75,7 @@ def test_run_batch_equals_one_call_at_a_time(real_engine, decisions):
 def test_batched_moves_are_the_levels_plays(real_engine, decisions):
     """The service's expert play is the level agent's own choose_play, for every decision."""
     agent = load_level("expert")
-    got = real_engine.run_batch([("move", (p, d, "expert", 0)) for p, d in decisions])
+    got = real_engine.run_batch([MoveJob(p, d, "expert", 0) for p, d in decisions])
     want = [agent.choose_play(p, d) for p, d in decisions]
     assert [r.result_id for r in got] == [w.position_id if w is not None else r.result_id for r, w in zip(got, want)]
 

@@ -20,9 +20,9 @@ from bgrl.rules.board import Position, flip
 from bgrl.rules.cube import CubeState
 from bgrl.rules.outcome import check_not_over
 
-__all__ = ["pre_roll_probs", "cube_hint", "cube_hints_many", "cube_engine", "cube_decisions", "wants_double", "answer_double",
+__all__ = ["pre_roll_probs", "pre_roll_decision", "cube_hint", "cube_hints_many", "cube_engine", "cube_decisions", "wants_double", "answer_double",
            "CUBEFUL_FILTER", "cubeful_select", "cubeful_choose_play", "cubeful_values", "cubeful_rank", "value_mwc",
-           "ranked_by"]
+           "ranked_by", "rank_by_match_equity"]
 
 
 def pre_roll_probs(evaluator, position: Position, ply: int = 0) -> np.ndarray:
@@ -45,6 +45,17 @@ def pre_roll_probs(evaluator, position: Position, ply: int = 0) -> np.ndarray:
     return flip_probs(after_state_probs(evaluator, before, int(ply))[0])
 
 
+def pre_roll_decision(position: Position, probs, cube: CubeState | None = None, x: float | None = None,
+                      met=None) -> CubeDecision:
+    """The cube decision of the side on roll before the roll, from its cubeless pre-roll
+    probabilities (5,) (:func:`pre_roll_probs`, or a level's evaluation): Janowski's model
+    (:func:`bgrl.evaluation.cube.cube_decision`) with the cube life of the position's phase
+    (:func:`bgrl.evaluation.cube.cube_life`; ``x`` overrides it). ``cube``: from the side on
+    roll (default: centred, money). Raises ValueError when the side may not double."""
+    life = cube_life(position.board) if x is None else float(x)
+    return cube_decision(np.asarray(probs, dtype=np.float64), cube, life, met)
+
+
 def cube_hint(evaluator, position: Position, cube: CubeState | None = None, ply: int = 0, x: float | None = None,
               met=None) -> tuple[CubeDecision, np.ndarray]:
     """The cube decision of the side on roll, before the roll.
@@ -56,8 +67,7 @@ def cube_hint(evaluator, position: Position, cube: CubeState | None = None, ply:
     cube = CubeState() if cube is None else cube
     cube.check_double()
     probs = pre_roll_probs(evaluator, position, ply)
-    life = cube_life(position.board) if x is None else float(x)
-    return cube_decision(probs, cube, life, met), probs
+    return pre_roll_decision(position, probs, cube, x, met), probs
 
 
 # -- the computer's cube actions and cubeful checker play (bgrl play --cube, bgrl match --cube) --
@@ -361,3 +371,14 @@ def cubeful_rank(rows, cube: CubeState, met=None) -> tuple[list, np.ndarray]:
     ranks = shared_ranks(vals[order], depth[order]).tolist()
     out = [rows[i] if rows[i].rank == k else replace(rows[i], rank=int(k)) for i, k in zip(order.tolist(), ranks)]
     return out, vals[order]
+
+
+def rank_by_match_equity(items, cube: CubeState, met=None) -> list:
+    """``(play, probabilities)`` pairs of one decision (wildbg's ``GET /move`` list: each
+    play a :class:`bgrl.rules.notation.Play`, its cubeless probabilities for the mover)
+    re-ranked by the mover's :func:`cubeful_values` at ``cube`` (at a match score: match
+    winning chances), best first; ties keep the given order."""
+    items = list(items)
+    values = cubeful_values(np.stack([p.after_state for p, _ in items]), np.stack([pr for _, pr in items]), cube, met)
+    order = sorted(range(len(items)), key=lambda i: -values[i])
+    return [items[i] for i in order]

@@ -59,7 +59,7 @@ def add_serve_parser(sub) -> None:
 
 
 def _host_name(text: str):
-    from bgrl.service.app import host_name
+    from bgrl.service.middleware import host_name
 
     return host_name(text.strip())
 

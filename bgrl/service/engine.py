@@ -17,38 +17,40 @@ the same request with the same seed give the same play.
 Ply is counted as in gnubg (0-ply = the network on the after-states). The UBGI front end
 adds one (UBGI 1-ply = gnubg 0-ply).
 
-Input errors raise :class:`ServiceError` with a short machine-readable ``code``.
+Jobs
+----
+:meth:`Engine.run_batch` answers typed jobs, many at once (the service's batching across
+requests): :class:`MoveJob` (a play), :class:`RankJob` (ranked plays), :class:`ListJob`
+(wildbg's list, or its JSON body) and :class:`EvalJob` (probabilities before the roll).
+The one-call methods (:meth:`Engine.move`, ...) are batches of one.
 
-Stopping work
--------------
-Engine work can be told to stop: inside :func:`stop_when` (a deadline, a
-:class:`threading.Event`, or any check), every network call the engine makes on that thread
-(each chunk of :class:`FixedChunkEvaluator`, each call of an injected evaluator:
-:class:`StopPoints`) first calls :func:`stop_point`, which raises :class:`Cancelled` once the
-work should stop. A search is made of many such calls (a grandmaster hint: dozens), so it
-stops within one chunk's time (milliseconds) of its deadline or its client's leaving.
+Input errors raise :class:`ServiceError` with a short machine-readable ``code``. Engine work
+can be told to stop (:mod:`bgrl.service.stopping`).
 """
 
 from __future__ import annotations
 
 import secrets
-import threading
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from bgrl._resources import shipped_checkpoint
 from bgrl._version import __version__
 from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent
 from bgrl.agents.search import MAX_PLY, after_state_probs
+from bgrl.evaluation.match_equity import default_met
+from bgrl.evaluation.networks import ManifestError, open_network
+from bgrl.evaluation.probabilities import flip_probs
 from bgrl.rules.board import Position, START_POSITION_ID, flip
 from bgrl.rules.dice import parse_dice, validate_dice
 from bgrl.rules.movegen import generate
 from bgrl.rules.notation import Play, legal_plays_batch, plays_at
 from bgrl.rules.outcome import check_not_over
+from bgrl.rules.xgid import parse_xgid, parse_xgid_cube
+from bgrl.service.stopping import FixedChunkEvaluator, StopPoints
 
 __all__ = [
     "ENGINE_NAME",
@@ -56,14 +58,15 @@ __all__ = [
     "ServiceError",
     "LevelInfo",
     "MoveResult",
+    "MoveJob",
+    "RankJob",
+    "ListJob",
+    "EvalJob",
     "Engine",
-    "FixedChunkEvaluator",
-    "StopPoints",
-    "Cancelled",
-    "stop_point",
-    "stop_when",
     "plain_steps",
     "plain_notation",
+    "step_dicts",
+    "wildbg_move_json",
     "parse_position",
     "parse_position_cube",
     "parse_dice_value",
@@ -84,44 +87,6 @@ class ServiceError(ValueError):
 
     def __reduce__(self):  # survives the trip back from a worker process
         return (ServiceError, (self.code, self.message))
-
-
-class Cancelled(BaseException):
-    """Engine work stopped by :func:`stop_point`: past its deadline, or its client left.
-
-    A BaseException (as :class:`asyncio.CancelledError`), so that no ``except Exception``
-    or ``except ValueError`` on the way up (a record reader's, a review's) takes it for a
-    failure of the work itself."""
-
-
-_STOP = threading.local()
-
-
-def stop_point() -> None:
-    """Raise :class:`Cancelled` when the work on this thread has been told to stop
-    (:func:`stop_when`); nothing otherwise (nor outside any :func:`stop_when`). Cheap: called
-    before every network call of the engine."""
-    check = getattr(_STOP, "check", None)
-    if check is not None and check():
-        raise Cancelled()
-
-
-@contextmanager
-def stop_when(check=None, *, deadline: float | None = None, event: threading.Event | None = None):
-    """Within the block, engine work on this thread stops (:class:`Cancelled` from its next
-    :func:`stop_point`) once ``check()`` is true, ``time.monotonic()`` passes ``deadline``,
-    or ``event`` is set (any of those given). Nests: an outer condition still applies."""
-    outer = getattr(_STOP, "check", None)
-    conds = [c for c in (outer, check) if c is not None]
-    if deadline is not None:
-        conds.append(lambda t=float(deadline), now=time.monotonic: now() >= t)
-    if event is not None:
-        conds.append(event.is_set)
-    _STOP.check = (lambda: any(c() for c in conds)) if len(conds) > 1 else (conds[0] if conds else None)
-    try:
-        yield
-    finally:
-        _STOP.check = outer
 
 
 def xgid_supported() -> bool:
@@ -181,9 +146,6 @@ def parse_position_cube(gnubg_id: str | None = None, xgid: str | None = None, bo
     if xgid is None or gnubg_id is not None or board is not None:
         pos, dice = parse_position(gnubg_id, xgid, board)
         return pos, dice, None
-    from bgrl.evaluation.match_equity import default_met
-    from bgrl.rules.xgid import parse_xgid_cube
-
     try:
         pos, dice, state = parse_xgid_cube(xgid)
         if state.is_match:
@@ -194,8 +156,6 @@ def parse_position_cube(gnubg_id: str | None = None, xgid: str | None = None, bo
 
 
 def _parse_xgid(text: str) -> tuple[Position, tuple[int, int] | None]:
-    from bgrl.rules.xgid import parse_xgid, parse_xgid_cube
-
     try:
         return parse_xgid(text)
     except (TypeError, ValueError) as exc:
@@ -255,7 +215,7 @@ except ImportError:  # pragma: no cover
         return _json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def _step_dicts(play: Play | None) -> list[dict]:
+def step_dicts(play: Play | None) -> list[dict]:
     """:func:`plain_steps` as ``[{"from": f, "to": t}]``, remembered by the play's checker
     moves (the same few thousand plays come up again and again; read-only)."""
     if play is None:
@@ -284,7 +244,7 @@ def _wildbg_body(plays: list, probs: np.ndarray) -> bytes:
     """:func:`wildbg_move_json` of plays (``None`` for a pass) and their probabilities float (n, 5)."""
     rounded = np.round(np.asarray(probs, dtype=np.float64).reshape(len(plays), 5), 6).tolist()
     keys = _WILDBG_KEYS
-    return _json_bytes({"moves": [{"play": _step_dicts(play), "probabilities": dict(zip(keys, pr))}
+    return _json_bytes({"moves": [{"play": step_dicts(play), "probabilities": dict(zip(keys, pr))}
                                   for play, pr in zip(plays, rounded)]})
 
 
@@ -330,74 +290,61 @@ class MoveResult:
     seed: int
 
 
-# ----------------------------------------------------------------------------- the engine
-def _padded(args, required: int, defaults: tuple) -> list:
-    """Positional ``args`` of an engine call, the optional ones filled from ``defaults``."""
-    args = list(args)
-    if not required <= len(args) <= required + len(defaults):
-        raise TypeError(f"expected {required}..{required + len(defaults)} arguments, got {len(args)}")
-    return args + list(defaults[len(args) - required:])
+# ----------------------------------------------------------------------------- jobs
+@dataclass(frozen=True)
+class MoveJob:
+    """The level's play for one position and roll: answered by a :class:`MoveResult`.
+
+    ``dice``: a pair of ints 1..6 or text like ``"31"`` (:func:`parse_dice_value`); ``seed``
+    None draws a fresh one (reported in the result, so the play can be reproduced); ``ply``
+    overrides the level's search depth (gnubg convention)."""
+
+    pos: Position
+    dice: object
+    level: str = DEFAULT_PLAY_LEVEL
+    seed: int | None = None
+    ply: int | None = None
 
 
-class FixedChunkEvaluator:
-    """An evaluator that always calls the network on exactly ``rows`` after-states.
+@dataclass(frozen=True)
+class RankJob:
+    """Every legal play ranked best first by the level's noise-free search: answered by
+    ``(rows, legal)``, the :class:`bgrl.agents.hints.RankedPlay` rows cut to ``top`` (None or
+    0: all) and the number of legal plays. ``dmp``: rank by winning chances only (one-point
+    match); ``ply`` overrides the level's search depth."""
 
-    A float32 network's value of one position can differ in its last bits with the size
-    of the batch it is computed in (different kernels; :class:`bgrl.evaluation.table.TableNetEvaluator`
-    also switches from numpy to torch above ``small_batch``). The service batches
-    unrelated requests together, so it pads every call to a multiple of ``rows`` (copies
-    of the first row) and evaluates chunk by chunk: each position's value is then the same
-    whatever it is batched with, and a request's answer does not depend on the others.
-
-    Parameters
-    ----------
-    evaluator : callable after-states int8 (M, 26) -> float (M, 5)
-    rows : int, chunk size (default 256: above ``small_batch``, measured invariant with
-        torch 2.13 on one thread: the same bits for any composition of the batch)
-
-    Other attributes (``exact``, ...) are those of the wrapped evaluator.
-    """
-
-    def __init__(self, evaluator, rows: int = 256):
-        self.inner = evaluator
-        self.rows = int(rows)
-
-    def __getattr__(self, name):
-        if name == "inner":  # not set yet (unpickling)
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def __call__(self, after_states) -> np.ndarray:
-        a = np.ascontiguousarray(after_states, dtype=np.int8).reshape(-1, 26)
-        n, c = a.shape[0], self.rows
-        if n == 0:
-            return np.asarray(self.inner(a), dtype=np.float64).reshape(0, 5)
-        pad = (-n) % c
-        if pad:
-            a = np.concatenate([a, np.repeat(a[:1], pad, axis=0)])
-        parts = []
-        for i in range(0, a.shape[0], c):
-            stop_point()  # between chunks: work past its deadline stops here (stop_when)
-            parts.append(np.asarray(self.inner(a[i:i + c]), dtype=np.float64))
-        return np.concatenate(parts)[:n]
+    pos: Position
+    dice: object
+    level: str = DEFAULT_PLAY_LEVEL
+    top: int | None = None
+    dmp: bool = False
+    ply: int | None = None
 
 
-class StopPoints:
-    """An injected evaluator with a :func:`stop_point` before each call (what
-    :class:`FixedChunkEvaluator` does per chunk for the shipped networks). Other attributes
-    (``exact``, ...) are those of the wrapped evaluator."""
+@dataclass(frozen=True)
+class ListJob:
+    """wildbg's list: every play with the probabilities after it (side that played),
+    ranked by the level's noise-free evaluation, a noisy level's own choice (or any level's
+    when ``seed`` is given) first. Answered by ``[(play, probabilities float64 (5,))]``
+    (``[(None, probs)]`` when no die can be played: the unchanged position's, opponent on
+    roll), or with ``as_json`` by the JSON body of wildbg's ``GET /move`` (bytes,
+    :func:`wildbg_move_json`)."""
 
-    def __init__(self, evaluator):
-        self.inner = evaluator
+    pos: Position
+    dice: object
+    level: str = DEFAULT_PLAY_LEVEL
+    seed: int | None = None
+    dmp: bool = False
+    as_json: bool = False
 
-    def __getattr__(self, name):
-        if name == "inner":  # not set yet (unpickling)
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
-    def __call__(self, after_states):
-        stop_point()
-        return self.inner(after_states)
+@dataclass(frozen=True)
+class EvalJob:
+    """Outcome probabilities of the side on roll, before it rolls, at the level's ply:
+    answered by ``(probabilities float64 (5,), ply)``."""
+
+    pos: Position
+    level: str = DEFAULT_PLAY_LEVEL
 
 
 class Engine:
@@ -423,8 +370,6 @@ class Engine:
     """
 
     def __init__(self, evaluator=None, model_path=None, model_sha256: str | None = None):
-        from bgrl._resources import shipped_checkpoint
-
         self.model_path = Path(model_path) if model_path is not None else shipped_checkpoint("default")
         self._nets: dict[str, object] = {}
         self.warnings: list[str] = []
@@ -464,12 +409,10 @@ class Engine:
         # Warm up once so the first request does not pay for lazy initialisation (compiled
         # move generation with paths, notation tables, every network).
         start = Position.from_id(START_POSITION_ID)
-        self.run_batch([("move", (start, (3, 1), name, 0)) for name in LEVEL_NAMES] + [("move_list", (start, (6, 6), LEVEL_NAMES[0]))]
-                       + [("evaluate", (start, LEVEL_NAMES[0]))])
+        self.run_batch([MoveJob(start, (3, 1), name, 0) for name in LEVEL_NAMES] + [ListJob(start, (6, 6), LEVEL_NAMES[0]),
+                                                                                   EvalJob(start, LEVEL_NAMES[0])])
 
     def _load_network(self, path: Path):
-        from bgrl.evaluation.networks import ManifestError, open_network
-
         if not path.is_file():
             raise RuntimeError(f"model file not found: {path}")
         try:
@@ -538,24 +481,20 @@ class Engine:
             raise ServiceError("bad_seed", f"seed must be an int in 0..2**63-1, got {_clip(seed)}")
         return (pos, d, lv.name, int(seed), None if ply is None else int(ply))
 
-    def precheck(self, method: str, args: tuple) -> None:
-        """The cheap checks :meth:`run_batch` makes of one call (level, dice, a finished
+    def precheck(self, job) -> None:
+        """The cheap checks :meth:`run_batch` makes of one job (level, dice, a finished
         game, ply, seed), raising its ServiceError; nothing is searched. The service runs
         them before admission, so that a bad request gets its 400 at once, not a 503 or a
-        queue's wait under load. Unknown methods are left to :meth:`run_batch`."""
-        if method in ("hint", "ranked"):
-            pos, dice, level, _top, dmp, ply = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, False, None))
-            self._prep_rank(pos, dice, level, ply, dmp)
-        elif method in ("move_list", "wildbg_json"):
-            pos, dice, level, _seed, dmp = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, False))
-            self._prep_rank(pos, dice, level, None, dmp)
-        elif method == "move":
-            pos, dice, level, seed, ply = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, None))
-            self._prep_move(pos, dice, level, 0 if seed is None else seed, ply)
-        elif method == "evaluate":
-            pos, level = _padded(args, 1, (DEFAULT_PLAY_LEVEL,))
-            self.level(level)
-            _check_not_over(pos)
+        queue's wait under load. Other objects are left to :meth:`run_batch`."""
+        if isinstance(job, RankJob):
+            self._prep_rank(job.pos, job.dice, job.level, job.ply, job.dmp)
+        elif isinstance(job, ListJob):
+            self._prep_rank(job.pos, job.dice, job.level, None, job.dmp)
+        elif isinstance(job, MoveJob):
+            self._prep_move(job.pos, job.dice, job.level, 0 if job.seed is None else job.seed, job.ply)
+        elif isinstance(job, EvalJob):
+            self.level(job.level)
+            _check_not_over(job.pos)
 
     def _rank_items(self, items: list[tuple], raw: frozenset = frozenset()) -> list:
         """Rankings of prepared decisions: one :meth:`HintRanker.rank_many` per (level, ply,
@@ -604,86 +543,76 @@ class Engine:
         return out
 
     def run_batch(self, jobs) -> list:
-        """Answer many calls at once: the service's batching across requests.
+        """Answer many jobs at once: the service's batching across requests.
 
         Parameters
         ----------
-        jobs : sequence of ``(method, args)``, method one of ``"move"``, ``"hint"``,
-            ``"ranked"``, ``"move_list"``, ``"evaluate"`` and args the positional
-            arguments of that method; or ``"wildbg_json"``: :meth:`move_list`'s answer as
-            the JSON body of wildbg's ``GET /move`` (bytes, :func:`wildbg_move_json`).
+        jobs : sequence of :class:`MoveJob`, :class:`RankJob`, :class:`ListJob`, :class:`EvalJob`.
 
         Returns
         -------
-        list, one entry per job: its result, or the :class:`ServiceError` it raised (the
-        error is returned, not raised, so that one bad request does not fail the batch).
+        list, one entry per job: its answer (see each job's class), or the
+        :class:`ServiceError` it raised (the error is returned, not raised, so that one bad
+        request does not fail the batch).
 
         All rank work (hints, rankings, wildbg lists) goes through one
         :meth:`HintRanker.rank_many` per (level, ply, dmp); all moves through one
         generate call and one search per (level, ply); evaluations through one
         :func:`bgrl.agents.search.after_state_probs` per level. Every decision's answer
         is a function of that decision alone (the networks are evaluated in fixed-size
-        chunks, :class:`FixedChunkEvaluator`, and the noise is keyed by each request's
-        seed): a request gets the same answer alone or in any batch.
+        chunks, :class:`bgrl.service.stopping.FixedChunkEvaluator`, and the noise is keyed
+        by each request's seed): a request gets the same answer alone or in any batch.
         """
         out: list = [None] * len(jobs)
         ranks: list[tuple] = []
         moves: list[tuple] = []
         evals: list[tuple] = []
-        plan: list = [None] * len(jobs)
+        plan: list = [None] * len(jobs)  # (index into ranks, index into moves or evals)
         raw: list[int] = []  # ranks wanted as numbers only (wildbg JSON bodies)
-        for j, (method, args) in enumerate(jobs):
+        for j, job in enumerate(jobs):
             try:
-                if method in ("hint", "ranked"):
-                    pos, dice, level, top, dmp, ply = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, False, None))
-                    if method == "ranked" and len(args) > 4:
-                        raise TypeError("ranked takes (pos, dice, level, top)")
-                    ranks.append(self._prep_rank(pos, dice, level, ply, dmp))
-                    plan[j] = (method, len(ranks) - 1, None, top)
-                elif method in ("move_list", "wildbg_json"):
-                    pos, dice, level, seed, dmp = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, False))
-                    ranks.append(self._prep_rank(pos, dice, level, None, dmp))
-                    if method == "wildbg_json":
+                if isinstance(job, MoveJob):
+                    moves.append(self._prep_move(job.pos, job.dice, job.level, job.seed, job.ply))
+                    plan[j] = (None, len(moves) - 1)
+                elif isinstance(job, RankJob):
+                    ranks.append(self._prep_rank(job.pos, job.dice, job.level, job.ply, job.dmp))
+                    plan[j] = (len(ranks) - 1, None)
+                elif isinstance(job, ListJob):
+                    ranks.append(self._prep_rank(job.pos, job.dice, job.level, None, job.dmp))
+                    if job.as_json:
                         raw.append(len(ranks) - 1)
                     m = None
-                    if self.level(level).noise > 0 or seed is not None:
-                        moves.append(self._prep_move(pos, dice, level, seed, None))
+                    if self.level(job.level).noise > 0 or job.seed is not None:
+                        moves.append(self._prep_move(job.pos, job.dice, job.level, job.seed, None))
                         m = len(moves) - 1
-                    plan[j] = (method, len(ranks) - 1, m, pos)
-                elif method == "move":
-                    pos, dice, level, seed, ply = _padded(args, 2, (DEFAULT_PLAY_LEVEL, None, None))
-                    moves.append(self._prep_move(pos, dice, level, seed, ply))
-                    plan[j] = (method, None, len(moves) - 1, None)
-                elif method == "evaluate":
-                    pos, level = _padded(args, 1, (DEFAULT_PLAY_LEVEL,))
-                    lv = self.level(level)
-                    _check_not_over(pos)
-                    evals.append((pos, lv.name))
-                    plan[j] = (method, None, len(evals) - 1, None)
+                    plan[j] = (len(ranks) - 1, m)
+                elif isinstance(job, EvalJob):
+                    lv = self.level(job.level)
+                    _check_not_over(job.pos)
+                    evals.append((job.pos, lv.name))
+                    plan[j] = (None, len(evals) - 1)
                 else:
-                    raise ServiceError("bad_method", f"unknown engine call {_clip(method)}")
+                    raise ServiceError("bad_job", f"unknown engine job {_clip(job)}")
             except ServiceError as exc:
                 out[j] = exc
         ranked = self._rank_items(ranks, frozenset(raw)) if ranks else []
         moved = self._move_items(moves) if moves else []
         evaluated = self._evaluate_items(evals) if evals else []
-        for j, p in enumerate(plan):
+        for j, (job, p) in enumerate(zip(jobs, plan)):
             if p is None:
                 continue
-            method, r, m, extra = p
-            if method == "move":
+            r, m = p
+            if isinstance(job, MoveJob):
                 out[j] = moved[m]
-            elif method == "evaluate":
+            elif isinstance(job, EvalJob):
                 out[j] = evaluated[m]
-            elif method == "hint":
-                out[j] = ranked[r][:extra] if extra else ranked[r]
-            elif method == "ranked":
+            elif isinstance(job, RankJob):
                 rows = ranked[r]
-                out[j] = ((rows[:extra] if extra else rows), len(rows))
-            elif method == "wildbg_json":  # the answer itself: small to send back, nothing left to build
+                out[j] = ((rows[:job.top] if job.top else rows), len(rows))
+            elif job.as_json:  # the answer itself: small to send back, nothing left to build
                 got = ranked[r]
                 if got is None:  # no die can be played: the position's own values
-                    out[j] = _wildbg_body([None], np.asarray(self.evaluator(extra.board[None]), dtype=np.float64))
+                    out[j] = _wildbg_body([None], np.asarray(self.evaluator(job.pos.board[None]), dtype=np.float64))
                 else:
                     plays, probs, _plies, order = got
                     order = order.tolist()
@@ -691,11 +620,10 @@ class Engine:
                         chosen = moved[m].play.position_id
                         order = sorted(order, key=lambda i: plays[i].position_id != chosen)  # stable: the choice first
                     out[j] = _wildbg_body([plays[i] for i in order], probs[order])
-            else:  # move_list
+            else:  # a wildbg list
                 rows = ranked[r]
                 if not rows:
-                    pos = extra
-                    out[j] = [(None, np.asarray(self.evaluator(pos.board[None]), dtype=np.float64)[0])]
+                    out[j] = [(None, np.asarray(self.evaluator(job.pos.board[None]), dtype=np.float64)[0])]
                 else:
                     if m is not None:
                         chosen = moved[m].play
@@ -704,8 +632,6 @@ class Engine:
         return out
 
     def _evaluate_items(self, items: list[tuple]) -> list[tuple[np.ndarray, int]]:
-        from bgrl.evaluation.probabilities import flip_probs
-
         out: list = [None] * len(items)
         groups: dict[str, list[int]] = {}
         for i, (_pos, name) in enumerate(items):
@@ -719,8 +645,8 @@ class Engine:
                 out[i] = (flip_probs(p[k]), lv.ply)
         return out
 
-    def _one(self, method: str, *args):
-        r = self.run_batch([(method, args)])[0]
+    def _one(self, job):
+        r = self.run_batch([job])[0]
         if isinstance(r, ServiceError):
             raise r
         return r
@@ -750,11 +676,11 @@ class Engine:
         ServiceError
             For a finished game, bad dice, an unknown level or ply.
         """
-        return self._one("hint", pos, dice, level, top, dmp, ply)
+        return self._one(RankJob(pos, dice, level, top, dmp, ply))[0]
 
     def ranked(self, pos: Position, dice, level: str = DEFAULT_PLAY_LEVEL, top: int | None = None) -> tuple[list[RankedPlay], int]:
         """:meth:`hint` cut to ``top`` rows, and the number of legal plays."""
-        return self._one("ranked", pos, dice, level, top)
+        return self._one(RankJob(pos, dice, level, top))
 
     def move_list(self, pos: Position, dice, level: str = DEFAULT_PLAY_LEVEL, seed: int | None = None,
                   dmp: bool = False) -> list[tuple[Play | None, np.ndarray]]:
@@ -763,7 +689,7 @@ class Engine:
         level's own choice (or any level's when ``seed`` is given) comes first.
         ``[(None, probs)]`` when no die can be played (the probabilities of the unchanged
         position, opponent on roll)."""
-        return self._one("move_list", pos, dice, level, seed, dmp)
+        return self._one(ListJob(pos, dice, level, seed, dmp))
 
     def move(self, pos: Position, dice, level: str = DEFAULT_PLAY_LEVEL, seed: int | None = None, ply: int | None = None) -> MoveResult:
         """The level's play for one position and roll (``ply`` overrides the level's search
@@ -772,7 +698,7 @@ class Engine:
 
         Raises ServiceError for a finished game, bad dice, an unknown level, ply or seed.
         """
-        return self._one("move", pos, dice, level, seed, ply)
+        return self._one(MoveJob(pos, dice, level, seed, ply))
 
     def evaluate(self, pos: Position, level: str = DEFAULT_PLAY_LEVEL) -> tuple[np.ndarray, int]:
         """Outcome probabilities float64 (5,) of the side on roll, before it rolls, at the
@@ -780,4 +706,4 @@ class Engine:
 
         Raises ServiceError ``game_over`` for a finished game, ``bad_level``.
         """
-        return self._one("evaluate", pos, level)
+        return self._one(EvalJob(pos, level))

@@ -32,6 +32,8 @@ import re
 import secrets
 import time
 
+from bgrl.agents.levels import LEVEL_NAMES
+
 try:
     from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 except ImportError:  # the serve extra installs it; without it the service runs and /metrics says so
@@ -61,11 +63,18 @@ except ImportError:  # the serve extra installs it; without it the service runs 
 
         return f"# {missing_extra('serve', '/metrics')}\n".encode()
 
-__all__ = ["ServiceMetrics", "AccessLog", "CONTENT_TYPE_LATEST", "access_logger", "configure_logging"]
+__all__ = ["ServiceMetrics", "AccessLog", "CONTENT_TYPE_LATEST", "access_logger", "configure_logging", "label_level"]
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 _BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 _ID_OK = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+_LEVEL_LABELS = frozenset(LEVEL_NAMES)
+
+
+def label_level(request, level) -> None:
+    """Set the level label of ``request`` (its access log line and metrics): ``level`` when
+    it names a level, else ``"other"``."""
+    request.state.level = level if isinstance(level, str) and level in _LEVEL_LABELS else "other"
 
 
 def access_logger() -> logging.Logger:

@@ -43,7 +43,10 @@ from __future__ import annotations
 import time
 
 from bgrl._version import __version__
-from bgrl.agents.levels import DEFAULT_PLAY_LEVEL
+from bgrl.agents.cube import pre_roll_decision
+from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES, LEVELS
+from bgrl.agents.search import MAX_PLY
+from bgrl.service.engine import MAX_SEED, Engine, ServiceError, parse_position, plain_notation
 
 __all__ = ["UbgiSession", "main_loop", "PROTOCOL_VERSION"]
 
@@ -76,8 +79,6 @@ class UbgiSession:
     def _engine(self):
         if self.engine is None:
             if self.engine_factory is None:
-                from bgrl.service.engine import Engine
-
                 self.engine_factory = Engine
             try:
                 self.engine = self.engine_factory()
@@ -88,14 +89,10 @@ class UbgiSession:
     @staticmethod
     def _max_ply() -> int:
         """Deepest UBGI ply (root-inclusive): gnubg's deepest + 1."""
-        from bgrl.agents.search import MAX_PLY
-
         return int(MAX_PLY) + 1
 
     # ---- output helpers
     def _key_lines(self) -> list[str]:
-        from bgrl.agents.levels import LEVEL_NAMES
-
         lines = [f"key engine.level enum {'|'.join(LEVEL_NAMES)} {DEFAULT_PLAY_LEVEL} playing level (bgrl levels table)"]
         lines.append(f"key engine.ply int 1..{self._max_ply()} {self._current_ply()} root-inclusive decision depth (UBGI 1-ply = gnubg 0-ply)")
         lines.append("key engine.seed int * 0 ! seed of noisy levels")
@@ -107,8 +104,6 @@ class UbgiSession:
             return self.ply
         if self.engine is not None:
             return self.engine.level(self.level).ply + 1
-        from bgrl.agents.levels import LEVELS
-
         return LEVELS[self.level].ply + 1
 
     # ---- commands
@@ -149,8 +144,6 @@ class UbgiSession:
             self.write(k)
 
     def _cmd_position(self, args):
-        from bgrl.service.engine import ServiceError, parse_position
-
         if len(args) < 2 or args[0] not in ("gnubgid", "xgid"):
             raise _Err("bad_command", "expected: position gnubgid <ID> | position xgid <XGID>")
         if args[0] == "gnubgid" and len(args) != 2:
@@ -178,8 +171,6 @@ class UbgiSession:
         self.dice = d
 
     def _cmd_go(self, args):
-        from bgrl.service.engine import ServiceError, plain_notation
-
         kind = args[0] if args else "chequer"
         if kind == "cube" and len(args) == 1:
             return self._go_cube()
@@ -204,9 +195,6 @@ class UbgiSession:
     def _go_cube(self):
         """``go cube``: the level's money cube decision for the side on roll before it rolls,
         the cube centred (bgrl.evaluation.cube; the level's own ply)."""
-        from bgrl.evaluation.cube import cube_decision, cube_life
-        from bgrl.service.engine import ServiceError
-
         if self.position is None:
             raise _Err("bad_state", "missing position")
         eng = self._engine()
@@ -215,16 +203,13 @@ class UbgiSession:
             probs, ply = eng.evaluate(self.position, self.level)
         except ServiceError as e:
             raise _Err("bad_state", e.message) from None
-        d = cube_decision(probs, None, cube_life(self.position.board))
+        d = pre_roll_decision(self.position, probs)
         ms = (time.perf_counter() - t0) * 1000.0
         self.write(f"info depth {ply + 1} time_ms {ms:.1f} level {self.level} score {d.no_double:.4f} "
                    f"decision {d.decision.replace(', ', '/').replace(' ', '-')}")
         self.write(f"bestcube {'double' if d.decision in ('double, take', 'double, pass') else 'nodouble'}")
 
     def _cmd_set(self, args):
-        from bgrl.agents.levels import LEVEL_NAMES
-        from bgrl.service.engine import MAX_SEED
-
         if len(args) != 2:
             raise _Err("bad_command", "expected: set <key> <value>")
         key, val = args

@@ -20,6 +20,7 @@ judged by ``world-class`` (:data:`bgrl.agents.levels.JUDGE_LEVEL`); hints defaul
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from importlib import resources
 from typing import Literal
@@ -29,20 +30,22 @@ from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
+from bgrl.agents.cube import cube_hint, cubeful_rank, value_mwc
 from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
+from bgrl.agents.hints import HintRanker
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, JUDGE_LEVEL
 from bgrl.evaluation.probabilities import equity as equity_of
 from bgrl.records.files import read_games_text
 from bgrl.records.matfile import mat_text
 from bgrl.records.record import GameRecord
-from bgrl.records.review import by_player, review_records
+from bgrl.records.review import by_player, cube_summaries, judge_cube, review_records
 from bgrl.rules.board import Position, borne_off, flip
 from bgrl.rules.game import BLACK, WHITE
 from bgrl.rules.match import MatchRules
 from bgrl.rules.notation import legal_plays
 from bgrl.rules.xgid import read_position
 from bgrl.service import schemas as S
-from bgrl.service.engine import ServiceError, parse_dice_value, parse_position
+from bgrl.service.engine import RankJob, ServiceError, parse_dice_value, parse_position
 from bgrl.session.game import GameSession, SessionError, board_view as _view, play_steps
 from bgrl.session.owner import COOKIE, HEADER, is_token, new_token
 from bgrl.session.store import ConflictError, GameStore
@@ -277,7 +280,7 @@ async def _command(request: Request, gid: str, fn):
 
 async def _admit(request: Request, fn, *args, review: bool = False):
     """``fn(*args)`` run in a thread of the server through the service's admission control
-    (:meth:`bgrl.service.app.Limiter.run_thread`): 503 ``overloaded`` when full, 504 past the
+    (:meth:`bgrl.service.limiter.Limiter.run_thread`): 503 ``overloaded`` when full, 504 past the
     game deadline (``review``: the review deadline, and the work stops when the client leaves;
     ``fn`` then takes the cancel event first); engine calls inside stop at the deadline."""
     lim = request.app.state.limiter
@@ -415,7 +418,7 @@ async def game_hint(gid: str, req: HintIn, request: Request):
     if s.dice is None:
         raise ServiceError("no_decision", "no roll to play and no cube decision: the game is over or not the player's turn")
     pos, dice, n_legal = s.game.position, s.dice, len(s.plays)
-    rows = await request.app.state.limiter.run("hint", pos, dice, level, None if s.match is not None else (req.top or None))
+    rows, _n = await request.app.state.limiter.run(RankJob(pos, dice, level, None if s.match is not None else (req.top or None)))
     cube = None if s.match is None else s.match.cube_for(s.human)
     return await _admit(request, _hint_answer, pos, dice, level, info.ply, n_legal, rows, cube, req.top or None)
 
@@ -423,9 +426,6 @@ async def game_hint(gid: str, req: HintIn, request: Request):
 def _cube_advice(eng, s: GameSession, level: str, ply: int) -> dict:
     """The cube hint of a cube session's decision: the player's double before the roll, or
     the answer to the computer's double."""
-    from bgrl.agents.cube import cube_hint, value_mwc
-    from bgrl.agents.hints import HintRanker
-
     ranker = HintRanker.from_agent(eng._agent(level))
     m = s.match
     if s.awaiting == "cube":
@@ -496,9 +496,6 @@ def _session_review(eng, s: GameSession, level: str) -> dict:
     """The review of a session's games by ``level``: each game's turns (as :func:`_review`),
     in a cube session every double, take and pass judged (``cube``) and the points with the
     cube and the match score; a summary per side over the games."""
-    from bgrl.agents.hints import HintRanker
-    from bgrl.records.review import cube_summaries, judge_cube
-
     labels = {s.human: "you", s.computer: "computer"}
     records = [r for r in s.all_records() if r.turns]
     if not records:
@@ -544,8 +541,6 @@ async def record(gid: str, request: Request, format: Literal["bgrl", "mat"] = "b
     """The game records of the session as a download: ``format=bgrl`` (bgrl-game-1 JSON
     lines, one game after the other) or ``mat`` (not for a session from a set-up position:
     400 ``no_mat``)."""
-    import json
-
     _, s = await _read(request, gid)
     records = s.all_records()
     if format == "mat":
@@ -598,8 +593,6 @@ def _hint_answer(pos: Position, dice, level: str, ply: int, n_legal: int, rows, 
     match winning chances (``cubeful_equity``, ``mwc``), cut to ``top``."""
     vals = None
     if cube is not None:
-        from bgrl.agents.cube import cubeful_rank, value_mwc
-
         rows, vals = cubeful_rank(rows, cube)
         mwc = value_mwc(vals, cube) if cube.is_match else None
     if top:
@@ -632,8 +625,6 @@ def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None =
     the best is better (:mod:`bgrl.agents.explain`); each side's summary. ``labels`` maps
     'white'/'black' to the names the turns and summaries use (default: the colours)."""
     labels = labels or {WHITE: WHITE, BLACK: BLACK}
-    from bgrl.agents.hints import HintRanker
-
     # the level's HintRanker, as bgrl review uses: one search for the game, and a play kept at a
     # shallower ply by a move filter valued again at the best play's (the same figures as the CLI)
     rv = review_records([rec], HintRanker.from_agent(eng._agent(level)), name=level)[0]
@@ -697,9 +688,6 @@ def _upload_review(cancel, eng, req: UploadIn, level: str) -> dict:
         games.append(g)
     reviews = [g.pop("_review") for g in games]
     if any(c is not None for c in cube_info):  # the cube actions of a .mat file, judged as bgrl review judges them
-        from bgrl.agents.hints import HintRanker
-        from bgrl.records.review import cube_summaries, judge_cube
-
         ranker = HintRanker.from_agent(eng._agent(level))
         try:
             judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply")

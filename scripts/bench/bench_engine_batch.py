@@ -4,7 +4,7 @@ for expert moves and wildbg ``GET /move`` lists, beside sequential ``choose_play
     python scripts/bench/bench_engine_batch.py [--positions 400] [--batch 32] [--seconds 3] [--seed 0]
 
 What a worker process of ``bgrl serve`` does with a batch of requests (no HTTP, no pipe):
-``("move", (pos, dice, "expert", seed))`` and ``("wildbg_json", (pos, dice, "expert"))``
+``MoveJob(pos, dice, "expert", seed)`` and ``ListJob(pos, dice, "expert", as_json=True)``
 jobs in batches of ``--batch``, over positions from pubeval self-play games (the load
 test's, ``scripts/bench/load_test.py``), one torch thread, measured in one process one after the
 other, so the figures compare with each other on a shared machine (docs/service.md, "Where
@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     import torch
 
     from bgrl.rules.board import Position
-    from bgrl.service.engine import Engine
+    from bgrl.service.engine import Engine, ListJob, MoveJob
     from workloads import in_process_rate, workload  # tests/workloads.py
 
     torch.set_num_threads(1)
@@ -60,10 +60,10 @@ def main(argv=None) -> int:
         return [items[(k + i) % len(items)] for i in range(args.batch)]
 
     def moves():
-        return len(eng.run_batch([("move", (pos, d, "expert", 1)) for pos, d in batch()]))
+        return len(eng.run_batch([MoveJob(pos, d, "expert", 1) for pos, d in batch()]))
 
     def lists():
-        return len(eng.run_batch([("wildbg_json", (pos, d, "expert")) for pos, d in batch()]))
+        return len(eng.run_batch([ListJob(pos, d, "expert", as_json=True) for pos, d in batch()]))
 
     seq = in_process_rate("expert", work, args.seconds)
     mv = rate(moves, args.seconds)
