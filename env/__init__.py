@@ -10,6 +10,11 @@ Importing this package registers:
 
 and offers :func:`pettingzoo_env` (needs the ``pettingzoo`` extra).
 
+Every one takes ``action_mode="checker"`` (one checker, one die per step, ``Discrete(156)``;
+:mod:`bgrl.env.checker`) and ``reset(options={"position": ID_or_XGID, "dice": [d1, d2]})``
+(:mod:`bgrl.env.state`, with ``set_dice``, ``set_next_dice``, ``clone_state`` and
+``restore_state`` on the single envs for search).
+
 >>> import gymnasium as gym, bgrl.env
 >>> env = gym.make("bgrl/Backgammon-v0", opponent="pubeval")
 >>> envs = gym.make_vec("bgrl/Backgammon-v0", num_envs=64, vectorization_mode="vector_entry_point", opponent="pubeval")
@@ -18,6 +23,8 @@ and offers :func:`pettingzoo_env` (needs the ``pettingzoo`` extra).
 from gymnasium.envs.registration import register, registry
 
 from bgrl.env.backgammon import MAX_PLAYS, BackgammonEnv, BackgammonSelfPlayEnv, LegalPlaySpace
+from bgrl.env.checker import CHECKER_ACTIONS, checker_action, checker_move
+from bgrl.env.state import EnvState
 from bgrl.env.vector import BackgammonSelfPlayVectorEnv, BackgammonVectorEnv
 
 __all__ = [
@@ -27,6 +34,10 @@ __all__ = [
     "BackgammonVectorEnv",
     "BackgammonSelfPlayVectorEnv",
     "LegalPlaySpace",
+    "CHECKER_ACTIONS",
+    "checker_action",
+    "checker_move",
+    "EnvState",
     "pettingzoo_env",
 ]
 

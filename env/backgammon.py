@@ -20,8 +20,7 @@ dice for its game ``i`` when seeded ``s`` as this env seeded ``s + i``.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -29,7 +28,13 @@ from gymnasium import spaces
 
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
-from bgrl.evaluation.encoding import ENCODER, encode, num_features
+from bgrl.evaluation.encoding import ENCODER, encode
+from bgrl.env.common import (BLACK, WHITE, LegalPlaySpace, ResetNeeded, action_index, check_render_mode,  # noqa: F401
+                             check_reset_options, colour_arg, feature_bounds, load_opponent,
+                             use_compiled_kernels)
+from bgrl.env.checker import CheckerMode
+from bgrl.env.cube import JanowskiCube
+from bgrl.env.state import POSITION_OPTIONS, SearchMixin, reset_position
 from bgrl.rules.movegen import AfterStates, generate
 from bgrl.rules.render import render as render_board
 from bgrl.rules.outcome import game_result
@@ -69,131 +74,10 @@ MAX_PLAYS = 2226
 MAX_PLAYS_POSITION_ID = "BAAQhVJKKSkFAA"
 MAX_PLAYS_DICE = (1, 1)
 
-WHITE, BLACK = "white", "black"
 _MAX_PASSES = 1000  # guard: consecutive passes (both sides closed out) cannot arise from the start
 
 
-def feature_bounds(name: str = ENCODER) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature ``(low, high)`` float32 bounds of :func:`bgrl.evaluation.encoding.encode` output.
-
-    td198 units: a point's first three units are 0/1, the fourth ``(n - 3) / 2 <= 6``;
-    bar / 2 <= 7.5; off / 15 <= 1; turn units 0/1. td198r adds race flag 0/1, pips / 167 each
-    <= 375 / 167 (15 checkers on the bar) and (opponent - mover pips) / 50 in +-375 / 50.
-    """
-    n = num_features(name)
-    low = np.zeros(n, dtype=np.float64)
-    high = np.ones(n, dtype=np.float64)
-    for base in (0, 98):
-        high[base + 3 : base + 96 : 4] = 6.0
-        high[base + 96] = 7.5
-    if n > 198:
-        high[199] = high[200] = 375 / 167.0
-        low[201], high[201] = -375 / 50.0, 375 / 50.0
-    return low.astype(np.float32), high.astype(np.float32)
-
-
-class LegalPlaySpace(spaces.Discrete):
-    """``Discrete(n)`` whose mask-less :meth:`sample` draws a *legal* play of the env's current
-    position (uniformly), so ``env.action_space.sample()`` is a valid random agent.
-
-    With ``mask=`` or ``probability=`` it behaves exactly like :class:`gymnasium.spaces.Discrete`.
-    Batched copies made by vector envs (``batch_space``) are plain ``MultiDiscrete`` spaces:
-    sample those with the stacked ``info["action_mask"]``.
-    """
-
-    def __init__(self, n: int, seed: int | np.random.Generator | None = None):
-        super().__init__(n, seed=seed)
-        self._legal_count: int | None = None
-        self._legal_choices: np.ndarray | None = None  # legal indices that are not a prefix (cube actions)
-
-    def sample(self, mask=None, probability=None):  # noqa: D102 - documented on the class
-        if mask is None and probability is None and self._legal_choices is not None:
-            return self.start + np.int64(self._legal_choices[self.np_random.integers(len(self._legal_choices))])
-        if mask is None and probability is None and self._legal_count:
-            return self.start + np.int64(self.np_random.integers(self._legal_count))
-        return super().sample(mask=mask, probability=probability)
-
-    def __eq__(self, other) -> bool:  # compare like a Discrete (vector envs check spaces agree)
-        return isinstance(other, spaces.Discrete) and self.n == other.n and self.start == other.start
-
-    def __hash__(self) -> int:
-        return hash((self.n, int(self.start)))
-
-
-def action_index(action, n_legal: int, *, expected: str, illegal: Callable[[int, int], str]) -> int:
-    """Check an action of the single-game environments and return it as an ``int``.
-
-    action : an integer scalar (Python ``int`` or a 0-d NumPy integer); ``n_legal`` the
-        number of legal plays of the roll. ``expected`` names what the index refers to in
-        the error (e.g. ``"info['legal_plays']"``); ``illegal(a, k)`` builds the message
-        for an index ``a`` outside ``0..k - 1``.
-    Raises ValueError (one line) for a non-integer (bool, float, array, string, None)
-    or an index out of range. Shared by :class:`BackgammonEnv`,
-    :class:`BackgammonSelfPlayEnv` and :class:`bgrl.env.pettingzoo.BackgammonAECEnv`.
-    """
-    try:
-        a = np.asarray(action)
-        if a.shape != () or a.dtype.kind not in "iu":
-            raise TypeError
-        a = int(a)
-    except (TypeError, ValueError):
-        raise ValueError(f"action must be an integer index into {expected}, got {action!r}") from None
-    if not 0 <= a < n_legal:
-        raise ValueError(illegal(a, n_legal))
-    return a
-
-
-class ResetNeeded(gym.error.ResetNeeded, RuntimeError):
-    """``step()`` before the first ``reset()``, or after the game ended: Gymnasium's
-    :class:`gymnasium.error.ResetNeeded`, and a RuntimeError as before."""
-
-
-def check_reset_options(options, allowed, strict: bool = True) -> dict:
-    """``reset``'s ``options`` checked: None (no options) or a dict whose keys are among
-    ``allowed`` (with ``strict``; else other keys are ignored, as PettingZoo's API test asks).
-    Returns a dict. Raises TypeError for another type, ValueError naming an unknown key and
-    the known ones."""
-    if options is None:
-        return {}
-    if not isinstance(options, dict):
-        raise TypeError(f"reset options must be a dict or None, got {type(options).__name__} {options!r:.60}")
-    unknown = sorted(str(k) for k in options if k not in allowed) if strict else []
-    if unknown:
-        known = ", ".join(repr(k) for k in allowed) or "none"
-        raise ValueError(f"unknown reset option(s) {unknown}; expected some of {known}")
-    return dict(options)
-
-
-def check_render_mode(render_mode: str | None, modes) -> None:
-    """Raise ValueError unless ``render_mode`` is None or one of ``modes``."""
-    if render_mode is not None and render_mode not in modes:
-        raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
-
-
-def colour_arg(agent_color: str) -> str:
-    """``agent_color`` checked: ``"white"``, ``"black"`` or ``"alternate"``; ValueError otherwise."""
-    if agent_color not in (WHITE, BLACK, "alternate"):
-        raise ValueError(f"agent_color must be 'white', 'black' or 'alternate', got {agent_color!r}")
-    return agent_color
-
-
-def load_opponent(opponent):
-    """An agent object from a spec ('random', 'pubeval', 'default', a path) or an agent itself."""
-    if hasattr(opponent, "select"):
-        return opponent
-    from bgrl.agents.base import DEFAULT_CHECKPOINT
-    from bgrl.agents.registry import load_agent
-
-    spec = "default" if opponent is None else str(opponent)
-    if spec == "default" and not Path(DEFAULT_CHECKPOINT).is_file():
-        raise ValueError(
-            f"opponent='default' needs the shipped network {DEFAULT_CHECKPOINT}, which is missing; "
-            "train one (`bgrl train`) or pass opponent='pubeval', 'random' or a checkpoint path"
-        )
-    return load_agent(spec)
-
-
-class _BackgammonBase(gym.Env):
+class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
     """Shared state and plumbing. The board is kept from the side on roll (engine convention)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
@@ -222,18 +106,26 @@ class _BackgammonBase(gym.Env):
         return WHITE if self._white_on_roll else BLACK
 
     def _roll(self) -> np.ndarray:
+        queued = self._queued_roll()  # set_next_dice / reset(options={"dice": ...}): the stream waits
+        if queued is not None:
+            return queued
         # a counter-based stream (bgrl.rules.dice): game i of the vector env seeded s rolls the same
-        # dice as this env seeded s + i, with no loop over games there
-        dice = roll_dice(self._dice_key[None], np.array([self._dice_count]))[0]
+        # dice as this env seeded s + i, with no loop over games there; drawn 64 rolls at a time
+        c, key = self._dice_count, int(self._dice_key)
+        block = self._roll_block
+        if block is None or block[0] != key or not block[1] <= c < block[1] + 64:
+            block = self._roll_block = (key, c, roll_dice(np.full(64, key, dtype=np.uint64), np.arange(c, c + 64)))
         self._dice_count += 1
-        return dice
+        return block[2][c - block[1]].copy()
+
+    _roll_block = None  # (key, first count, int8 (64, 2) rolls) of the stream
 
     def _generate(self, dice: np.ndarray) -> AfterStates:
         return generate(self._board[None], dice[None], validate=False)  # boards come from the engine
 
     def _apply(self, after: np.ndarray) -> int:
         """Play ``after`` for the side on roll; return the points it wins (0 = game goes on)."""
-        res = game_result(after)
+        res = 0 if after.max() > 0 else game_result(after)  # checkers left: the game goes on
         if res:
             self._board = after.copy()  # winner's view; the winner stays "on roll" for rendering
             self._over, self._winner, self._points = True, self._on_roll, res
@@ -265,6 +157,8 @@ class _BackgammonBase(gym.Env):
             raise RuntimeError(f"{self._after.shape[0]} legal plays exceed MAX_PLAYS={MAX_PLAYS}")
         self.action_space._legal_count = int(self._after.shape[0])
         self.action_space._legal_choices = None
+        if self._checker is not None:
+            self._checker_start()
 
     _started = False  # set by the first reset()
 
@@ -281,6 +175,12 @@ class _BackgammonBase(gym.Env):
             illegal=lambda a, k: f"illegal action {a}: this roll {self._dice} has {k} legal plays, so the action must be "
             f"0..{k - 1} (info['action_mask'] marks them); the action space holds {MAX_PLAYS} indices",
         )
+
+    def _chosen(self, action) -> np.ndarray | None:
+        """The after-state an action plays, checked; in checker mode None until the roll is used up."""
+        if self._checker is not None:
+            return self._checker_step(action)
+        return self._after[self._check_action(action)]
 
     # ------------------------------------------------------------------ the cube (cube=True)
     _table = None  # bgrl.env.cube.CubeTable when the cube is in play
@@ -308,6 +208,8 @@ class _BackgammonBase(gym.Env):
         self.action_space._legal_choices = np.array([lo, lo + 1])
 
     def _mask(self) -> np.ndarray:
+        if self._checker is not None:
+            return self._checker.mask[0].astype(np.int8)
         if self._table is None:
             m = np.zeros(MAX_PLAYS, dtype=np.int8)
             m[: self._after.shape[0]] = 1
@@ -348,7 +250,7 @@ class _BackgammonBase(gym.Env):
 
 
     def _notation(self) -> list[str]:
-        if not self.notation or self._over:
+        if not self.notation or self._over or self._dice is None:  # None: a cube step, no roll
             return []
         from bgrl.rules.notation import notations
 
@@ -357,8 +259,15 @@ class _BackgammonBase(gym.Env):
     def _obs_board(self) -> np.ndarray:
         raise NotImplementedError
 
+    def _shown_board(self) -> np.ndarray:
+        """The observed board: in checker mode, mid-turn, the board after the checkers moved so far."""
+        if self._checker is not None and not self._over and self._checker.left[0].any():
+            return self._checker.boards[0]
+        return self._obs_board()
+
     def _obs(self) -> np.ndarray:
-        return encode(self._obs_board()[None], self.encoder)[0]
+        obs = encode(self._shown_board()[None], self.encoder)[0]
+        return obs if self._checker is None else np.concatenate([obs, self._checker.features()[0]])
 
     def _base_info(self) -> dict[str, Any]:
         return {
@@ -368,12 +277,14 @@ class _BackgammonBase(gym.Env):
             # only; np.stack(info["after_states"]) or env.unwrapped.after_states() gives (k, 26)
             "after_states": tuple(self._after.copy()),
             "action_mask": self._mask(),
-            "board": self._obs_board().copy(),
+            "board": self._shown_board().copy(),
+            **({"dice_left": self._checker.features()[0].astype(np.int64)} if self._checker is not None else {}),
             **({"winner": self._winner, "points": self._points} if self._over else {}),
         }
 
     def _new_game(self, seed: int | None) -> None:
         """Start position, White on roll; a seeded reset also reseeds the action space."""
+        use_compiled_kernels()
         if seed is not None:
             self.action_space.seed(int(self.np_random.integers(2**31)))
             self._dice_key, self._dice_count = seed_keys(int(seed)), 0
@@ -384,6 +295,18 @@ class _BackgammonBase(gym.Env):
         self._board, self._white_on_roll = START_BOARD.copy(), True
         self._over, self._winner, self._points = False, None, 0
         self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+        self._dice_queue = ()
+        if self._checker is not None:
+            self._checker.stop(np.zeros(1, np.int64))
+
+    def _start_at(self, start: tuple, white_on_roll: bool) -> None:
+        """``reset(options={"position": ..., "dice": ...})`` (read by :func:`reset_position`
+        before anything changed): the game starts there, ``white_on_roll`` deciding the colour of
+        the side on roll; the dice are its first roll."""
+        board, dice = start
+        if board is not None:
+            self._board, self._white_on_roll = board.copy(), white_on_roll
+        self._dice_queue = (dice,) if dice is not None else ()
 
     def after_states(self) -> np.ndarray:
         """The legal after-states of the current roll, int8 ``(k, 26)`` from the mover's side;
@@ -391,7 +314,8 @@ class _BackgammonBase(gym.Env):
         return self._after.copy()
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask (MAX_PLAYS,) of the legal actions (sb3-contrib MaskablePPO convention)."""
+        """Boolean mask of the legal actions, (MAX_PLAYS,) or in checker mode (156,) (sb3-contrib
+        MaskablePPO convention)."""
         return self._mask().astype(bool)
 
     # ------------------------------------------------------------------ rendering
@@ -443,6 +367,9 @@ class BackgammonEnv(_BackgammonBase):
     The standard starting position, White on roll. If the agent plays Black, the opponent's
     first play is made inside ``reset``. Rolls with no legal play pass automatically (the other
     side keeps playing), so every returned observation has at least one legal play.
+    ``reset(options={"position": ID_or_XGID, "dice": [d1, d2]})`` starts from that position
+    instead, the agent on roll with those dice (:mod:`bgrl.env.state`; ``set_dice``,
+    ``set_next_dice``, ``clone_state`` and ``restore_state`` serve search).
 
     ## Episode End
 
@@ -480,6 +407,9 @@ class BackgammonEnv(_BackgammonBase):
       and :class:`bgrl.rules.cube.CubeState` from the doubler's side); by default an opponent
       with an ``evaluator`` (the networks, the levels) decides by Janowski's model at 0-ply
       (:func:`bgrl.agents.cube.cube_hint`), any other never doubles and always takes.
+    - ``action_mode``: ``"play"`` (default, above) or ``"checker"``: each step moves one checker
+      by one die, ``Discrete(156)``, action ``6 * source + die - 1``, the dice left in the
+      observation (:mod:`bgrl.env.checker`); cubeless.
 
     ## Version History
 
@@ -496,6 +426,7 @@ class BackgammonEnv(_BackgammonBase):
         cube: bool = False,
         match_length: int = 0,
         opponent_cube=None,
+        action_mode: str = "play",
     ):
         super().__init__(render_mode=render_mode, encoder=encoder, notation=notation)
         self.agent_color = colour_arg(agent_color)
@@ -503,6 +434,7 @@ class BackgammonEnv(_BackgammonBase):
         self._episodes = 0
         self._agent = WHITE
         self._init_cube(cube, match_length, encoder)
+        self._init_checker(action_mode)
         if opponent_cube is not None and not (hasattr(opponent_cube, "doubles") and hasattr(opponent_cube, "takes")):
             raise ValueError("opponent_cube must have doubles(position, cube) and takes(position, cube)")
         self.opponent_cube = opponent_cube if opponent_cube is not None else JanowskiCube.for_agent(self.opponent)
@@ -612,11 +544,12 @@ class BackgammonEnv(_BackgammonBase):
                 return -float(pts)
 
     #: The keys ``reset(options=...)`` takes; others raise ValueError.
-    reset_options = ("agent_color", "new_match")
+    reset_options = ("agent_color", "new_match") + POSITION_OPTIONS
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         options = check_reset_options(options, self.reset_options)  # before anything changes
         colour = colour_arg(options.get("agent_color", self.agent_color))
+        start = reset_position(options)
         super().reset(seed=seed)
         self._new_game(seed)
         if seed is not None:
@@ -625,6 +558,7 @@ class BackgammonEnv(_BackgammonBase):
             colour = WHITE if self._episodes % 2 == 0 else BLACK
         self._episodes += 1
         self._agent = colour
+        self._start_at(start, colour == WHITE)  # a chosen position: the agent is on roll
         if self._table is not None:
             if (options or {}).get("new_match") or seed is not None:
                 self._table.new_match()
@@ -639,9 +573,10 @@ class BackgammonEnv(_BackgammonBase):
     def step(self, action):
         if self._table is not None and self._phase != "play":
             reward = self._cube_step(self._check_cube_action(action))
+        elif (after := self._chosen(action)) is None:
+            reward = 0.0  # checker mode: the roll is not used up yet
         else:
-            a = self._check_action(action)
-            pts = self._apply(self._after[a])
+            pts = self._apply(after)
             if self._table is not None:
                 reward = self._scored(pts) if pts else self._advance()
             else:
@@ -649,36 +584,6 @@ class BackgammonEnv(_BackgammonBase):
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, self._over, False, self._info()
-
-
-class JanowskiCube:
-    """A built-in opponent's cube play: Janowski's model on its evaluator at 0-ply
-    (:func:`bgrl.agents.cube.cube_hint`), or, for an opponent without an evaluator, never
-    double and always take (:meth:`for_agent`)."""
-
-    def __init__(self, evaluator=None):
-        self.evaluator = evaluator
-
-    @classmethod
-    def for_agent(cls, agent) -> "JanowskiCube":
-        return cls(getattr(agent, "evaluator", None))
-
-    def _decision(self, position, cube):
-        from bgrl.agents.cube import cube_hint
-
-        return cube_hint(self.evaluator, position, cube, 0)[0]
-
-    def doubles(self, position, cube) -> bool:
-        """Whether the side on roll of ``position`` doubles (cube from its side)."""
-        if self.evaluator is None:
-            return False
-        return self._decision(position, cube).decision in ("double, take", "double, pass")
-
-    def takes(self, position, cube) -> bool:
-        """Whether the opponent of the doubler (on roll in ``position``) takes."""
-        if self.evaluator is None:
-            return True
-        return bool(self._decision(position, cube).take)
 
 
 class BackgammonSelfPlayEnv(_BackgammonBase):
@@ -708,7 +613,8 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
 
     The standard starting position, White on roll with a roll that has a legal play. Rolls with
     no legal play pass automatically (the same side may then move twice in a row;
-    ``info["to_move"]`` tells who is on roll).
+    ``info["to_move"]`` tells who is on roll). ``reset(options={"position": ..., "dice": ...})``
+    starts from a chosen position, White on roll (:mod:`bgrl.env.state`).
 
     ## Episode End
 
@@ -741,6 +647,8 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
     - ``match_length``: N > 0 plays an N-point match (needs ``cube=True``): the score carries
       over from one episode (game) to the next, with the Crawford rule; a reset after the
       match is over (or ``reset(options={"new_match": True})``) starts a new match at 0-0.
+    - ``action_mode``: ``"play"`` (default) or ``"checker"`` (one checker, one die per step;
+      :mod:`bgrl.env.checker`), as ``bgrl/Backgammon-v0``.
 
     ## Version History
 
@@ -748,9 +656,10 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
     """
 
     def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, notation: bool = True,
-                 cube: bool = False, match_length: int = 0):
+                 cube: bool = False, match_length: int = 0, action_mode: str = "play"):
         super().__init__(render_mode=render_mode, encoder=encoder, notation=notation)
         self._init_cube(cube, match_length, encoder)
+        self._init_checker(action_mode)
 
     # the side to act: the side on roll, or its opponent while answering a double
     @property
@@ -794,12 +703,14 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
         raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
 
     #: The keys ``reset(options=...)`` takes; others raise ValueError.
-    reset_options = ("new_match",)
+    reset_options = ("new_match",) + POSITION_OPTIONS
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         options = check_reset_options(options, self.reset_options)  # before anything changes
+        start = reset_position(options)
         super().reset(seed=seed)
         self._new_game(seed)
+        self._start_at(start, True)  # a chosen position: White on roll
         if self._table is not None:
             if options.get("new_match") or seed is not None:
                 self._table.new_match()
@@ -817,15 +728,16 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
                 a = action_index(action, self._after.shape[0], expected="info['legal_plays']",
                                  illegal=lambda a, k: f"illegal action {a}: this roll {self._dice} has {k} legal plays, "
                                  f"so the action must be 0..{k - 1} (info['action_mask'] marks them)")
+                after = self._after[a]
             else:
-                a = self._check_action(action)
-            pts = self._apply(self._after[a])
+                after = self._chosen(action)
+            pts = 0 if after is None else self._apply(after)  # None: checker mode, the roll not used up
             reward = float(pts)
             if self._table is not None and pts:
                 reward = float(pts * self._table.value)
                 self._points = pts * self._table.value
                 self._table.finish(self._winner, self._points)
-            if not pts:
+            if not pts and after is not None:
                 self._next_turn()
         else:
             a = self._check_cube_action(action)

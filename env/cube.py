@@ -12,6 +12,9 @@ from the acting side: ``log2(cube value) / 15``, the owner one-hot (centred, the
 side, its opponent), the points each side still needs divided by 25 (0 in a money game),
 Crawford game, post-Crawford game, and the phase (a cube decision before the roll; answering
 a double).
+
+:class:`JanowskiCube` is a built-in opponent's cube play (moved here from
+:mod:`bgrl.env.backgammon`, which still exports it).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import numpy as np
 
 from bgrl.rules.cube import DEFAULT_MAX_CUBE, CubeState
 
-__all__ = ["CUBE_ACTIONS", "CUBE_FEATURES", "CubeTable", "check_cube_options"]
+__all__ = ["CUBE_ACTIONS", "CUBE_FEATURES", "CubeTable", "JanowskiCube", "check_cube_options"]
 
 CUBE_ACTIONS = ("no double", "double", "take", "pass")
 CUBE_FEATURES = 10
@@ -119,3 +122,33 @@ class CubeTable:
     def as_dict(self) -> dict:
         return {"value": self.value, "owner": self.owner, "match_length": self.match_length,
                 "score": dict(self.score), "crawford": self.crawford, "match_over": self.match_over}
+
+
+class JanowskiCube:
+    """A built-in opponent's cube play: Janowski's model on its evaluator at 0-ply
+    (:func:`bgrl.agents.cube.cube_hint`), or, for an opponent without an evaluator, never
+    double and always take (:meth:`for_agent`)."""
+
+    def __init__(self, evaluator=None):
+        self.evaluator = evaluator
+
+    @classmethod
+    def for_agent(cls, agent) -> "JanowskiCube":
+        return cls(getattr(agent, "evaluator", None))
+
+    def _decision(self, position, cube):
+        from bgrl.agents.cube import cube_hint
+
+        return cube_hint(self.evaluator, position, cube, 0)[0]
+
+    def doubles(self, position, cube) -> bool:
+        """Whether the side on roll of ``position`` doubles (cube from its side)."""
+        if self.evaluator is None:
+            return False
+        return self._decision(position, cube).decision in ("double, take", "double, pass")
+
+    def takes(self, position, cube) -> bool:
+        """Whether the opponent of the doubler (on roll in ``position``) takes."""
+        if self.evaluator is None:
+            return True
+        return bool(self._decision(position, cube).take)

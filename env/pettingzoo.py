@@ -20,7 +20,9 @@ from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
 from bgrl.evaluation.encoding import ENCODER, encode
 from bgrl.env.backgammon import (BLACK, MAX_PLAYS, WHITE, ResetNeeded, action_index, check_render_mode, check_reset_options,
-                                 feature_bounds)
+                                 feature_bounds, use_compiled_kernels)
+from bgrl.env.checker import CHECKER_ACTIONS, DICE_FEATURES, CheckerTurns, check_action_mode
+from bgrl.env.state import POSITION_OPTIONS, reset_position
 from bgrl.rules.movegen import generate
 from bgrl.rules.render import render as render_board
 from bgrl.rules.outcome import game_result
@@ -93,6 +95,12 @@ class BackgammonAECEnv(AECEnv):
       selected is the one to act: the side on roll, or its opponent answering a double.
       ``infos[agent]["cube"]`` and ``["phase"]`` tell the cube and the phase (``infos="full"`` only:
       ``infos="arrays"`` with the cube is a ValueError).
+    - ``action_mode``: ``"play"`` (default) or ``"checker"`` (cubeless): one checker, one die
+      per step, ``Discrete(156)``, the dice left in the observation's last 6 units
+      (:mod:`bgrl.env.checker`); the agent on roll steps until its roll is used up.
+
+    ``reset(options={"position": ..., "dice": ...})`` starts from a chosen position and roll,
+    White on roll (:mod:`bgrl.env.state`).
 
     ## Version History
 
@@ -102,7 +110,7 @@ class BackgammonAECEnv(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "bgrl_backgammon_v0", "is_parallelizable": False}
 
     def __init__(self, render_mode: str | None = None, encoder: str = ENCODER, infos: str = "full",
-                 cube: bool = False, match_length: int = 0):
+                 cube: bool = False, match_length: int = 0, action_mode: str = "play"):
         super().__init__()
         check_render_mode(render_mode, self.metadata["render_modes"])
         if infos not in ("full", "arrays"):
@@ -111,6 +119,9 @@ class BackgammonAECEnv(AECEnv):
         from bgrl.env.cube import CUBE_FEATURES, check_cube_options
 
         self.cube, self.match_length = check_cube_options(cube, match_length)
+        self.action_mode = check_action_mode(action_mode, self.cube)
+        self._checker = CheckerTurns(1) if self.action_mode == "checker" else None
+        self._queue: tuple = ()  # the first roll set by reset(options={"dice": ...})
         if self.cube and infos != "full":
             raise ValueError("infos='arrays' is not available with cube=True (use infos='full')")
         self.render_mode = render_mode
@@ -134,16 +145,21 @@ class BackgammonAECEnv(AECEnv):
             self._winner, self._points = None, 0
             return
         low, high = feature_bounds(encoder)
+        n_act = MAX_PLAYS
+        if self._checker is not None:  # one checker, one die per step; the dice left in the observation
+            low = np.concatenate([low, np.zeros(DICE_FEATURES, np.float32)])
+            high = np.concatenate([high, np.full(DICE_FEATURES, 4, np.float32)])
+            n_act = CHECKER_ACTIONS
         self._obs_spaces = {
             a: spaces.Dict(
                 {
                     "observation": spaces.Box(low=low, high=high, dtype=np.float32),
-                    "action_mask": spaces.Box(low=0, high=1, shape=(MAX_PLAYS,), dtype=np.int8),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(n_act,), dtype=np.int8),
                 }
             )
             for a in self.possible_agents
         }
-        self._act_spaces = {a: spaces.Discrete(MAX_PLAYS) for a in self.possible_agents}
+        self._act_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
         self._board = START_BOARD.copy()
         self._white_on_roll = True
         self._dice: tuple[int, int] | None = None
@@ -164,19 +180,27 @@ class BackgammonAECEnv(AECEnv):
 
     def _roll_playable(self) -> None:
         for _ in range(1000):
-            dice = roll_dice(self._key[None], np.array([self._count]))[0]
-            self._count += 1
+            if self._queue:
+                dice, self._queue = np.array(self._queue[0], dtype=np.int8), self._queue[1:]
+            else:
+                dice = roll_dice(self._key[None], np.array([self._count]))[0]
+                self._count += 1
             after = generate(self._board[None], dice[None], validate=False)
             if after.dice_used[0]:
                 self._dice = (int(max(dice)), int(min(dice)))  # high die first, as the Gymnasium envs
                 self._after = after.group(0).copy()
+                if self._checker is not None:
+                    self._checker.start(np.zeros(1, np.int64), self._board[None], dice[None], after.dice_used)
                 return
             self._board = flip(self._board)
             self._white_on_roll = not self._white_on_roll
         raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
 
     def _board_of(self, agent: str) -> np.ndarray:
-        return self._board if agent == self._on_roll else flip(self._board)
+        board = self._board
+        if self._checker is not None and self._winner is None and self._checker.left[0].any():
+            board = self._checker.boards[0]  # checker mode, mid-turn: the checkers moved so far
+        return board if agent == self._on_roll else flip(board)
 
     # ------------------------------------------------------------------ the cube (delegated)
     def _cube_observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -237,10 +261,15 @@ class BackgammonAECEnv(AECEnv):
             raise ValueError(f"unknown agent {agent!r}; expected one of {self.possible_agents}")
         if self._sp is not None:
             return self._cube_observe(agent)
+        obs = encode(self._board_of(agent)[None], self.encoder)[0]
+        if self._checker is not None:
+            mine = self._winner is None and agent == self._on_roll
+            mask = (self._checker.mask[0] & mine).astype(np.int8)
+            return {"observation": np.concatenate([obs, self._checker.features()[0]]), "action_mask": mask}
         mask = np.zeros(MAX_PLAYS, dtype=np.int8)
         if self._winner is None and agent == self._on_roll:
             mask[: self._after.shape[0]] = 1
-        return {"observation": encode(self._board_of(agent)[None], self.encoder)[0], "action_mask": mask}
+        return {"observation": obs, "action_mask": mask}
 
     def _set_infos(self) -> None:
         if self.info_mode == "arrays":
@@ -264,14 +293,17 @@ class BackgammonAECEnv(AECEnv):
             self.infos[a] = info
 
     # ------------------------------------------------------------------ AEC API
-    #: The key ``reset(options=...)`` uses (``new_match``: with the cube, start a new match);
+    #: The keys ``reset(options=...)`` uses (``new_match``: with the cube, start a new match;
+    #: ``position`` and ``dice``: start there, White on roll, see :mod:`bgrl.env.state`);
     #: others are ignored (PettingZoo's API test passes its own), but options must be a dict.
-    reset_options = ("new_match",)
+    reset_options = ("new_match",) + POSITION_OPTIONS
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         options = check_reset_options(options, self.reset_options, strict=False)  # TypeError before anything changes
         if self._sp is not None:
             options = {k: v for k, v in options.items() if k in self.reset_options}
+        board, dice = reset_position(options)  # ValueError before anything changes
+        use_compiled_kernels()
         self._has_reset = True
         if seed is not None:
             self._key, self._count = seed_keys(int(seed)), 0
@@ -289,8 +321,9 @@ class BackgammonAECEnv(AECEnv):
             if self.render_mode == "human":
                 self.render()
             return
-        self._board, self._white_on_roll = START_BOARD.copy(), True
+        self._board, self._white_on_roll = (START_BOARD if board is None else board).copy(), True
         self._winner, self._points = None, 0
+        self._queue = () if dice is None else (dice,)
         self._roll_playable()
         self.agent_selection = self._on_roll
         self._set_infos()
@@ -310,12 +343,23 @@ class BackgammonAECEnv(AECEnv):
             if self.render_mode == "human":
                 self.render()
             return
-        a = action_index(
-            action, self._after.shape[0], expected="the legal plays",
-            illegal=lambda a, k: f"illegal action {a} for {agent}: the roll {self._dice} has {k} legal plays (0..{k - 1})",
-        )
+        if self._checker is not None:
+            after = self._checker_step(agent, action)
+            if after is None:  # the roll is not used up: the same agent moves on
+                self._cumulative_rewards[agent] = 0
+                self.rewards = {a_: 0 for a_ in self.agents}
+                self._set_infos()
+                self._accumulate_rewards()
+                if self.render_mode == "human":
+                    self.render()
+                return
+        else:
+            a = action_index(
+                action, self._after.shape[0], expected="the legal plays",
+                illegal=lambda a, k: f"illegal action {a} for {agent}: the roll {self._dice} has {k} legal plays (0..{k - 1})",
+            )
+            after = self._after[a]
         self._cumulative_rewards[agent] = 0
-        after = self._after[a]
         pts = game_result(after)
         if pts:
             self._board = after.copy()  # the winner's view; the winner stays "on roll"
@@ -334,6 +378,14 @@ class BackgammonAECEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _checker_step(self, agent: str, action) -> np.ndarray | None:
+        t = self._checker
+        a = action_index(action, CHECKER_ACTIONS, expected="the checker actions (6 * source + die - 1)",
+                         illegal=lambda a, k: f"{agent}: {t.illegal(0, a)}")
+        if not t.mask[0, a]:
+            raise ValueError(f"{agent}: {t.illegal(0, a)}")
+        return t.boards[0].copy() if t.apply(np.zeros(1, np.int64), np.array([a]))[0] else None
 
     def render(self):
         """``ansi``: the board text (White's numbering); ``human``: print it."""

@@ -22,6 +22,8 @@ from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
 from bgrl.evaluation.encoding import ENCODER, encode
 from bgrl.env.backgammon import BLACK, MAX_PLAYS, WHITE, colour_arg, load_opponent, feature_bounds
+from bgrl.env.checker import CHECKER_ACTIONS, DICE_FEATURES, CheckerTurns, check_action_mode
+from bgrl.env.state import StateCopy, reset_positions
 from bgrl.rules.movegen import AfterStates, generate
 from bgrl.rules.outcome import game_results
 
@@ -104,7 +106,7 @@ class LegalPlayGroups(Sequence):
         return f"LegalPlayGroups({len(self)} games)"
 
 
-class BackgammonVectorEnv(VectorEnv):
+class BackgammonVectorEnv(StateCopy, VectorEnv):
     """## Description
 
     N money games of backgammon (cubeless, gammons and backgammons count; RULES.md) stepped in
@@ -174,6 +176,14 @@ class BackgammonVectorEnv(VectorEnv):
     - ``self_play``: bool (default False).
     - ``encoder``: feature encoding name (default :data:`bgrl.evaluation.encoding.ENCODER`).
     - ``notation``: fill ``legal_plays`` (lazily; default True).
+    - ``action_mode``: ``"play"`` (default, above) or ``"checker"``: one checker, one die per
+      game and step (:mod:`bgrl.env.checker`): ``single_action_space = Discrete(156)``, masks
+      ``(N, 156)``, the dice left per face as the observation's last 6 units, ``info["dice_left"]``;
+      a game's opponent (or other side) moves once its roll is used up.
+
+    ``reset(options={"position": ..., "dice": ...})`` starts games from a chosen position and
+    roll: one value for all games or a list of N (None: as usual); the agent (self-play: White)
+    is on roll there (:mod:`bgrl.env.state`). ``clone_state`` / ``restore_state`` copy the N games.
 
     ## Seeding
 
@@ -198,6 +208,7 @@ class BackgammonVectorEnv(VectorEnv):
         encoder: str = ENCODER,
         notation: bool = True,
         render_mode: str | None = None,
+        action_mode: str = "play",
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
@@ -209,9 +220,14 @@ class BackgammonVectorEnv(VectorEnv):
         self.notation = bool(notation)
         self.agent_color = colour_arg(agent_color)
         self.opponent = None if self.self_play else load_opponent(opponent)
+        self.action_mode = check_action_mode(action_mode)
         low, high = feature_bounds(encoder)
+        self._checker = CheckerTurns(n) if self.action_mode == "checker" else None
+        if self._checker is not None:  # one checker, one die per step; the dice left in the observation
+            low = np.concatenate([low, np.zeros(DICE_FEATURES, np.float32)])
+            high = np.concatenate([high, np.full(DICE_FEATURES, 4, np.float32)])
         self.single_observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        self.single_action_space = spaces.Discrete(MAX_PLAYS)
+        self.single_action_space = spaces.Discrete(MAX_PLAYS if self._checker is None else CHECKER_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self.render_mode = None
@@ -230,6 +246,7 @@ class BackgammonVectorEnv(VectorEnv):
         self._turn_parent = np.zeros(0, dtype=np.int64)
         self._offsets = np.zeros(n + 1, dtype=np.int64)
         self._autoreset = np.zeros(n, dtype=bool)
+        self._forced = np.zeros((n, 2), dtype=np.int8)  # a game's next roll set by reset(options={"dice": ...})
         self._started = False
 
     # ------------------------------------------------------------------ seeding and resets
@@ -280,9 +297,11 @@ class BackgammonVectorEnv(VectorEnv):
         opts = dict(options or {})
         mask = opts.pop("reset_mask", None)
         colour = colour_arg(opts.pop("agent_color", self.agent_color))
-        if opts:
-            raise ValueError(f"unknown reset option(s) {sorted(opts)}; expected 'agent_color', 'reset_mask'")
         n = self.num_envs
+        boards, rolls = reset_positions(opts, n)
+        opts.pop("position", None), opts.pop("dice", None)
+        if opts:
+            raise ValueError(f"unknown reset option(s) {sorted(opts)}; expected 'agent_color', 'reset_mask', 'position', 'dice'")
         if mask is None:
             games = np.arange(n)
         else:
@@ -296,7 +315,14 @@ class BackgammonVectorEnv(VectorEnv):
         super().reset(seed=None if base_seed is None else int(base_seed))
         self._seed_streams(seed, games)
         self._new_games(games, colour)
+        for g in games:  # chosen positions (the agent, or White in self-play, on roll) and first rolls
+            if boards[g] is not None:
+                self._boards[g] = boards[g]
+                self._white[g] = True if self.self_play else self._agent_white[g]
+            if rolls[g] is not None:
+                self._forced[g] = rolls[g]
         self._advance(games)  # cannot end a game from the start
+        self._start_turns(games)
         self._autoreset[games] = False
         self._started = True
         return self._obs(), self._info()
@@ -312,6 +338,14 @@ class BackgammonVectorEnv(VectorEnv):
         if a.shape != (n,) or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be an integer array of shape ({n},), got shape {a.shape} dtype {a.dtype}")
         a = a.astype(np.int64)
+        if self._checker is not None:
+            bad = ((a < 0) | (a >= CHECKER_ACTIONS)) & ~self._autoreset
+            bad |= ~self._checker.mask[np.arange(n), np.clip(a, 0, CHECKER_ACTIONS - 1)] & ~self._autoreset
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"game {i}: {self._checker.illegal(i, int(a[i]))}; {int(bad.sum())} game(s) had an "
+                                 "illegal action, none was played")
+            return a
         counts = np.diff(self._offsets)
         bad = ((a < 0) | (a >= counts)) & ~self._autoreset
         if bad.any():
@@ -335,7 +369,11 @@ class BackgammonVectorEnv(VectorEnv):
         terminated = np.zeros(n, dtype=bool)
         play = ~self._autoreset
         gi = np.flatnonzero(play)
-        chosen = self._turn_boards[self._offsets[gi] + a[gi]]
+        if self._checker is not None:  # one checker each; the games whose roll is used up play on
+            gi = gi[self._checker.apply(gi, a[gi])]
+            chosen = self._checker.boards[gi].copy()
+        else:
+            chosen = self._turn_boards[self._offsets[gi] + a[gi]]
         res = game_results(chosen)
         end = res > 0
         if end.any():
@@ -357,6 +395,7 @@ class BackgammonVectorEnv(VectorEnv):
         else:
             adv = gc
         lost = self._advance(adv)
+        self._start_turns(adv)
         if lost is not None:
             rewards -= lost
             terminated |= lost > 0
@@ -377,6 +416,12 @@ class BackgammonVectorEnv(VectorEnv):
                 break
             dice = roll_dice(self._keys[pending], self._counts[pending])
             self._counts[pending] += np.uint64(1)
+            forced = self._forced[pending, 0] > 0
+            if forced.any():  # a roll set by reset(options={"dice": ...}): the stream waits
+                gf = pending[forced]
+                dice[forced] = self._forced[gf]
+                self._counts[gf] -= np.uint64(1)
+                self._forced[gf] = 0
             after = generate(self._boards[pending], dice, validate=False)
             playable = after.dice_used > 0
             if self.self_play:
@@ -452,23 +497,38 @@ class BackgammonVectorEnv(VectorEnv):
         self._turn_boards, self._turn_parent = boards, parent
         np.cumsum(np.bincount(parent, minlength=n), out=self._offsets[1:])
 
+    def _start_turns(self, games: np.ndarray) -> None:
+        """Checker mode: the turns of ``games`` whose game goes on begin (their first steps)."""
+        if self._checker is None or games.size == 0:
+            return
+        over = self._over[games]
+        self._checker.stop(games[over])
+        g = games[~over]
+        if g.size:
+            self._checker.start(g, self._boards[g], self._dice[g], self._dice_used[g])
+
     # ------------------------------------------------------------------ observations and info
     def _obs_boards(self) -> np.ndarray:
+        b = self._boards.copy()
+        if self._checker is not None:  # mid-turn: the board after the checkers moved so far
+            mid = ~self._over & self._checker.left.any(axis=1)
+            b[mid] = self._checker.boards[mid]
         if self.self_play:
-            return self._boards.copy()
+            return b
         # at the end the board is kept from the winner's side; show the agent's
         lost = self._over & (self._white != self._agent_white)
         if lost.any():
-            b = self._boards.copy()
             b[lost] = flip(b[lost])
-            return b
-        return self._boards.copy()
+        return b
 
     def _obs(self) -> np.ndarray:
         self._last_boards = self._obs_boards()
-        return encode(self._last_boards, self.encoder)
+        obs = encode(self._last_boards, self.encoder)
+        return obs if self._checker is None else np.concatenate([obs, self._checker.features()], axis=1)
 
     def _mask(self) -> np.ndarray:
+        if self._checker is not None:
+            return self._checker.mask.astype(np.int8)
         n, m = self.num_envs, self._turn_parent.size
         mask = np.zeros((n, MAX_PLAYS), dtype=np.int8)
         within = np.arange(m, dtype=np.int64) - self._offsets[self._turn_parent]
@@ -485,6 +545,8 @@ class BackgammonVectorEnv(VectorEnv):
             "action_mask": self._mask(),
             "board": self._last_boards,
         }
+        if self._checker is not None:
+            info["dice_left"] = self._checker.left.astype(np.int64)
         if self.self_play:
             info["to_move"] = np.where(self._white, WHITE, BLACK)
             info["current_player"] = (~self._white).astype(np.int64)
@@ -521,5 +583,7 @@ class BackgammonSelfPlayVectorEnv(BackgammonVectorEnv):
     """:class:`BackgammonVectorEnv` with ``self_play=True``: the vector form of
     ``bgrl/BackgammonSelfPlay-v0`` (the agent plays both sides)."""
 
-    def __init__(self, num_envs: int = 16, encoder: str = ENCODER, notation: bool = True, render_mode: str | None = None):
-        super().__init__(num_envs=num_envs, self_play=True, encoder=encoder, notation=notation, render_mode=render_mode)
+    def __init__(self, num_envs: int = 16, encoder: str = ENCODER, notation: bool = True, render_mode: str | None = None,
+                 action_mode: str = "play"):
+        super().__init__(num_envs=num_envs, self_play=True, encoder=encoder, notation=notation, render_mode=render_mode,
+                         action_mode=action_mode)

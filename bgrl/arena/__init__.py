@@ -6,4 +6,5 @@ Modules
 -------
 duel       paired-dice sessions of money games between two agents (``play_match``)
 benchmark  the shipped error-rate benchmark (millipoints lost per decision, gnubg 2-ply judged)
+checks     what an agent's batched ``select`` returns, checked wherever the arena calls it
 """

@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from bgrl.agents.base import group_argmax
+from bgrl.arena.checks import checked_select
 from bgrl._fileio import atomic_writer
 from bgrl.rules.board import Position
 from bgrl.rules.movegen import AfterStates, generate
@@ -217,9 +218,7 @@ def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | 
         for lo in range(0, b.decisions, SELECT_CHUNK):
             hi = min(lo + SELECT_CHUNK, b.decisions)
             part = aft if (lo, hi) == (0, b.decisions) else generate(b.board[lo:hi], b.dice[lo:hi])
-            kk = np.asarray(chooser.select(part, rng), dtype=np.int64)
-            if kk.shape != (hi - lo,) or not ((kk >= part.offsets[:-1]) & (kk < part.offsets[1:])).all():
-                raise ValueError("an agent's select must return one row index inside each decision's group")
+            kk = checked_select(chooser, part, rng, games=np.arange(lo, hi), what="decision")
             k[lo:hi] = kk - part.offsets[:-1]
             if progress is not None:
                 progress(hi - lo)

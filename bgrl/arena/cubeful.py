@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bgrl.agents.cube import answer_double, cube_decisions, cubeful_select, wants_double
+from bgrl.agents.cube import answer_double, cube_decisions, cube_engine, cubeful_select, wants_double
+from bgrl.arena.checks import checked_select
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.game import BLACK, MAX_PLIES, WHITE
 from bgrl.rules.match import Match, MatchRules, other
@@ -161,6 +162,7 @@ def play_cubeful(agent_a, agent_b, sessions: int, rules: MatchRules, seed: int =
     slots = [_Slot(rules, WHITE if i % 2 == 0 else BLACK, i // 2) for i in range(sessions)]
     for s in slots:
         s.start_game(seed)
+    number = {id(s): n for n, s in enumerate(slots)}  # a session's number, for error messages
     counts = {"doubles": 0, "takes": 0, "beavers": 0, "passes": 0}
     cube_sum = 0
     gammons_a = gammons_b = 0
@@ -225,7 +227,11 @@ def play_cubeful(agent_a, agent_b, sessions: int, rules: MatchRules, seed: int =
             if idx.size == 0:
                 continue
             sub = generate(boards[idx], rolls[idx], validate=False)
-            k = cubeful_select(agent, sub, [live[i].match.cube_for(live[i].on_roll) for i in idx], rng_agents, met)
+            label = str(names[0 if key == "a" else 1])
+            if cube_engine(agent) is None:  # the agent's own select, checked (AgentChoiceError: one line)
+                k = checked_select(agent, sub, rng_agents, name=label, games=[number[id(live[i])] for i in idx])
+            else:
+                k = cubeful_select(agent, sub, [live[i].match.cube_for(live[i].on_roll) for i in idx], rng_agents, met)
             for j, i in enumerate(idx):
                 live[i].board = sub.boards[k[j]].copy()
         moved = np.stack([s.board for s in live])

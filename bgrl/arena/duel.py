@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from bgrl.arena.checks import checked_select
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.game import MAX_PLIES  # the one bound on a game's plies
 from bgrl.rules.dice import random_rolls
@@ -84,6 +85,9 @@ def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names
     recorder : optional :class:`bgrl.records.match_records.MatchRecorder` (``plies`` is called
         for every ply, ``finish`` as games end); None costs nothing
 
+    Raises :class:`bgrl.arena.checks.AgentChoiceError` (a ValueError, one line naming the
+    agent, the game and the index) when a ``select`` answer leaves a game's own after-states.
+
     Returns
     -------
     MatchResult
@@ -112,12 +116,12 @@ def play_match(agent_a, agent_b, games: int, seed: int = 0, progress=None, names
         white_to_move = (t % 2) == 0
         a_moves = a_white[active] == white_to_move
         new_boards = boards.copy()
-        for agent, mask in ((agent_a, a_moves), (agent_b, ~a_moves)):
+        for agent, name, mask in ((agent_a, names[0], a_moves), (agent_b, names[1], ~a_moves)):
             idx = active[mask]
             if idx.size == 0:
                 continue
             aft = generate(boards[idx], roll[pair[idx]], validate=False)
-            k = agent.select(aft, rng_agents)
+            k = checked_select(agent, aft, rng_agents, name=str(name), games=idx)  # AgentChoiceError: one line
             new_boards[idx] = aft.boards[k]
             if recorder is not None:
                 recorder.plies(idx, boards[idx], roll[pair[idx]], aft.boards[k], aft.dice_used, white_to_move)

@@ -14,9 +14,10 @@ batches that double the games played so far (few looks at the data, so the inter
 not spent on many small peeks); the batches are independent matches (seeds
 ``seed, seed + 1, ...``) and their figures are pooled with the pairs as weights. When the
 agent ties an opponent in every pair of games (it plays exactly like that level, e.g. the level's own
-network), the level's neighbours are the answer. When the
-game cap is reached before the intervals decide, the result is the best estimate from the
-points per game alone and ``settled`` is false.
+network), the level's neighbours are the answer. When the game cap is reached before the
+intervals decide, no place is named: ``settled`` is false, ``between`` holds only the bounds the
+intervals did settle (the strongest level beaten, the weakest level lost to, each None when
+none is), and ``estimate`` the place the points per game alone suggest.
 """
 
 from __future__ import annotations
@@ -88,8 +89,9 @@ class Rating:
     (None when not measured); error_ci95 : float, half-width of its 95% interval;
     between : [level below or None, level above or None]; matches : list of
     :class:`Standing` in the order first played; settled : bool, whether the 95% intervals
-    decided ``between`` (False: the game cap came first and the point estimates decided);
-    nearest_by_error : the level of nearest measured error rate.
+    decided ``between`` (False: the game cap came first; ``between`` then holds only the bounds
+    the intervals settled, None where they did not, and ``estimate`` the point estimates'
+    place); nearest_by_error : the level of nearest measured error rate.
     """
 
     agent: str
@@ -100,26 +102,42 @@ class Rating:
     settled: bool = False
     nearest_by_error: str | None = None
     tied_with: str | None = None
+    estimate: list | None = None
 
     def as_dict(self) -> dict:
-        """The ``bgrl rate --json`` object: exactly agent, error_rate, between, matches."""
+        """The ``bgrl rate --json`` object: agent, error_rate, between, matches; when the
+        intervals did not settle the place, also ``"settled": false`` and ``estimate`` (the
+        point estimates' [below, above]), ``between`` then holding only the settled bounds."""
         er = None if self.error_rate is None else round(self.error_rate, 2)
-        return {"agent": self.agent, "error_rate": er, "between": list(self.between),
-                "matches": [m.as_dict() for m in self.matches]}
+        out = {"agent": self.agent, "error_rate": er, "between": list(self.between),
+               "matches": [m.as_dict() for m in self.matches]}
+        if not self.settled:
+            out.update(settled=False, estimate=list(self.estimate or [None, None]))
+        return out
 
-    def where(self) -> str:
-        """In words: ``between beginner and casual``, ``below beginner``, ``above world-class``."""
-        lo, hi = self.between
+    @staticmethod
+    def _words(lo, hi) -> str:
         if lo is None:
             return f"below {hi}"
         if hi is None:
             return f"above {lo}"
         return f"between {lo} and {hi}"
 
+    def where(self) -> str:
+        """In words: ``between beginner and casual``, ``below beginner``, ``above world-class``;
+        unsettled: ``not placed at 95%`` with what the intervals did settle and the estimate."""
+        if self.settled:
+            return self._words(*self.between)
+        lo, hi = self.between
+        known = "; ".join(k for k in (f"beats {lo}" if lo else "", f"loses to {hi}" if hi else "") if k)
+        est = self._words(*(self.estimate or [None, None]))
+        return f"not placed at 95% ({known + '; ' if known else ''}the points per game alone suggest {est})"
+
     def summary(self) -> str:
         tie = f" (it plays exactly like {self.tied_with}: every pair of games tied)" if self.tied_with else ""
-        lines = [f"{self.agent}: {self.where()}" + tie + ("" if self.settled else
-                 " (not settled at 95%: the game cap came first; the point estimates decided)")]
+        lines = [f"{self.agent}: {self.where()}" + tie]
+        if not self.settled:
+            lines.append("  the 95% intervals did not settle a place within the game cap: raise --max-games")
         if self.error_rate is not None:
             lines.append(f"  error rate {self.error_rate:.2f} +- {self.error_ci95:.2f} millipoints per decision "
                          f"(95% interval; shipped benchmark, gnubg 2-ply), nearest level by error rate: {self.nearest_by_error}")
@@ -237,16 +255,21 @@ def rate(agent, name: str | None = None, max_games: int = DEFAULT_MAX_GAMES, see
         between = [names[lo] if lo >= 0 else None, names[tied + 1] if tied + 1 < len(names) else None]
         return Rating(agent=label, error_rate=err, error_ci95=err_ci, between=between, matches=list(standings.values()),
                       settled=True, nearest_by_error=names[nearest] if err is not None else None, tied_with=names[tied])
+    estimate = None
     if settled:
         lo = below if below is not None and (above is None or below < above) else (above - 1 if above is not None else None)
+        lo = -1 if lo is None else lo
+        between = [names[lo] if lo >= 0 else None, names[lo + 1] if lo + 1 < len(names) else None]
     else:
-        # the cap came first: the strongest level the point estimates say the agent beats
+        # the cap came first: no place is named; the bounds the intervals settled, and the estimate
+        beaten = [names.index(s.opponent) for s in standings.values() if s.verdict > 0]
+        lost = [names.index(s.opponent) for s in standings.values() if s.verdict < 0]
+        between = [names[max(beaten)] if beaten else None, names[min(lost)] if lost else None]
         wins = [names.index(s.opponent) for s in standings.values() if s.games and s.ppg > 0]
         losses = [names.index(s.opponent) for s in standings.values() if s.games and s.ppg <= 0]
         lo = max(wins) if wins else -1
         if losses and min(losses) <= lo:  # inconsistent estimates: trust the lowest loss
             lo = min(losses) - 1
-    lo = -1 if lo is None else lo
-    between = [names[lo] if lo >= 0 else None, names[lo + 1] if lo + 1 < len(names) else None]
+        estimate = [names[lo] if lo >= 0 else None, names[lo + 1] if lo + 1 < len(names) else None]
     return Rating(agent=label, error_rate=err, error_ci95=err_ci, between=between, matches=list(standings.values()),
-                  settled=settled, nearest_by_error=names[nearest] if err is not None else None)
+                  settled=settled, nearest_by_error=names[nearest] if err is not None else None, estimate=estimate)

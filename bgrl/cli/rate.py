@@ -13,7 +13,8 @@ def cmd_rate(args) -> int:
     """Rate one agent: benchmark error rate, then adaptive matches against the levels.
 
     Bad input (an unknown or unimportable AGENT spec, --max-games < 2, a negative seed, an
-    agent that returns an illegal play) raises CLIError / ValueError: one line, exit status 2.
+    agent that returns an illegal play, a batched ``select`` answer outside a game's own
+    after-states: :mod:`bgrl.arena.checks`) raises CLIError / ValueError: one line, exit status 2.
     """
     from tqdm import tqdm
 
@@ -49,13 +50,16 @@ def add_parser(sub) -> None:
     ra = sub.add_parser("rate", help="place an agent on the ladder of levels (benchmark error rate and adaptive matches)",
                         formatter_class=HelpFormatter,
                         description="Rate AGENT: its error rate on the shipped benchmark, then paired-dice matches against "
-                        "the levels (beginner .. world-class), stopping once the 95%% intervals place it between two "
-                        "adjacent levels or --max-games is reached.")
+                        "the levels (beginner .. world-class), stopping once the 95% intervals place it between two "
+                        "adjacent levels or --max-games is reached; then it names no place (\"not placed at 95%\", "
+                        "with the bounds the intervals did settle and the point estimates' guess; --json adds "
+                        "\"settled\": false and \"estimate\").")
     ra.add_argument("agent", metavar="AGENT", help="a checkpoint file, a run folder, a level or shipped network name, "
                     "random, pubeval, gnubg[:N], or module:object (your agent: choose_play(position, dice, rng) or a callable; "
                     "module is a dotted name importable from here or a .py file)")
     ra.add_argument("--max-games", type=int, default=4000, help="cap on games against all levels together, >= 2")
     ra.add_argument("--seed", type=int, default=0, help="seed of the dice, >= 0")
     ra.add_argument("--start", default=None, help="the level to play first (default: the nearest by error rate)")
-    ra.add_argument("--json", action="store_true", help='print one JSON object {"agent", "error_rate", "between", "matches"}')
+    ra.add_argument("--json", action="store_true", help='print one JSON object {"agent", "error_rate", "between", "matches"} '
+                    '(and "settled": false, "estimate" when the intervals did not settle a place)')
     ra.set_defaults(func=cmd_rate)

@@ -16,8 +16,13 @@ time the process waits for a core on a shared machine is not counted. Ratios are
 --seconds / 4 (four each) and the ratio is of the summed counts over the summed times, so a
 machine loaded by other work slows both alike. The same is done for the legal-play generator
 at batch 8192 against gnubg-nn's `moves` (one position per call, GNU Backgammon's C code) on
-the same positions. Also printed: the vector env's peak traced memory (tracemalloc) per game
-during a step.
+the same positions, and for the single self-play env (one play per step, notation=False)
+against OpenSpiel's Python loop (its decisions): the ratio researchers meet with one env.
+Also printed: the vector env's peak traced memory (tracemalloc) per game during a step, and the
+single env in checker mode (action_mode="checker": one checker, one die per step).
+
+Needs only the ``bench`` extra (OpenSpiel, gnubg-nn) for every row; without them the rows
+that need them say so. It does not import pytest or the tests.
 """
 
 from __future__ import annotations
@@ -25,10 +30,8 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -50,6 +53,66 @@ def bench_single(env_id, seconds, **kw):
             obs, info = env.reset()
     dt = time.process_time() - t0
     return steps / dt, games / dt
+
+
+def bench_checker(env_id, seconds, **kw):
+    """Checker mode: steps (one checker, one die) per second with masked random steps."""
+    env = gym.make(env_id, action_mode="checker", **kw)
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=0)
+    steps = games = 0
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds:
+        obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        steps += 1
+        if term or trunc:
+            games += 1
+            obs, info = env.reset()
+    dt = time.process_time() - t0
+    return steps / dt, games / dt
+
+
+class SingleRunner:
+    """One bgrl/BackgammonSelfPlay-v0 (notation=False) with random legal plays, resumable in slices."""
+
+    def __init__(self, seed=0):
+        self.env = gym.make("bgrl/BackgammonSelfPlay-v0", notation=False)
+        self.rng = np.random.default_rng(seed)
+        self.obs, self.info = self.env.reset(seed=seed)
+        self.steps = self.games = 0
+
+    def run(self, seconds):
+        env, rng, info = self.env, self.rng, self.info
+        t0 = time.process_time()
+        while time.process_time() - t0 < seconds:
+            for _ in range(32):
+                _obs, _r, term, _t, info = env.step(int(rng.integers(int(info["action_mask"].sum()))))
+                self.steps += 1
+                if term:
+                    self.games += 1
+                    _obs, info = env.reset()
+        self.info = info
+        return time.process_time() - t0
+
+
+def random_game_positions(rng, n, parallel=256):
+    """``n`` (board, dice) pairs from ``parallel`` games of uniformly random plays (int8 (n, 26), (n, 2))."""
+    from bgrl.rules.board import START_BOARD, flip
+    from bgrl.rules.movegen import generate
+
+    boards = np.repeat(START_BOARD[None], parallel, axis=0).astype(np.int8)
+    out_b, out_d, total = [], [], 0
+    while total < n:
+        dice = rng.integers(1, 7, size=(parallel, 2)).astype(np.int8)
+        out_b.append(boards.copy())
+        out_d.append(dice)
+        total += parallel
+        res = generate(boards, dice, validate=False)
+        after = res.boards[res.offsets[:-1] + (rng.random(parallel) * res.counts).astype(np.int64)]
+        nxt = flip(after)
+        nxt[np.maximum(after, 0).sum(axis=1) == 0] = START_BOARD  # a game over: a new one
+        boards = np.ascontiguousarray(nxt, dtype=np.int8)
+    return np.concatenate(out_b)[:n], np.concatenate(out_d)[:n]
 
 
 def bench_vector(env_id, n, seconds, **kw):
@@ -256,11 +319,18 @@ def main(argv=None) -> None:
                      *bench_single("bgrl/BackgammonSelfPlay-v0", s, notation=False)))
         rows.append(("BackgammonSelfPlay-v0, SyncVectorEnv x16, notation=False",
                      *bench_vector("bgrl/BackgammonSelfPlay-v0", 16, s, notation=False)))
+        rows.append(("BackgammonSelfPlay-v0, 1 env, action_mode='checker' (steps)",
+                     *bench_checker("bgrl/BackgammonSelfPlay-v0", s, notation=False)))
     try:
         osp = OpenSpielRunner()
     except ImportError:
         osp = None
     ratios = []
+    if osp is not None:  # the single self-play env beside OpenSpiel's Python loop
+        single = SingleRunner()
+        d0 = osp.decisions
+        ts, to = side_by_side(single, osp, 2 * s)
+        ratios.append(("BackgammonSelfPlay-v0, 1 env, notation=False", single.steps / ts, (osp.decisions - d0) / to, 1))
     for label, env_id, kw in ((f"BackgammonVector-v0 self-play, N={n}", "bgrl/BackgammonSelfPlay-v0", {}),
                               (f"BackgammonVector-v0 vs random, N={n}", "bgrl/Backgammon-v0", {"opponent": "random"})):
         vr = VectorRunner(env_id, n, **kw)
@@ -271,7 +341,7 @@ def main(argv=None) -> None:
             tv, to = side_by_side(vr, osp, 2 * s)
             od = (osp.decisions - d0) / to
             plays = 1 if env_id.endswith("SelfPlay-v0") else 2  # decisions per game-step
-            ratios.append((label, plays * vr.steps / tv, od))
+            ratios.append((label, plays * vr.steps / tv, od, 2))
         rows.append((label, vr.steps / tv, vr.games / tv))
     if osp is not None:
         osp.run(s)
@@ -295,15 +365,12 @@ def main(argv=None) -> None:
     print("an OpenSpiel node is a chance roll or a decision (a doubles turn is two decisions).")
     print("The OpenSpiel rows add up all its slices (the side-by-side ones included).")
     if ratios:
-        print("\nside by side (alternating slices), decisions (plays) per second of the vector env / OpenSpiel's")
+        print("\nside by side (alternating slices), decisions (plays) per second of bgrl's env / OpenSpiel's Python loop")
         print("(a vector game-step is one play in self-play, two against an opponent: the agent's and the reply):")
-        for label, ours, theirs in ratios:
-            print(f"  {label:44s} {ours:9.0f} / {theirs:7.0f} = {ours / theirs:5.2f}x  (target >= 2x)")
+        for label, ours, theirs, target in ratios:
+            print(f"  {label:44s} {ours:9.0f} / {theirs:7.0f} = {ours / theirs:5.2f}x  (target >= {target}x)")
     print(f"\nvector env peak traced memory per game during a step (N={n}): {vector_peak_bytes_per_game(n):,.0f} bytes")
     # the generator beside gnubg-nn, per position, batch 8192
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
-    from positions import random_game_positions
-
     boards, dice = random_game_positions(np.random.default_rng(0), 16384, parallel=256)
     gen = GenRunner(boards, dice, 8192)
     try:
