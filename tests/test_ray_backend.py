@@ -160,3 +160,25 @@ def test_cli_rejects_ray_flags_without_ray_backend(capsys):
 
     assert main(["train", "--actors", "2", "--games", "4"]) == 2
     assert "--actors needs --backend ray" in capsys.readouterr().err
+
+
+def test_ray_run_records_its_backend_and_the_printed_resume_command_works(local_ray, tmp_path, capsys):
+    """After a Ray run, `bgrl train --resume RUN --games N` (as printed, no --backend) continues
+    on Ray with the run's number of actors, and ends with the weights of local-rounds."""
+    from bgrl.cli import main
+
+    common = ["--hidden", "6", "--parallel", "8", "--task-games", "2", "--seed", "5", "--eval-every", "0", "--no-progress"]
+    assert main(["train", "--backend", "ray", "--actors", "2", "--games", "8", "--run-dir", str(tmp_path / "a")] + common) == 0
+    td = torch.load(tmp_path / "a" / "latest.pt", weights_only=True)["trainer"]["td"]
+    assert (td["backend"], td["actors"]) == ("ray", 2)
+    out = capsys.readouterr().out
+    cmd = next(line.split("#")[0].split() for line in out.splitlines() if "bgrl train --resume" in line)
+    assert cmd[:4] == ["bgrl", "train", "--resume", str(tmp_path / "a")]
+    assert main(cmd[1:] + ["--no-progress"]) == 0
+    assert "resuming with --backend ray --actors 2 (recorded in the run folder)" in capsys.readouterr().out
+    total = int(cmd[cmd.index("--games") + 1])
+    assert main(["train", "--backend", "local-rounds", "--games", str(total), "--run-dir", str(tmp_path / "b")] + common) == 0
+    a = torch.load(tmp_path / "a" / "final.pt", weights_only=True)
+    b = torch.load(tmp_path / "b" / "final.pt", weights_only=True)
+    assert a["meta"]["games"] == b["meta"]["games"] == total
+    assert _same(a["model"], b["model"])

@@ -4,9 +4,12 @@ Needs the optional extra ``bgrl[ray]`` (Ray core, https://docs.ray.io). Each act
 :class:`bgrl.training.rounds.TaskWorker` declared with ``num_cpus=1`` and one torch
 thread; the learner puts each round's weights into the object store once (a dict of
 numpy arrays: plain data, no code) and hands out the round's tasks (fixed runs of game
-ids, :func:`bgrl.training.rounds.split_round`) to idle actors. Results are applied in
-task order, so the weights do not depend on the number of actors or on which actor
-played which task.
+ids, :func:`bgrl.training.rounds.split_round`) to idle actors. An actor returns the plays
+of its games (the chosen after-states, 26 bytes a ply); the learner replays the round's
+games in game-id order (:class:`bgrl.training.rounds.ReplayLearner`), so the weights do
+not depend on the number of actors or on which actor played which task. A round is handed
+out (:meth:`RayRunner.submit`, a background thread of the learner process) before the
+previous one is learned, so the actors play while the learner learns.
 
 Faults: an actor that dies (its process killed, its node lost) is restarted by Ray
 (``max_restarts=-1``) and every task it had not returned is played again from the
@@ -48,8 +51,8 @@ def _actor_class(ray):
             os.environ.setdefault("OMP_NUM_THREADS", "1")
             self.worker = TaskWorker(encoder, hidden, lam, seed, bearoff)
 
-        def run(self, weights, round_id, first_game, n_games, lam, lockstep=None):
-            return self.worker.run(weights, round_id, first_game, n_games, lam, lockstep)
+        def run(self, weights, round_id, first_game, n_games, lockstep=None):
+            return self.worker.run(weights, round_id, first_game, n_games, lockstep)
 
         def pid(self):
             return os.getpid()
@@ -86,6 +89,7 @@ class RayRunner:
         if actors < 1:
             raise ValueError(f"--actors must be >= 1, got {actors}")
         self.ray = ray
+        self.encoder, self.bearoff, self.actors_count = encoder, bearoff, actors
         self._own = False
         if not ray.is_initialized():
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -103,6 +107,7 @@ class RayRunner:
         self._own_actors = handles is None
         if handles is not None:
             self.actors = list(handles)
+            self.actors_count = len(self.actors)
         else:
             cls = _actor_class(ray)
             cap = os.environ.get("ATEN_CPU_CAPABILITY")
@@ -110,12 +115,12 @@ class RayRunner:
                 cls = cls.options(runtime_env={"env_vars": {"ATEN_CPU_CAPABILITY": cap}})
             self.actors = [cls.remote(encoder, hidden, lam, seed, bearoff) for _ in range(actors)]
         self.replayed_tasks = 0
+        self._pending: list = []  # threads of submitted rounds
         self._probe_failures = 0
         self.max_replays = max_replays
         self.after_submit = None
 
-    def run_round(self, weights: dict, round_id: int, tasks: list[tuple[int, int]], lam: float,
-                  lockstep: int | None = None) -> list[dict]:
+    def run_round(self, weights: dict, round_id: int, tasks: list[tuple[int, int]], lockstep: int | None = None) -> list[dict]:
         ray = self.ray
         from ray.exceptions import RayActorError
 
@@ -130,7 +135,7 @@ class RayRunner:
             while idle and todo:
                 a, i = idle.pop(0), todo.pop()
                 g, n = tasks[i]
-                inflight[self.actors[a].run.remote(wref, round_id, g, n, lam, lockstep)] = (i, a)
+                inflight[self.actors[a].run.remote(wref, round_id, g, n, lockstep)] = (i, a)
 
         submit()
         if self.after_submit is not None:
@@ -166,7 +171,37 @@ class RayRunner:
             submit()
         return results
 
+    def submit(self, weights: dict, round_id, tasks: list[tuple[int, int]], lockstep: int | None = None):
+        """Start playing a round on the actors (:meth:`run_round` in a background thread, so
+        the learner learns meanwhile); :meth:`collect` waits for its results."""
+        import threading
+
+        box: dict = {}
+
+        def work():
+            try:
+                box["out"] = self.run_round(weights, round_id, tasks, lockstep)
+            except BaseException as exc:  # handed to collect()
+                box["exc"] = exc
+
+        th = threading.Thread(target=work, name="bgrl-ray-round", daemon=True)
+        th.start()
+        self._pending.append(th)
+        return th, box
+
+    def collect(self, handle) -> list[dict]:
+        th, box = handle
+        th.join()
+        if th in self._pending:
+            self._pending.remove(th)
+        if "exc" in box:
+            raise box["exc"]
+        return box["out"]
+
     def close(self):
+        for th in self._pending:  # a round still being played (the one after the last learned)
+            th.join(timeout=600)
+        self._pending = []
         for a in self.actors if self._own_actors else []:
             try:
                 self.ray.kill(a)

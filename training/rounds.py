@@ -4,35 +4,56 @@ and ``--backend ray`` (:mod:`bgrl.training.ray_backend`).
 Algorithm (deterministic, independent of how many processes play). Training runs in
 rounds of R games (``parallel``). Round r plays the games with global ids
 ``r*R .. r*R+R-1``; game ``g``'s dice come from ``numpy.random.default_rng([seed, g])``,
-so a game is a pure function of its id and the weights. All games of a round are
-played with the round's frozen weights ``w_r`` (greedy 0-ply play, exact values where
-known, as :class:`bgrl.training.td.TDLambda`), and each game's whole TD(lambda) update is
-accumulated against ``w_r``:
+so a game is a pure function of its id and the weights. The *actors* play all games of a
+round with the round's frozen weights ``w_r`` (greedy 0-ply play, exact values where
+known, as :class:`bgrl.training.td.TDLambda`) and return each game's plays: the chosen
+after-state of every ply (26 bytes a ply).
 
-    Delta_g = sum_t delta_t . e_t,   e_t = lambda * P(e_{t-1}) + grad_w V(s_t)   (all at w_r)
+The *learner* then learns from the round's games exactly as the online trainer learns from
+its own: online TD(lambda) with eligibility traces (:class:`bgrl.training.td.TDLambda`'s
+update, Sutton 1988; Tesauro 1992/1995), ``learner_games`` games (default 32, the online
+default ``--parallel``) replayed in lockstep, the weights changing after every ply, a
+finished game's slot taking the round's next game in id order, every game of the round
+finished before the next round starts. Values and TD targets are the learner's current
+weights' (the after-state it played is valued again); only the choice of plays lags: round
+k is played with the weights learned through round k - 2 (the initial weights for rounds 0
+and 1), because round k + 1 is handed to the actors before round k is learned, so that
+they play while the learner learns (an actor/learner split as in Ape-X, Horgan et al.
+2018, but synchronous and deterministic). ``--alpha`` and ``--lambda`` therefore mean what
+they mean online at ``--parallel 32``, whatever the round size.
 
-(Sutton 1988; Tesauro 1992/1995; P, delta and the frame conventions are those of
-:mod:`bgrl.training.td`). With frozen weights the backward view equals the forward sum
-``sum_k C_k . grad V(s_k)`` with ``C_k = delta_k + lambda * P(C_{k+1})`` (P is a signed
-permutation and its own transpose), computed once at the end of each game.
+Why not sum each game's update computed against ``w_r`` (this module's algorithm until
+issue 42): with frozen weights a round's update is ``R x (plies a game)`` per-position
+updates taken as one step, where the online trainer takes steps of 32. The self-play value
+(``V(s) ~ 1 - V(s')``) is a feedback loop whose gain grows with the step; at the default
+alpha the first 32-game round's summed update (norm 2,156, times alpha 0.1) took the
+weights' norm to 216 and saturated every sigmoid
+(win probability 1.000 everywhere, gradients exactly 0 in float32, no recovery); at
+alpha 0.002 the win value oscillated 0.4 <-> 1.0 between rounds; and a stable step
+(alpha ~ 5 / (R x plies)) learns far less per game than the online trainer (3,000 games,
+seed 7: -1.36 ppg against pubeval with rounds of 8 games averaged at alpha 0.1, -0.34
+online). Replaying the
+games on the learner keeps the online step; a stale policy costs nothing measurable
+(choices from weights refreshed every 64 or 256 games: -0.39 and -0.35 against pubeval,
+online -0.34, 3,000 games, +-0.12).
 
 A round's games are cut into *tasks* of ``task_games`` consecutive ids, played in
-lockstep by one process (:func:`play_task`, the single implementation used by the local
-backend and by every Ray actor). The learner then applies the task sums in task order
-(hence in game-id order): ``w_{r+1} = w_r + alpha * sum_tasks U_task``. The cut into
-tasks depends only on R and ``task_games``, never on the number of actors, so the same
-seed gives bit-identical weights with the local backend, 1 actor or N actors (as long as
-every process computes the same floats: same torch build and CPU kernels, see the
-README on ``ATEN_CPU_CAPABILITY``).
+lockstep (``lockstep`` at once) by one process (:func:`play_task`, the single
+implementation used by the local backend and by every Ray actor). The learner replays the
+games in game-id order, so the cut into tasks, the number of actors and which actor played
+which task never change the weights: the same seed gives bit-identical weights with the
+local backend, 1 actor or N actors (as long as every process computes the same floats:
+same torch build and CPU kernels, see the README on ``ATEN_CPU_CAPABILITY``).
 
-This is a different algorithm from the default online trainer (weights change after
-every ply there): the weights here lag by up to one round of games, like the
-actor/learner split of distributed RL (e.g. Horgan et al. 2018, Ape-X), but synchronous.
+Cost (the shipped network, one core): the actors' play takes about 4.3 ms a game (move
+generation and valuing every after-state), the learner's replay about 2.6 ms (a forward
+pass, the chosen after-state's value and the trace update per ply), the online trainer
+about 5.0 ms for both. The learner therefore bounds the speed-up at about two or three
+actors' worth of games (docs/training.md).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
@@ -40,20 +61,24 @@ import torch
 
 from bgrl.rules.board import START_BOARD
 from bgrl.rules.dice import random_rolls
-from bgrl.evaluation.encoding import encode, num_features
+from bgrl.evaluation.encoding import num_features
 from bgrl.evaluation.model import TDNet
 from bgrl.evaluation.probabilities import equity
 from bgrl.evaluation.table import TableNetEvaluator
-from bgrl.training.td import group_argmax_padded
+from bgrl.training.td import TDLambda, group_argmax_padded
 
-__all__ = ["play_task", "TaskWorker", "RoundsTrainer", "LocalRunner", "split_round", "weights_to_numpy"]
+__all__ = ["play_task", "TaskWorker", "RoundsTrainer", "LocalRunner", "ReplayLearner", "split_round", "weights_to_numpy",
+           "DEFAULT_ROUND_GAMES", "DEFAULT_TASK_GAMES", "DEFAULT_LOCKSTEP", "DEFAULT_LEARNER_GAMES"]
 
-_PERM = np.array([0, 3, 4, 1, 2])
-_SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0])
 _DICE_BLOCK = 128
 _MAX_PLIES = 20_000
+#: ``--parallel`` of a rounds backend when not given: games per round (4 tasks of 32).
+DEFAULT_ROUND_GAMES = 128
 DEFAULT_TASK_GAMES = 32
-DEFAULT_LOCKSTEP = 16  # a guard only: self-play games end long before
+DEFAULT_LOCKSTEP = 16
+#: Games the learner replays in lockstep (the online trainer's default ``--parallel``, so that
+#: ``--alpha`` means the same step).
+DEFAULT_LEARNER_GAMES = 32
 
 
 def weights_to_numpy(net: TDNet) -> dict[str, np.ndarray]:
@@ -73,26 +98,23 @@ def split_round(first_game: int, round_games: int, task_games: int) -> list[tupl
 
 
 @torch.no_grad()
-def play_task(net: TDNet, after: TableNetEvaluator, encoder: str, exact: Callable | None, seed: int, first_game: int,
-              n_games: int, lam: float, lockstep: int | None = None) -> dict:
-    """Play games ``first_game .. first_game+n_games-1`` to the end with ``net``'s frozen
-    weights and return their summed TD(lambda) update (not yet scaled by alpha).
-    ``lockstep`` games are played at once (None: all); a finished game's slot takes the
-    next game of the task, in id order.
+def play_task(after: TableNetEvaluator, seed: int, first_game: int, n_games: int, lockstep: int | None = None) -> dict:
+    """Play games ``first_game .. first_game+n_games-1`` to the end, greedily at 0-ply with
+    ``after`` (the round's frozen weights), and return their plays. ``lockstep`` games are
+    played at once (None: all); a finished game's slot takes the next game of the task, in
+    id order.
 
-    ``after`` must be a :class:`bgrl.evaluation.table.TableNetEvaluator` of ``net`` built
-    with ``small_batch=0`` and refreshed after the weights were last set. Returns a dict of numpy arrays: ``W1`` float32 (hidden, inputs),
-    ``b1`` (hidden,), ``W2`` (5, hidden), ``b2`` (5,) (add ``alpha *`` these to
-    fc1.weight, fc1.bias, fc2.weight, fc2.bias), ``results`` int8 (n_games,) (points won by
-    the side that moved last), ``lengths`` int64 (n_games,) (plies), ``delta_sq`` float64
-    (sum over plies of the mean squared TD error) and ``plies`` (int). Deterministic: a
-    function of the weights, the ids, ``seed`` and ``lam`` only.
+    ``after`` must be a :class:`bgrl.evaluation.table.TableNetEvaluator` built with
+    ``small_batch=0`` and refreshed after the weights were last set. Returns a dict of numpy
+    arrays: ``chosen`` int8 (plies, 26), the after-state chosen at every ply, game by game in
+    id order, ply by ply; ``lengths`` int64 (n_games,) (plies of each game); ``results`` int8
+    (n_games,) (points won by the side that moved last); ``plies`` (int) and ``positions``
+    (int, after-states valued). Deterministic: a function of the weights, the ids and
+    ``seed`` only.
     """
     from bgrl.rules.movegen import generate
     from bgrl.rules.outcome import game_results
 
-    W1, b1 = net.fc1.weight, net.fc1.bias
-    W2, b2 = net.fc2.weight, net.fc2.bias
     n = n_games
     width = n if lockstep is None else max(1, min(int(lockstep), n))
     rngs = [np.random.default_rng([seed, first_game + i]) for i in range(n)]
@@ -102,20 +124,10 @@ def play_task(net: TDNet, after: TableNetEvaluator, encoder: str, exact: Callabl
     waiting = width  # next game to start
     plies = np.zeros(n, dtype=np.int64)
     results = np.zeros(n, dtype=np.int8)
-    steps = []  # per ply: (active ids, delta (m, 5) float64, learn rows index into active, x, h, gy)
-    delta_sq = 0.0
+    played, owners, at = [], [], []  # per ply: chosen after-states, their games, their ply numbers
+    positions = 0
     while active.size:
         m = active.size
-        x = torch.from_numpy(encode(boards, encoder))
-        h = torch.sigmoid(torch.addmm(b1, x, W1.T))
-        y = torch.sigmoid(torch.addmm(b2, h, W2.T))
-        learn = np.arange(m)
-        if exact is not None:
-            known, ex = exact(boards)
-            if known.any():
-                y = y.clone()
-                y[torch.from_numpy(known)] = torch.from_numpy(ex[known].astype(np.float32))
-                learn = np.flatnonzero(~known)
         dice = np.empty((m, 2), dtype=np.int8)
         for j, g in enumerate(active):
             p = plies[g]
@@ -124,16 +136,14 @@ def play_task(net: TDNet, after: TableNetEvaluator, encoder: str, exact: Callabl
             dice[j] = dice_blocks[g][p]
         aft = generate(boards, dice, validate=False)
         ab = aft.boards
-        probs = after(ab)
-        best = group_argmax_padded(equity(probs), aft.offsets)
+        positions += ab.shape[0]
+        best = group_argmax_padded(equity(after(ab)), aft.offsets)
         chosen = ab[best]
+        played.append(chosen)
+        owners.append(active)
+        at.append(plies[active])
         chosen_results = game_results(chosen)
         over = chosen_results != 0
-        delta = torch.from_numpy(probs[best].astype(np.float32)) - y  # (m, 5) float32, mover's frame
-        delta_sq += float((delta**2).mean())
-        lt = torch.from_numpy(learn)
-        gy = y[lt] * (1 - y[lt])
-        steps.append((active, delta.numpy().astype(np.float64), learn, x[lt], h[lt], gy))
         plies[active] += 1
         if over.any():
             results[active[over]] = chosen_results[over]
@@ -152,44 +162,29 @@ def play_task(net: TDNet, after: TableNetEvaluator, encoder: str, exact: Callabl
             active = active[keep]
             nxt = nxt[keep]
         boards = np.ascontiguousarray(nxt)
-
-    # Backward pass: C_k = delta_k + lambda * P(C_{k+1}) within each game.
-    carry = np.zeros((n, 5))
-    cs = [None] * len(steps)
-    for s in range(len(steps) - 1, -1, -1):
-        ids, delta, learn = steps[s][0], steps[s][1], steps[s][2]
-        c = delta + lam * (carry[ids][:, _PERM] * _SIGN)
-        carry[ids] = c
-        cs[s] = c[learn]
-    X = torch.cat([st[3] for st in steps])
-    H = torch.cat([st[4] for st in steps])
-    GY = torch.cat([st[5] for st in steps])
-    C = torch.from_numpy(np.concatenate(cs).astype(np.float32)).mul_(GY)  # (rows, 5)
-    U = (C @ W2).mul_(H).mul_(1.0 - H)  # (rows, hidden)
+    order = np.lexsort((np.concatenate(at), np.concatenate(owners)))
     return {
-        "W1": (U.T @ X).numpy(),
-        "b1": U.sum(0).numpy(),
-        "W2": (C.T @ H).numpy(),
-        "b2": C.sum(0).numpy(),
+        "chosen": np.ascontiguousarray(np.concatenate(played)[order]),
         "results": results,
         "lengths": plies,
-        "delta_sq": delta_sq,
         "plies": int(plies.sum()),
-        "steps": len(steps),
+        "positions": int(positions),
     }
 
 
 class TaskWorker:
     """Plays tasks for one process (the local backend, or inside one Ray actor).
 
-    ``run(weights, round_id, first_game, n_games)``: ``weights`` a dict of numpy arrays
-    (:func:`weights_to_numpy`); the weights are loaded once per ``round_id``. Returns
-    :func:`play_task`'s dict.
+    ``run(weights, round_id, first_game, n_games, lockstep)``: ``weights`` a dict of numpy
+    arrays (:func:`weights_to_numpy`); the weights are loaded once per ``round_id`` (a key
+    that names one set of weights: the trainer makes a new one for every round it submits). Returns
+    :func:`play_task`'s dict. ``lam`` is kept for the call signature: actors only play, the
+    learner applies lambda.
     """
 
-    def __init__(self, encoder: str, hidden: int, lam: float, seed: int, bearoff: bool):
+    def __init__(self, encoder: str, hidden: int, lam: float | None, seed: int, bearoff: bool):
         torch.set_num_threads(1)
-        self.encoder, self.lam, self.seed = encoder, lam, seed
+        self.encoder, self.seed = encoder, seed
         self.net = TDNet(num_features(encoder), hidden)
         self.exact = None
         if bearoff:
@@ -210,11 +205,9 @@ class TaskWorker:
             self.after.refresh()
             self._round = round_id
 
-    def run(self, weights: dict, round_id, first_game: int, n_games: int, lam: float | None = None,
-            lockstep: int | None = None) -> dict:
+    def run(self, weights: dict, round_id, first_game: int, n_games: int, lockstep: int | None = None) -> dict:
         self.set_weights(weights, round_id)
-        return play_task(self.net, self.after, self.encoder, self.exact, self.seed, first_game, n_games,
-                         self.lam if lam is None else lam, lockstep)
+        return play_task(self.after, self.seed, first_game, n_games, lockstep)
 
 
 class LocalRunner:
@@ -222,15 +215,107 @@ class LocalRunner:
 
     name = "local-rounds"
 
-    def __init__(self, encoder: str, hidden: int, lam: float, seed: int, bearoff: bool):
+    def __init__(self, encoder: str, hidden: int, lam: float | None, seed: int, bearoff: bool):
+        self.encoder, self.bearoff, self.actors_count = encoder, bearoff, 1
         self.worker = TaskWorker(encoder, hidden, lam, seed, bearoff)
 
-    def run_round(self, weights: dict, round_id: int, tasks: list[tuple[int, int]], lam: float,
-                  lockstep: int | None = None) -> list[dict]:
-        return [self.worker.run(weights, round_id, g, n, lam, lockstep) for g, n in tasks]
+    def run_round(self, weights: dict, round_id, tasks: list[tuple[int, int]], lockstep: int | None = None) -> list[dict]:
+        return [self.worker.run(weights, round_id, g, n, lockstep) for g, n in tasks]
+
+    def submit(self, weights: dict, round_id, tasks: list[tuple[int, int]], lockstep: int | None = None):
+        """Start playing a round (here: nothing happens until :meth:`collect`; ``weights`` must
+        not change in between, :func:`weights_to_numpy` copies)."""
+        return (weights, round_id, tasks, lockstep)
+
+    def collect(self, handle) -> list[dict]:
+        return self.run_round(*handle)
 
     def close(self):
         pass
+
+
+class ReplayLearner(TDLambda):
+    """The learner's half: :class:`bgrl.training.td.TDLambda`'s online update over recorded
+    games instead of games it plays itself (the dice generator is unused).
+
+    :meth:`replay` learns from one round's games (:func:`play_task`'s ``chosen`` and
+    ``lengths``, all tasks joined in game-id order): ``n_games`` (G) slots in lockstep, each
+    ply valued with the current weights, the TD(lambda) update after every ply, a finished
+    game's slot taking the next game; slots left without a game at the round's end are idle
+    (valued, not learned). The traces start empty each round: every game ends within it.
+    """
+
+    def __init__(self, net: TDNet, encoder: str, n_games: int, alpha: float, lam: float, exact: Callable | None = None,
+                 kernel: bool | None = None):
+        super().__init__(net, encoder, n_games, alpha, lam, np.random.default_rng(0), exact=exact, kernel=kernel)
+        from bgrl.evaluation.evaluator import NetEvaluator
+
+        # the targets: a few after-states a ply, valued straight from the weights (no table to rebuild after each update)
+        self.targets = NetEvaluator(net, encoder, exact=exact is not None)
+
+    @torch.no_grad()
+    def replay(self, chosen: np.ndarray, lengths: np.ndarray, results: np.ndarray | None = None) -> dict:
+        """Learn from the games whose plays are ``chosen`` (int8 (plies, 26), game after game)
+        with ``lengths`` (plies a game). Returns ``delta`` (mean squared TD error over the
+        steps) and ``steps``. Raises ValueError for plays that are not whole games (a game
+        must end exactly at its last ply, with ``results`` when given)."""
+        from bgrl.rules.outcome import game_results
+
+        lengths = np.asarray(lengths, dtype=np.int64)
+        chosen = np.asarray(chosen)
+        n = lengths.shape[0]
+        if chosen.ndim != 2 or chosen.shape[1] != 26 or chosen.dtype != np.int8 or int(lengths.sum()) != chosen.shape[0] \
+                or (n and int(lengths.min()) < 1):
+            raise ValueError(f"the round's plays do not fit their games: {chosen.shape} {chosen.dtype} plays for "
+                             f"lengths summing to {int(lengths.sum())}")
+        ends = np.cumsum(lengths)
+        starts = ends - lengths
+        res = game_results(chosen)
+        last = np.zeros(chosen.shape[0], dtype=bool)
+        last[ends - 1] = True
+        if (res[~last] != 0).any() or (res[last] == 0).any() or (results is not None and not np.array_equal(res[last], results)):
+            raise ValueError("the round's plays are not whole games: a game must end exactly at its last ply")
+        G = self.G
+        self._n, self.t = 0, 0  # fresh traces: every game of the previous round has ended
+        slot = np.full(G, -1, dtype=np.int64)  # game index of each slot (-1: idle)
+        ply = np.zeros(G, dtype=np.int64)
+        boards = np.repeat(START_BOARD[None], G, axis=0)
+        k = min(G, n)
+        slot[:k] = np.arange(k)
+        nxt_game = k
+        d_sum, steps = 0.0, 0
+        while True:
+            act = np.flatnonzero(slot >= 0)
+            if act.size == 0:
+                break
+            idle = slot < 0
+            y, _ = self._observe(boards, idle if idle.any() else None)
+            played = chosen[starts[slot[act]] + ply[act]]
+            target = torch.from_numpy(self.targets(played).astype(np.float32))
+            delta = torch.zeros_like(y)
+            delta[torch.from_numpy(act)] = target - y[torch.from_numpy(act)]  # mover's frame
+            d_sum += float((delta[torch.from_numpy(act)] ** 2).mean())
+            self._update(delta)
+            ply[act] += 1
+            done = ply[act] == lengths[slot[act]]
+            nb = -played[:, ::-1]
+            boards[act] = nb
+            if done.any():
+                fin = act[done]
+                over = np.zeros(G, dtype=bool)
+                over[fin] = True
+                m = self._n
+                self._alive[:m] &= ~over[self._owner[:m]]
+                for s in fin:  # in slot order: the next games in id order
+                    if nxt_game < n:
+                        slot[s], ply[s] = nxt_game, 0
+                        nxt_game += 1
+                    else:
+                        slot[s] = -1
+                    boards[s] = START_BOARD
+            self.t += 1
+            steps += 1
+        return {"delta": d_sum / max(steps, 1), "steps": steps}
 
 
 class RoundsTrainer:
@@ -240,14 +325,17 @@ class RoundsTrainer:
 
     ``runner`` plays a round's tasks and returns their dicts in task order
     (:class:`LocalRunner` or :class:`bgrl.training.ray_backend.RayRunner`).
-    One :meth:`step` plays one round of ``round_games`` games and applies the update.
+    One :meth:`step` plays one round of ``round_games`` games and learns from them.
     ``task_games`` (games per task) and ``lockstep`` (games played at once within a task)
     None: :data:`DEFAULT_TASK_GAMES` / :data:`DEFAULT_LOCKSTEP`, or on resume the run's own
-    values (they fix the floats, so they cannot change within a run).
+    values (they fix the floats, so they cannot change within a run). ``encoder`` and
+    ``exact`` (the learner's; None: the runner's encoder and bear-off setting) and
+    ``learner_games`` (:data:`DEFAULT_LEARNER_GAMES`) are those of :class:`ReplayLearner`.
     """
 
     def __init__(self, net: TDNet, round_games: int, task_games: int | None, alpha: float, lam: float, seed: int, runner,
-                 lockstep: int | None = None):
+                 lockstep: int | None = None, *, encoder: str | None = None, exact: Callable | None | bool = True,
+                 learner_games: int | None = None):
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lambda must lie in [0, 1], got {lam}")
         self._task_given = task_games is not None
@@ -261,49 +349,92 @@ class RoundsTrainer:
         self.lockstep = DEFAULT_LOCKSTEP if lockstep is None else int(lockstep)
         if self.lockstep < 1:
             raise ValueError(f"--lockstep must be >= 1, got {lockstep}")
-        self.alpha = alpha
         self.lam = lam
         self.seed = seed
         self.runner = runner
+        encoder = encoder if encoder is not None else getattr(runner, "encoder")
+        if exact is True:  # the runner's setting
+            exact = None
+            if getattr(runner, "bearoff", True):
+                from bgrl.evaluation.exact import exact_probs as exact
+        self.learner_games = DEFAULT_LEARNER_GAMES if learner_games is None else int(learner_games)
+        if self.learner_games < 1:
+            raise ValueError(f"the learner's lockstep games must be >= 1, got {learner_games}")
+        self.learner = ReplayLearner(net, encoder, self.learner_games, alpha, lam, exact=exact or None)
         self.next_game = 0  # global id of the next round's first game
         self.rounds = 0
         self.positions_evaluated = 0
+        self.play_weights: dict | None = None  # the weights round `rounds` is played with (None: the current ones)
+        self._pending = None  # round `rounds`, handed to the runner
+
+    @property
+    def alpha(self) -> float:
+        return self.learner.alpha
+
+    @alpha.setter
+    def alpha(self, value: float):
+        self.learner.alpha = value
+
+    def _submit(self, round_no: int, weights: dict):
+        import uuid
+
+        tasks = split_round(self.next_game + (round_no - self.rounds) * self.R, self.R, self.task_games)
+        key = f"{uuid.uuid4().hex}:{round_no}"  # names these weights on the actors (their cache)
+        submit = getattr(self.runner, "submit", None)
+        if submit is None:  # a runner without submit/collect: played when collected
+            return ("run", (weights, key, tasks, self.lockstep)), tasks
+        return ("handle", submit(weights, key, tasks, self.lockstep)), tasks
+
+    def _collect(self, pending) -> list[dict]:
+        (kind, h), tasks = pending
+        outs = self.runner.run_round(*h) if kind == "run" else self.runner.collect(h)
+        if len(outs) != len(tasks):
+            raise RuntimeError(f"the runner returned {len(outs)} results for {len(tasks)} tasks")
+        for (g, n), o in zip(tasks, outs):
+            if np.shape(o.get("lengths")) != (n,) or np.shape(o.get("results")) != (n,):
+                raise RuntimeError(f"the task of games {g}..{g + n - 1} returned results for another number of games")
+        return outs
 
     @torch.no_grad()
     def step(self) -> dict:
-        """Play one round and apply it. Returns ``finished`` (int8 results in game-id
-        order), ``lengths``, ``delta`` (mean squared TD error over the round's plies) and
-        ``plies``."""
-        tasks = split_round(self.next_game, self.R, self.task_games)
-        weights = weights_to_numpy(self.net)
-        outs = self.runner.run_round(weights, self.rounds, tasks, self.lam, self.lockstep)
-        if len(outs) != len(tasks):
-            raise RuntimeError(f"the runner returned {len(outs)} results for {len(tasks)} tasks")
-        net, a = self.net, self.alpha
-        for o in outs:  # task order = game-id order
-            net.fc1.weight.add_(torch.from_numpy(np.require(o["W1"], requirements="W")), alpha=a)
-            net.fc1.bias.add_(torch.from_numpy(np.require(o["b1"], requirements="W")), alpha=a)
-            net.fc2.weight.add_(torch.from_numpy(np.require(o["W2"], requirements="W")), alpha=a)
-            net.fc2.bias.add_(torch.from_numpy(np.require(o["b2"], requirements="W")), alpha=a)
-        plies = sum(int(o["plies"]) for o in outs)
+        """Learn from one round. Round k is played with the weights learned through round
+        k - 2 (the initial weights for rounds 0 and 1): the next round is handed to the runner
+        before this one is learned, so actors play while the learner learns. Returns
+        ``finished`` (int8 results in game-id order), ``lengths``, ``delta`` (mean squared TD
+        error over the learner's steps) and ``plies``."""
+        if self._pending is None:
+            if self.play_weights is None:
+                self.play_weights = weights_to_numpy(self.net)
+            self._pending = self._submit(self.rounds, self.play_weights)
+        outs = self._collect(self._pending)
+        self._pending = None
+        self.play_weights = weights_to_numpy(self.net)  # the weights of round `rounds + 1`
+        self._pending = self._submit(self.rounds + 1, self.play_weights)
+        chosen = np.concatenate([np.asarray(o["chosen"]) for o in outs])
+        lengths = np.concatenate([np.asarray(o["lengths"], dtype=np.int64) for o in outs])
+        results = np.concatenate([np.asarray(o["results"]) for o in outs])
+        learned = self.learner.replay(chosen, lengths, results)
         self.next_game += self.R
         self.rounds += 1
-        self.positions_evaluated += plies
-        d = sum(float(o["delta_sq"]) for o in outs)
-        n_steps = sum(int(o["steps"]) for o in outs)
-        return {
-            "finished": np.concatenate([np.asarray(o["results"]) for o in outs]),
-            "lengths": np.concatenate([np.asarray(o["lengths"]) for o in outs]),
-            "delta": d / max(n_steps, 1) if math.isfinite(d) else d,
-            "plies": plies,
-        }
+        self.positions_evaluated += sum(int(o.get("positions", 0)) for o in outs)
+        return {"finished": results, "lengths": lengths, "delta": learned["delta"], "plies": int(lengths.sum())}
 
     def state_dict(self) -> dict:
-        return {"algorithm": "rounds", "version": 1, "next_game": self.next_game, "rounds": self.rounds,
-                "round_games": self.R, "task_games": self.task_games, "lockstep": self.lockstep}
+        """The run's rounds state: counters, the weights the next round is played with, and
+        the backend (``--backend`` and ``--actors`` of the process that wrote it), so that
+        ``bgrl train --resume RUN`` picks them again."""
+        out = {"algorithm": "rounds", "version": 2, "next_game": self.next_game, "rounds": self.rounds,
+               "round_games": self.R, "task_games": self.task_games, "lockstep": self.lockstep,
+               "learner_games": self.learner_games, "backend": getattr(self.runner, "name", "local-rounds"),
+               "actors": int(getattr(self.runner, "actors_count", 1))}
+        if self.play_weights is not None:
+            out["play_weights"] = {k: torch.from_numpy(v.copy()) for k, v in self.play_weights.items()}
+        return out
 
     def load_state_dict(self, s: dict):
-        """Restore :meth:`state_dict`. Raises ValueError for a state of another algorithm."""
+        """Restore :meth:`state_dict`. Raises ValueError for a state of another algorithm.
+        A version-1 state (the frozen-weights sum before issue 42) continues with this
+        algorithm from its next round, played with the current weights."""
         if not isinstance(s, dict) or s.get("algorithm") != "rounds":
             raise ValueError("the checkpoint's trainer state is not that of the rounds trainer")
         try:
@@ -311,8 +442,17 @@ class RoundsTrainer:
             self.rounds = int(s["rounds"])
             task = int(s["task_games"])
             lock = int(s["lockstep"])
-        except (KeyError, TypeError, ValueError) as exc:
+            learner_games = int(s.get("learner_games", self.learner_games))
+            pw = s.get("play_weights")
+            play = None
+            if pw is not None:
+                shapes = {k: tuple(v.shape) for k, v in self.net.state_dict().items()}
+                play = {k: np.ascontiguousarray(pw[k].numpy(), dtype=np.float32) for k in shapes}
+                if any(play[k].shape != shapes[k] or not np.isfinite(play[k]).all() for k in shapes):
+                    raise ValueError("its next round's weights do not fit this network")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"the rounds trainer state is malformed ({exc})") from None
+        self.play_weights, self._pending = play, None
         if lock != self.lockstep and not self._lock_given:
             self.lockstep = lock
         elif lock != self.lockstep:
@@ -321,6 +461,31 @@ class RoundsTrainer:
             self.task_games = task  # the run's own value
         elif task != self.task_games:
             raise ValueError(f"the run was trained with --task-games {task}; it cannot change on --resume (got {self.task_games})")
+        if learner_games != self.learner_games:
+            if learner_games < 1:
+                raise ValueError(f"the rounds trainer state is malformed (learner_games {learner_games})")
+            old = self.learner
+            self.learner_games = learner_games
+            self.learner = ReplayLearner(self.net, old.encoder, learner_games, old.alpha, old.lam, exact=old.exact)
+
+
+def recorded_backend(td_state) -> tuple[str, int] | None:
+    """``(backend, actors)`` recorded in a run checkpoint's trainer state (``trainer.td``):
+    ``("local", 1)`` for the online trainer, ``("local-rounds", 1)`` or ``("ray", N)`` for a
+    rounds run (``local-rounds`` for a run from before the backend was recorded); None when
+    ``td_state`` is not a trainer state."""
+    if not isinstance(td_state, dict):
+        return None
+    if td_state.get("algorithm") != "rounds":
+        return ("local", 1)
+    backend = td_state.get("backend", "local-rounds")
+    if backend not in ("local-rounds", "ray"):
+        backend = "local-rounds"
+    try:
+        actors = max(1, int(td_state.get("actors", 1)))
+    except (TypeError, ValueError):
+        actors = 1
+    return backend, actors
 
 
 def rounds_learner_factory(backend: str, task_games: int | None = None, actors: int = 2, address: str | None = None,
@@ -353,7 +518,8 @@ def rounds_learner_factory(backend: str, task_games: int | None = None, actors: 
         else:
             runner = LocalRunner(config.encoder, net.hidden, config.lam, config.seed, config.bearoff)
         made.append(runner)
-        return RoundsTrainer(net, config.parallel, task_games, config.alpha, config.lam, config.seed, runner, lockstep)
+        return RoundsTrainer(net, config.parallel, task_games, config.alpha, config.lam, config.seed, runner, lockstep,
+                             encoder=config.encoder, exact=exact)
 
     def close():
         for r in made:

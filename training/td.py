@@ -226,21 +226,18 @@ class TDLambda:
         return y, db1, dW2, db2, h
 
     @torch.no_grad()
-    def step(self) -> dict:
-        """Play one ply in every game and apply the TD(lambda) update.
-
-        Returns a dict with ``finished`` (results of games that ended this step, int array
-        of points won by the side that moved last, each in 1..3), ``lengths`` (their plies),
-        ``delta`` (mean squared TD error this step).
-        """
+    def _observe(self, boards: np.ndarray, idle: np.ndarray | None = None):
+        """Value the positions ``boards`` (G, 26) on roll, one per game slot, and record one
+        history row per slot that learns here (not exact, not ``idle``); returns ``(y, clock)``:
+        the (G, 5) values (exact ones where known) and the time at the end (for
+        :data:`TIMING_PARTS`). ``idle`` (bool, G): slots without a game (the replay learner of
+        :mod:`bgrl.training.rounds`); their rows are not recorded."""
         clock = time.perf_counter  # process_time is a system call: far too slow per part
         tm = self.timings
         G, t = self.G, self.t
         net = self.net
         W1, b1 = net.fc1.weight, net.fc1.bias
         W2, b2 = net.fc2.weight, net.fc2.bias
-        boards = self.boards
-
         c0 = clock()
         x_np = encode(boards, self.encoder)
         x = torch.from_numpy(x_np)
@@ -255,6 +252,8 @@ class TDLambda:
                 y = y.clone()
                 y[torch.from_numpy(known)] = torch.from_numpy(ex[known].astype(np.float32))
                 learn = np.flatnonzero(~known)
+        if idle is not None and idle.any():
+            learn = np.flatnonzero(~idle if learn is None else ~idle & ~known)
         c2 = clock()
         tm["forward"] += c2 - c0 - (c1 - c0)
 
@@ -286,6 +285,21 @@ class TDLambda:
         self._ring[t % self._R] = W2
         c3 = clock()
         tm["trace update"] += c3 - c2
+        return y, c3
+
+    @torch.no_grad()
+    def step(self) -> dict:
+        """Play one ply in every game and apply the TD(lambda) update.
+
+        Returns a dict with ``finished`` (results of games that ended this step, int array
+        of points won by the side that moved last, each in 1..3), ``lengths`` (their plies),
+        ``delta`` (mean squared TD error this step).
+        """
+        clock = time.perf_counter  # process_time is a system call: far too slow per part
+        tm = self.timings
+        G, t = self.G, self.t
+        boards = self.boards
+        y, c3 = self._observe(boards)
 
         # Choose greedily among the after-states (0-ply, the network being trained).
         dice = self.rng.integers(1, 7, size=(G, 2)).astype(np.int8)
