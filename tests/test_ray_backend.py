@@ -23,7 +23,9 @@ def local_ray():
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     if ray.is_initialized():
         ray.shutdown()
-    ray.init(num_cpus=2, object_store_memory=_OBJECT_STORE, include_dashboard=False, log_to_driver=False,
+    # logical CPUs for scheduling only: the module's two_actors fixture holds two actors (num_cpus=1
+    # each) while the CLI tests start their own; with 2 the CLI's actors waited forever
+    ray.init(num_cpus=8, object_store_memory=_OBJECT_STORE, include_dashboard=False, log_to_driver=False,
              configure_logging=False)
     yield
     ray.shutdown()
