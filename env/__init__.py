@@ -8,7 +8,9 @@ Importing this package registers:
   opponent or (``self_play=True``) self-play; ``gym.make_vec("bgrl/Backgammon-v0", num_envs=N,
   vectorization_mode="vector_entry_point")`` (or ``"bgrl/BackgammonSelfPlay-v0"``) also returns it.
 
-and offers :func:`pettingzoo_env` (needs the ``pettingzoo`` extra).
+and offers :func:`pettingzoo_env` (needs the ``pettingzoo`` extra) and, in :mod:`bgrl.env.sb3`
+(the ``examples`` extra), ``BackgammonSB3VecEnv``: a Stable-Baselines3 ``VecEnv`` over the native
+vector env.
 
 Every one takes ``action_mode="checker"`` (one checker, one die per step, ``Discrete(156)``;
 :mod:`bgrl.env.checker`) and ``reset(options={"position": ID_or_XGID, "dice": [d1, d2]})``

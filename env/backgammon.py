@@ -29,11 +29,11 @@ from gymnasium import spaces
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
 from bgrl.evaluation.encoding import ENCODER, encode
-from bgrl.env.common import (BLACK, WHITE, LegalPlaySpace, ResetNeeded, action_index, check_render_mode,  # noqa: F401
+from bgrl.env.common import (BLACK, WHITE, AfterStateRows, LegalPlaySpace, ResetNeeded, batch_encoder, plays_of_one, action_index, check_render_mode,  # noqa: F401
                              check_reset_options, colour_arg, feature_bounds, load_opponent,
                              use_compiled_kernels)
 from bgrl.env.checker import CheckerMode
-from bgrl.env.cube import JanowskiCube
+from bgrl.env.cube import JanowskiCube, cube_features, cube_info, next_cube_game
 from bgrl.env.state import POSITION_OPTIONS, SearchMixin, reset_position
 from bgrl.rules.movegen import AfterStates, generate
 from bgrl.rules.render import render as render_board
@@ -106,9 +106,8 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
         return WHITE if self._white_on_roll else BLACK
 
     def _roll(self) -> np.ndarray:
-        queued = self._queued_roll()  # set_next_dice / reset(options={"dice": ...}): the stream waits
-        if queued is not None:
-            return queued
+        if self._dice_queue:  # set_next_dice / reset(options={"dice": ...}): the stream waits
+            return self._queued_roll()
         # a counter-based stream (bgrl.rules.dice): game i of the vector env seeded s rolls the same
         # dice as this env seeded s + i, with no loop over games there; drawn 64 rolls at a time
         c, key = self._dice_count, int(self._dice_key)
@@ -143,15 +142,38 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
         """Roll for the side on roll, passing the turn while no die can be played."""
         for _ in range(_MAX_PASSES):
             dice = self._roll()
-            after = self._generate(dice)
+            after = generate(self._board[None], dice[None], validate=False)  # _generate, inlined
             if after.dice_used[0]:
                 return dice, after
             self._pass()
         raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
 
+    def _next_play(self) -> None:
+        """Cubeless play mode: roll for the side on roll, passing the turn while no die can be
+        played, and make the roll its turn (:meth:`_roll_playable` and :meth:`_set_turn` in one,
+        the plays read by :func:`bgrl.env.common.plays_of_one`: the same rolls, plays and order)."""
+        for _ in range(_MAX_PASSES):
+            dice = self._roll()
+            rows, used = plays_of_one(self._board, dice)
+            if used:
+                d0, d1 = int(dice[0]), int(dice[1])
+                self._dice = (d0, d1) if d0 >= d1 else (d1, d0)  # shown high die first everywhere
+                rows.flags.writeable = False  # info["after_states"] shows them without a copy
+                self._after, self._dice_used = rows, used
+                space = self.action_space
+                space._legal_count, space._legal_choices = rows.shape[0], None
+                return
+            self._pass()
+        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
+
     def _set_turn(self, dice: np.ndarray, after: AfterStates) -> None:
-        self._dice = (int(max(dice)), int(min(dice)))  # shown high die first everywhere
-        self._after = after.group(0).copy()
+        d0, d1 = int(dice[0]), int(dice[1])
+        self._dice = (d0, d1) if d0 >= d1 else (d1, d0)  # shown high die first everywhere
+        # one position: its after-states are the whole (fresh) batch, kept read-only because
+        # info["after_states"] shows them without a copy
+        rows = after.boards if after.offsets.size == 2 else after.group(0).copy()
+        rows.flags.writeable = False
+        self._after = rows
         self._dice_used = int(after.dice_used[0])
         if self._after.shape[0] > MAX_PLAYS:  # pragma: no cover - MAX_PLAYS is the proven maximum
             raise RuntimeError(f"{self._after.shape[0]} legal plays exceed MAX_PLAYS={MAX_PLAYS}")
@@ -169,6 +191,9 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
             raise ResetNeeded("the game is over: call reset() before step()")
 
     def _check_action(self, action) -> int:
+        t = type(action)
+        if (t is int or t is np.int64) and self._started and not self._over and 0 <= action < self._after.shape[0]:
+            return int(action)  # the common case; anything else is checked in full below
         self._check_not_over()
         return action_index(
             action, self._after.shape[0], expected="info['legal_plays']",
@@ -183,15 +208,15 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
         return self._after[self._check_action(action)]
 
     # ------------------------------------------------------------------ the cube (cube=True)
-    _table = None  # bgrl.env.cube.CubeTable when the cube is in play
+    _table = None  # the game's bgrl.rules.match.Match when the cube is in play (bgrl.env.cube)
     _phase = "play"  # "play", "decide" (a cube decision before the roll) or "answer" (a double offered)
     _first_turn = True
 
     def _init_cube(self, cube, match_length, encoder) -> None:
-        from bgrl.env.cube import CUBE_FEATURES, CubeTable, check_cube_options
+        from bgrl.env.cube import CUBE_FEATURES, check_cube_options, cube_match
 
         self.cube, self.match_length = check_cube_options(cube, match_length)
-        self._table = CubeTable(self.match_length) if self.cube else None
+        self._table = cube_match(self.match_length) if self.cube else None
         if self.cube:
             low, high = feature_bounds(encoder)
             low = np.concatenate([low, np.zeros(CUBE_FEATURES, dtype=np.float32)])
@@ -265,22 +290,31 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
             return self._checker.boards[0]
         return self._obs_board()
 
+    _encode_batch = None  # (encoder name, bgrl.env.common.batch_encoder of it)
+
     def _obs(self) -> np.ndarray:
-        obs = encode(self._shown_board()[None], self.encoder)[0]
-        return obs if self._checker is None else np.concatenate([obs, self._checker.features()[0]])
+        if self._checker is None:
+            enc = self._encode_batch
+            if enc is None or enc[0] != self.encoder:  # built once (the encoder is set in __init__)
+                enc = self._encode_batch = (self.encoder, batch_encoder(self.encoder))
+            return enc[1](self._obs_board()[None])[0]
+        return np.concatenate([encode(self._shown_board()[None], self.encoder)[0], self._checker.features()[0]])
 
     def _base_info(self) -> dict[str, Any]:
-        return {
+        info = {
             "dice": self._dice,
-            "legal_plays": self._notation(),
-            # a tuple of (26,) rows, not one (k, 26) array: vector envs stack same-shaped arrays
+            "legal_plays": self._notation() if self.notation else [],
+            # a sequence of (26,) rows, not one (k, 26) array: vector envs stack same-shaped arrays
             # only; np.stack(info["after_states"]) or env.unwrapped.after_states() gives (k, 26)
-            "after_states": tuple(self._after.copy()),
+            "after_states": AfterStateRows(self._after),
             "action_mask": self._mask(),
-            "board": self._shown_board().copy(),
-            **({"dice_left": self._checker.features()[0].astype(np.int64)} if self._checker is not None else {}),
-            **({"winner": self._winner, "points": self._points} if self._over else {}),
+            "board": (self._obs_board() if self._checker is None else self._shown_board()).copy(),
         }
+        if self._checker is not None:
+            info["dice_left"] = self._checker.features()[0].astype(np.int64)
+        if self._over:
+            info["winner"], info["points"] = self._winner, self._points
+        return info
 
     def _new_game(self, seed: int | None) -> None:
         """Start position, White on roll; a seeded reset also reseeds the action space."""
@@ -450,29 +484,26 @@ class BackgammonEnv(_BackgammonBase):
         obs = super()._obs()
         if self._table is None:
             return obs
-        return np.concatenate([obs, self._table.features(self._agent, "play" if self._over else self._phase)])
+        return np.concatenate([obs, cube_features(self._table, self._agent, "play" if self._over else self._phase)])
 
     def _info(self) -> dict[str, Any]:
         info = {**self._base_info(), "agent_color": self._agent}
         if self._table is not None:
-            info["cube"] = self._table.as_dict()
+            info["cube"] = cube_info(self._table)
             info["phase"] = "over" if self._over else self._phase
         return info
 
-    def _end(self, winner: str, value: int) -> float:
-        """The game ends by a pass: ``winner`` scores the cube value; the agent's reward."""
-        self._over, self._winner, self._points = True, winner, value
+    def _end(self, gs) -> float:
+        """The game ends by a pass (``gs``: the match's GameScore of it); the agent's reward."""
+        self._over, self._winner, self._points = True, gs.winner, gs.points
         self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
         self._phase = "play"
-        self._table.finish(winner, value)
-        return float(value if winner == self._agent else -value)
+        return float(gs.points if gs.winner == self._agent else -gs.points)
 
     def _scored(self, pts: int) -> float:
-        """Points of a finished play for the agent's reward, times the cube value."""
-        value = pts * self._table.value
-        self._points = value
-        self._table.finish(self._winner, value)
-        return float(value if self._winner == self._agent else -value)
+        """Points of a finished play (the match scores the result at the cube); the agent's reward."""
+        self._points = self._table.end_game(self._winner, pts).points
+        return float(self._points if self._winner == self._agent else -self._points)
 
     def _advance_cube(self) -> float:
         """With the cube: play on until the agent acts (a cube step or a play) or the game ends."""
@@ -488,7 +519,8 @@ class BackgammonEnv(_BackgammonBase):
                 if self._roll_once():
                     return 0.0
                 continue
-            if may and self.opponent_cube.doubles(Position(self._board), self._table.state(side)):
+            if may and self.opponent_cube.doubles(Position(self._board), self._table.cube_for(side)):
+                self._table.offer(side)
                 self._cube_phase("answer")
                 return 0.0
             self._first_turn = False
@@ -510,13 +542,14 @@ class BackgammonEnv(_BackgammonBase):
         if self._phase == "decide":
             if a == MAX_PLAYS:  # no double: roll
                 return 0.0 if self._roll_once() else self._advance_cube()
-            if not self.opponent_cube.takes(Position(self._board), self._table.state(self._agent)):
-                return self._end(self._agent, self._table.value)
-            self._table.take(other)
+            cube = self._table.offer(self._agent)
+            if not self.opponent_cube.takes(Position(self._board), cube):
+                return self._end(self._table.answer(other, "pass"))
+            self._table.answer(other, "take")
             return 0.0 if self._roll_once() else self._advance_cube()
         if a == MAX_PLAYS + 3:  # the agent passes the opponent's double
-            return self._end(other, self._table.value)
-        self._table.take(self._agent)
+            return self._end(self._table.answer(self._agent, "pass"))
+        self._table.answer(self._agent, "take")
         self._phase = "play"
         # the opponent, who doubled, now rolls and plays
         self._first_turn = False
@@ -560,10 +593,7 @@ class BackgammonEnv(_BackgammonBase):
         self._agent = colour
         self._start_at(start, colour == WHITE)  # a chosen position: the agent is on roll
         if self._table is not None:
-            if (options or {}).get("new_match") or seed is not None:
-                self._table.new_match()
-            else:
-                self._table.new_game()
+            self._table = next_cube_game(self._table, bool(options.get("new_match")) or seed is not None)
             self._phase, self._first_turn = "play", True
         self._advance()  # cannot end the game from the start
         if self.render_mode == "human":
@@ -635,11 +665,13 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
     - ``cube``: play with the doubling cube (default False: cubeless, as above). Then the
       action space is ``Discrete(MAX_PLAYS + 4)``: ``MAX_PLAYS + i`` is
       :data:`bgrl.env.cube.CUBE_ACTIONS` ``[i]`` (``no double``, ``double``, ``take``,
-      ``pass``). Before its roll, a side that may double (:class:`bgrl.rules.cube.CubeState`:
-      not the opponent's cube, not the Crawford game, under the cap; never before the opening
-      roll) gets a cube step (mask: no double, double; ``info["dice"]`` None); after a double
-      its opponent acts (mask: take, pass; ``info["to_move"]`` the taker); a take doubles the
-      cube and gives it to the taker, a pass ends the game for the cube value. The
+      ``pass``). The cube and score are a :class:`bgrl.rules.match.Match` (a double is its
+      ``offer``, a take or pass its ``answer``). Before its roll, a side that may double
+      (:meth:`~bgrl.rules.match.Match.may_double`: not the opponent's cube, not the Crawford
+      game, not a dead cube, under the cap; never before the opening roll) gets a cube step
+      (mask: no double, double; ``info["dice"]`` None); after a double its opponent acts
+      (mask: take, pass; ``info["to_move"]`` the taker); a take doubles the cube and gives it
+      to the taker, a pass ends the game for the cube value. The
       observation is ``Box(float32, (F + 10,))``: the encoding from the acting side and the
       :data:`bgrl.env.cube.CUBE_FEATURES` cube units (value, owner, score, Crawford, phase).
       Rewards are points times the cube value, from the acting side (a pass: minus the cube
@@ -678,19 +710,24 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
         if self._table is None:
             return obs
         side = self._winner if self._over else self._actor
-        return np.concatenate([obs, self._table.features(side, "play" if self._over else self._phase)])
+        return np.concatenate([obs, cube_features(self._table, side, "play" if self._over else self._phase)])
 
 
     def _info(self) -> dict[str, Any]:
-        info = {**self._base_info(), "to_move": self._actor, "current_player": 0 if self._actor == WHITE else 1}
+        info = self._base_info()
+        info["to_move"] = actor = self._actor
+        info["current_player"] = 0 if actor == WHITE else 1
         if self._table is not None:
-            info["cube"] = self._table.as_dict()
+            info["cube"] = cube_info(self._table)
             info["phase"] = "over" if self._over else self._phase
         return info
 
     def _next_turn(self) -> None:
         if self._table is None:
-            self._set_turn(*self._roll_playable())
+            if self._checker is None:
+                self._next_play()
+            else:
+                self._set_turn(*self._roll_playable())
             return
         # with the cube: a cube step for a side that may double, else roll; a roll with no
         # legal play passes the turn to the other side's cube step
@@ -712,10 +749,7 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
         self._new_game(seed)
         self._start_at(start, True)  # a chosen position: White on roll
         if self._table is not None:
-            if options.get("new_match") or seed is not None:
-                self._table.new_match()
-            else:
-                self._table.new_game()
+            self._table = next_cube_game(self._table, bool(options.get("new_match")) or seed is not None)
             self._phase, self._first_turn = "play", True
         self._next_turn()
         if self.render_mode == "human":
@@ -723,6 +757,13 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
         return self._obs(), self._info()
 
     def step(self, action):
+        if self._table is None and self._checker is None:  # the common case: one whole play, cubeless
+            pts = self._apply(self._after[self._check_action(action)])
+            if not pts:
+                self._next_play()
+            if self.render_mode == "human":
+                self.render()
+            return self._obs(), float(pts), self._over, False, self._info()
         if self._table is None or self._phase == "play":
             if self._table is not None and not self._over:
                 a = action_index(action, self._after.shape[0], expected="info['legal_plays']",
@@ -734,9 +775,8 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
             pts = 0 if after is None else self._apply(after)  # None: checker mode, the roll not used up
             reward = float(pts)
             if self._table is not None and pts:
-                reward = float(pts * self._table.value)
-                self._points = pts * self._table.value
-                self._table.finish(self._winner, self._points)
+                self._points = self._table.end_game(self._winner, pts).points
+                reward = float(self._points)
             if not pts and after is not None:
                 self._next_turn()
         else:
@@ -747,18 +787,18 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
                     if not self._roll_once():
                         self._next_turn()
                 else:
+                    self._table.offer(self._on_roll)
                     self._cube_phase("answer")
             elif a == MAX_PLAYS + 2:  # take: the doubler rolls
-                self._table.take(self._actor)
+                self._table.answer(self._actor, "take")
                 if not self._roll_once():
                     self._next_turn()
             else:  # pass: the doubler wins the cube value
-                value = self._table.value
-                self._over, self._winner, self._points = True, self._on_roll, value
+                gs = self._table.answer(self._actor, "pass")
+                self._over, self._winner, self._points = True, gs.winner, gs.points
                 self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
-                self._table.finish(self._winner, value)
                 self._phase = "play"
-                reward = -float(value)
+                reward = -float(gs.points)
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, self._over, False, self._info()

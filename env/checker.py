@@ -33,6 +33,7 @@ import numpy as np
 
 from bgrl.rules.board import MOVER_BAR, OPP_BAR
 from bgrl.rules.movegen import generate
+from bgrl.env.common import LegalPlaySpace, action_index, feature_bounds
 
 __all__ = ["ACTION_MODES", "CHECKER_ACTIONS", "DICE_FEATURES", "CheckerTurns", "checker_action", "checker_move",
            "check_action_mode", "single_moves"]
@@ -211,8 +212,6 @@ class CheckerMode:
     def _init_checker(self, action_mode) -> None:
         from gymnasium import spaces
 
-        from bgrl.env.common import LegalPlaySpace, feature_bounds
-
         self.action_mode = check_action_mode(action_mode, getattr(self, "cube", False))
         if self.action_mode != "checker":
             return
@@ -231,8 +230,6 @@ class CheckerMode:
 
     def _checker_step(self, action) -> np.ndarray | None:
         """Move one checker; the after-state of the full play when the roll is used up, else None."""
-        from bgrl.env.common import action_index
-
         self._check_not_over()
         t = self._checker
         a = action_index(action, CHECKER_ACTIONS, expected="the checker actions (6 * source + die - 1)",

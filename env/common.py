@@ -8,6 +8,7 @@ They were defined in :mod:`bgrl.env.backgammon`, which still exports every name.
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Callable
 
 import gymnasium as gym
@@ -15,9 +16,14 @@ import numpy as np
 from gymnasium import spaces
 
 from bgrl.evaluation.encoding import ENCODER, num_features
+from bgrl.rules import movegen as _movegen
+from bgrl.agents import base as agent_base
+from bgrl.agents.registry import load_agent
+from bgrl.evaluation import compiled
 
 __all__ = ["WHITE", "BLACK", "feature_bounds", "LegalPlaySpace", "action_index", "ResetNeeded", "check_reset_options",
-           "check_render_mode", "colour_arg", "load_opponent", "use_compiled_kernels"]
+           "check_render_mode", "colour_arg", "load_opponent", "use_compiled_kernels", "AfterStateRows", "plays_of_one",
+           "batch_encoder"]
 
 WHITE, BLACK = "white", "black"
 
@@ -92,6 +98,54 @@ def action_index(action, n_legal: int, *, expected: str, illegal: Callable[[int,
     return a
 
 
+class AfterStateRows(Sequence):
+    """``info["after_states"]`` of the single environments: a read-only sequence of the k legal
+    after-states of the roll, item ``i`` the int8 ``(26,)`` board action ``i`` leads to (mover's
+    view). It behaves as the tuple of rows it replaces (``len``, indexing, iteration,
+    ``np.stack``, ``zip``) but holds one read-only ``(k, 26)`` array (``.boards``), so building
+    it costs nothing per play; ``np.asarray(info["after_states"])`` gives a writable copy of it."""
+
+    __slots__ = ("boards",)
+
+    def __init__(self, boards: np.ndarray):
+        self.boards = boards
+
+    def __len__(self) -> int:
+        return self.boards.shape[0]
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self.boards[i])
+        return self.boards[i]
+
+    def __iter__(self):
+        return iter(self.boards)
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("AfterStateRows: the rows are read-only; np.asarray makes a copy")
+        return self.boards.copy() if dtype is None else self.boards.astype(dtype)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, AfterStateRows):
+            other = other.boards
+        elif isinstance(other, (tuple, list)):
+            if len(other) != len(self):
+                return False
+            other = np.asarray(other).reshape(len(self), -1)
+        else:
+            return NotImplemented
+        return self.boards.shape == np.shape(other) and bool(np.array_equal(self.boards, other))
+
+    __hash__ = None  # mutable-looking sequence: not hashable, as a tuple of arrays is not
+
+    def __repr__(self) -> str:
+        return f"AfterStateRows({len(self)} after-states)"
+
+    def __reduce__(self):
+        return (AfterStateRows, (self.boards.copy(),))
+
+
 class ResetNeeded(gym.error.ResetNeeded, RuntimeError):
     """``step()`` before the first ``reset()``, or after the game ended: Gymnasium's
     :class:`gymnasium.error.ResetNeeded`, and a RuntimeError as before."""
@@ -130,13 +184,10 @@ def load_opponent(opponent):
     """An agent object from a spec ('random', 'pubeval', 'default', a path) or an agent itself."""
     if hasattr(opponent, "select"):
         return opponent
-    from bgrl.agents.base import DEFAULT_CHECKPOINT
-    from bgrl.agents.registry import load_agent
-
     spec = "default" if opponent is None else str(opponent)
-    if spec == "default" and not Path(DEFAULT_CHECKPOINT).is_file():
+    if spec == "default" and not Path(agent_base.DEFAULT_CHECKPOINT).is_file():  # read at the call (tests point it elsewhere)
         raise ValueError(
-            f"opponent='default' needs the shipped network {DEFAULT_CHECKPOINT}, which is missing; "
+            f"opponent='default' needs the shipped network {agent_base.DEFAULT_CHECKPOINT}, which is missing; "
             "train one (`bgrl train`) or pass opponent='pubeval', 'random' or a checkpoint path"
         )
     return load_agent(spec)
@@ -147,8 +198,6 @@ def use_compiled_kernels() -> None:
     one-position generator (:mod:`bgrl.evaluation.compiled`, importing numba here unless
     ``BGRL_COMPILED=0``), about 3x the plays per second of the numpy path for one position.
     The after-states and their order are the same either way. Cheap after the first call."""
-    from bgrl.evaluation import compiled
-
     if compiled.is_disabled() or compiled.active():
         return
     try:
@@ -156,3 +205,63 @@ def use_compiled_kernels() -> None:
     except ImportError:  # pragma: no cover - numba is a core dependency
         return
     compiled.ensure()
+
+
+#: (kernel, mult, cap, generate_one) of the compiled one-position generator behind
+#: :func:`bgrl.rules.movegen.generate`, or None: read once by :func:`plays_of_one`.
+_ONE_KERNEL: tuple | None = None
+_ONE_KERNEL_READ = False
+
+
+def _one_kernel():
+    global _ONE_KERNEL, _ONE_KERNEL_READ
+    _ONE_KERNEL_READ = True
+    try:
+        from bgrl.evaluation import movegen_nb
+
+        if movegen_nb.AVAILABLE and _movegen._ONE_POSITION is movegen_nb.generate_one:
+            _ONE_KERNEL = (movegen_nb._generate_one, movegen_nb._MULT, int(movegen_nb._DB_CAP), movegen_nb.generate_one)
+    except (ImportError, AttributeError):  # pragma: no cover - numba missing, or the kernel renamed
+        _ONE_KERNEL = None
+    return _ONE_KERNEL
+
+
+def plays_of_one(board: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, int]:
+    """The legal after-states of one position and roll, int8 ``(k, 26)`` (a fresh array, the
+    order of :func:`bgrl.rules.movegen.generate`), and the dice the plays use (0: no legal play).
+
+    ``generate(board[None], dice[None], validate=False)`` for one position, read straight from
+    the compiled one-position generator it runs (:mod:`bgrl.evaluation.movegen_nb`) without
+    building an :class:`~bgrl.rules.movegen.AfterStates`: the single environments' hot path (a
+    third of a self-play step). Falls back to :func:`generate` whenever that generator is not the
+    one registered, declines a position, or cannot be called as expected; the results are the
+    same either way (tests/test_env_speed.py)."""
+    global _ONE_KERNEL
+    k = _ONE_KERNEL if _ONE_KERNEL_READ else _one_kernel()
+    if board.dtype != np.int8 or not board.flags.c_contiguous:
+        board = np.ascontiguousarray(board, dtype=np.int8)
+    if k is not None:
+        if _movegen._ONE_POSITION is k[3]:  # still the generator registered (movegen_nb.unregister() turns it off)
+            try:
+                rows, _paths, used, ok = k[0](board, int(dice[0]), int(dice[1]), k[1], k[2])
+            except Exception:  # pragma: no cover - the kernel's signature changed: use generate()
+                _ONE_KERNEL = None
+            else:
+                if ok:
+                    return rows, int(used)
+    after = _movegen.generate(board[None], dice[None], validate=False)
+    return after.boards, int(after.dice_used[0])
+
+
+def batch_encoder(name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """``boards -> encode(boards, name)`` (:func:`bgrl.evaluation.encoding.encode`, int8 ``(N, 26)``
+    to float32 ``(N, F)``) with the name checked and the compiled encoder looked up once: the
+    single environments encode one board per step, where that lookup is a tenth of the cost."""
+    from bgrl.evaluation import encoding, encoding_nb
+
+    n_feat = num_features(name)  # ValueError for an unknown encoder, here rather than at a step
+    if not encoding_nb.AVAILABLE:  # pragma: no cover - numba missing
+        return lambda boards: encoding.encode(boards, name)
+    units = encoding.POINT_UNITS
+    kernel = encoding_nb.encode
+    return lambda boards: kernel(boards, name, n_feat, units)

@@ -1,9 +1,12 @@
-"""The doubling cube in the environments (option ``cube=True``): state, actions, features.
+"""The doubling cube in the environments (option ``cube=True``): actions, features, info.
 
-:class:`CubeTable` keeps the cube and the match score of one game (and of the match, over
-games) for the environments of :mod:`bgrl.env.backgammon` and :mod:`bgrl.env.pettingzoo`;
-the rules are :class:`bgrl.rules.cube.CubeState`'s (who may double, the Crawford game, the
-cap). Nothing here changes the default cubeless environments.
+The cube and the match score of the environments of :mod:`bgrl.env.backgammon` and
+:mod:`bgrl.env.pettingzoo` are a :class:`bgrl.rules.match.Match`, the one cube-and-score
+state machine of bgrl (the double -> take / pass exchange, the Crawford game, a dead cube, the
+cap, the points of a result): :func:`cube_match` makes one, :func:`next_cube_game` starts each
+game, and this module reads the observation units (:func:`cube_features`) and
+``info["cube"]`` (:func:`cube_info`) from it. Nothing here changes the default cubeless
+environments.
 
 Cube actions come after the :data:`bgrl.env.backgammon.MAX_PLAYS` play indices:
 ``MAX_PLAYS + i`` is :data:`CUBE_ACTIONS` ``[i]``: ``no double`` (roll), ``double``,
@@ -21,14 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgrl.rules.cube import DEFAULT_MAX_CUBE, CubeState
+from bgrl.rules.match import Match, MatchRules, other
 
-__all__ = ["CUBE_ACTIONS", "CUBE_FEATURES", "CubeTable", "JanowskiCube", "check_cube_options"]
+__all__ = ["CUBE_ACTIONS", "CUBE_FEATURES", "JanowskiCube", "check_cube_options", "cube_match", "next_cube_game",
+           "cube_features", "cube_info"]
 
 CUBE_ACTIONS = ("no double", "double", "take", "pass")
 CUBE_FEATURES = 10
 MAX_MATCH = 25
-_SIDES = ("white", "black")
 
 
 def check_cube_options(cube, match_length) -> tuple[bool, int]:
@@ -43,85 +46,48 @@ def check_cube_options(cube, match_length) -> tuple[bool, int]:
     return bool(cube), int(match_length)
 
 
-class CubeTable:
-    """Cube value and owner of the current game, and the match score.
+def cube_match(match_length: int) -> Match:
+    """A new :class:`bgrl.rules.match.Match` for an environment: money play (``match_length``
+    0; no Jacoby rule, no beavers) or an N-point match, at 0-0 with its first game in play."""
+    return Match(MatchRules(match_length=int(match_length)))
 
-    match_length : 0 for money games (each game is scored alone), else N: the score carries
-    over from game to game (:meth:`new_game`) until a side has N points.
-    """
 
-    def __init__(self, match_length: int = 0, max_value: int = DEFAULT_MAX_CUBE):
-        self.match_length = int(match_length)
-        self.max_value = int(max_value)
-        self.score = {"white": 0, "black": 0}
-        self.crawford_done = False
-        self.new_match()
+def next_cube_game(match: Match | None, new_match: bool = False) -> Match:
+    """The match of the environment's next game (its ``reset``): a new match (:func:`cube_match`)
+    when asked, in money play (each money game is scored alone) or when the match is over;
+    else the same match with its next game in play (:meth:`Match.next_game`, the Crawford game
+    when a side has just reached N-1), or the game in play started again when it had not ended
+    (:meth:`Match.restart_game`)."""
+    if match is None or new_match or not match.rules.is_match or match.over:
+        return cube_match(0 if match is None else match.rules.match_length)
+    match.restart_game()
+    return match
 
-    def new_match(self) -> None:
-        self.score = {"white": 0, "black": 0}
-        self.crawford_done = False
-        self.crawford = False
-        self._fresh()
 
-    def _fresh(self) -> None:
-        self.value = 1
-        self.owner: str | None = None
+def cube_features(match: Match, side: str, phase: str) -> np.ndarray:
+    """float32 (CUBE_FEATURES,) from ``side`` (module docstring); phase 'play', 'decide' or 'answer'."""
+    f = np.zeros(CUBE_FEATURES, dtype=np.float32)
+    f[0] = np.log2(match.cube_value) / 15.0
+    owner = match.cube_owner
+    f[1 + (0 if owner is None else 1 if owner == side else 2)] = 1.0
+    n = match.rules.match_length
+    if n:
+        f[4] = match.away(side) / MAX_MATCH
+        f[5] = match.away(other(side)) / MAX_MATCH
+        one_away = max(match.score.values()) == n - 1
+        f[6] = float(match.crawford)
+        f[7] = float(one_away and not match.crawford)
+    f[8] = float(phase == "decide")
+    f[9] = float(phase == "answer")
+    return f
 
-    @property
-    def match_over(self) -> bool:
-        return bool(self.match_length) and max(self.score.values()) >= self.match_length
 
-    def new_game(self) -> None:
-        """The next game: a new match when there is none or the last one is over; the Crawford
-        game when a side has just reached N-1 points for the first time."""
-        if not self.match_length or self.match_over:
-            self.new_match()
-            return
-        at = max(self.score.values()) == self.match_length - 1
-        self.crawford = at and not self.crawford_done
-        self.crawford_done = self.crawford_done or at
-        self._fresh()
-
-    def state(self, side: str) -> CubeState:
-        """The CubeState from ``side`` (as if it were on roll)."""
-        other = "black" if side == "white" else "white"
-        owner = 0 if self.owner is None else (1 if self.owner == side else -1)
-        score = (self.score[side], self.score[other]) if self.match_length else (0, 0)
-        return CubeState(value=self.value, owner=owner, match_length=self.match_length, score=score,
-                         crawford=self.crawford, max_value=self.max_value)
-
-    def may_double(self, side: str) -> bool:
-        return self.state(side).may_double()
-
-    def take(self, taker: str) -> None:
-        self.value *= 2
-        self.owner = taker
-
-    def finish(self, winner: str, points: int) -> int:
-        """Score a game won by ``winner`` with ``points`` (1..3 for a play, the cube value for a
-        pass: already multiplied); returns the points added to the match."""
-        self.score[winner] += int(points)
-        return int(points)
-
-    def features(self, side: str, phase: str) -> np.ndarray:
-        """float32 (CUBE_FEATURES,) from ``side`` (module docstring); phase 'play', 'decide' or 'answer'."""
-        other = "black" if side == "white" else "white"
-        f = np.zeros(CUBE_FEATURES, dtype=np.float32)
-        f[0] = np.log2(self.value) / 15.0
-        f[1 + (0 if self.owner is None else 1 if self.owner == side else 2)] = 1.0
-        if self.match_length:
-            f[4] = max(0, self.match_length - self.score[side]) / MAX_MATCH
-            f[5] = max(0, self.match_length - self.score[other]) / MAX_MATCH
-            one_away = max(self.score.values()) == self.match_length - 1
-            f[6] = float(self.crawford)
-            f[7] = float(one_away and not self.crawford)
-        f[8] = float(phase == "decide")
-        f[9] = float(phase == "answer")
-        return f
-
-    def as_dict(self) -> dict:
-        return {"value": self.value, "owner": self.owner, "match_length": self.match_length,
-                "score": dict(self.score), "crawford": self.crawford, "match_over": self.match_over}
+def cube_info(match: Match) -> dict:
+    """``info["cube"]``: ``value``, ``owner`` (a colour or None), ``match_length`` (0 money),
+    ``score`` (colour -> points: in a match the points won, at most N; in money play the
+    game's points, + for the winner and - for the loser), ``crawford``, ``match_over``."""
+    return {"value": match.cube_value, "owner": match.cube_owner, "match_length": match.rules.match_length,
+            "score": dict(match.score), "crawford": match.crawford, "match_over": match.over}
 
 
 class JanowskiCube:

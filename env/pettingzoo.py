@@ -19,9 +19,10 @@ AECEnv = require("pettingzoo", "pettingzoo", "bgrl.env.pettingzoo").AECEnv
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
 from bgrl.evaluation.encoding import ENCODER, encode
-from bgrl.env.backgammon import (BLACK, MAX_PLAYS, WHITE, ResetNeeded, action_index, check_render_mode, check_reset_options,
-                                 feature_bounds, use_compiled_kernels)
+from bgrl.env.backgammon import (BLACK, MAX_PLAYS, WHITE, BackgammonSelfPlayEnv, ResetNeeded, action_index, check_render_mode,
+                                 check_reset_options, feature_bounds, use_compiled_kernels)
 from bgrl.env.checker import CHECKER_ACTIONS, DICE_FEATURES, CheckerTurns, check_action_mode
+from bgrl.env.cube import CUBE_FEATURES, check_cube_options, cube_features
 from bgrl.env.state import POSITION_OPTIONS, reset_position
 from bgrl.rules.movegen import generate
 from bgrl.rules.render import render as render_board
@@ -116,7 +117,6 @@ class BackgammonAECEnv(AECEnv):
         if infos not in ("full", "arrays"):
             raise ValueError(f"infos must be 'full' or 'arrays', got {infos!r}")
         self.info_mode = infos
-        from bgrl.env.cube import CUBE_FEATURES, check_cube_options
 
         self.cube, self.match_length = check_cube_options(cube, match_length)
         self.action_mode = check_action_mode(action_mode, self.cube)
@@ -133,8 +133,6 @@ class BackgammonAECEnv(AECEnv):
         self._count = 0
         self._rng = np.random.default_rng()
         if self.cube:
-            from bgrl.env.backgammon import BackgammonSelfPlayEnv
-
             self._sp = BackgammonSelfPlayEnv(encoder=encoder, notation=False, cube=True, match_length=self.match_length)
             n_act = MAX_PLAYS + 4
             self._obs_spaces = {a: spaces.Dict({"observation": self._sp.observation_space,
@@ -209,7 +207,7 @@ class BackgammonAECEnv(AECEnv):
             return {"observation": sp._obs(), "action_mask": sp._mask()}
         board = sp._board if agent == (sp._winner if sp._over else sp._on_roll) else flip(sp._board)
         obs = np.concatenate([encode(board[None], self.encoder)[0],
-                              sp._table.features(agent, "play" if sp._over else sp._phase)])
+                              cube_features(sp._table, agent, "play" if sp._over else sp._phase)])
         return {"observation": obs, "action_mask": np.zeros(MAX_PLAYS + 4, dtype=np.int8)}
 
     def _cube_infos(self, info: dict) -> None:

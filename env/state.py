@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 
 from bgrl.rules.board import DeadPositionError, Position, borne_off
+from bgrl.rules.dice import parse_dice, validate_dice
+from bgrl.rules.xgid import read_position
 
 __all__ = ["POSITION_OPTIONS", "EnvState", "StateCopy", "SearchMixin", "reset_position", "reset_positions"]
 
@@ -31,8 +33,6 @@ POSITION_OPTIONS = ("position", "dice")
 
 def _board_of(value, what: str) -> np.ndarray:
     """The board (int8 (26,), side on roll) and dice of one ``position`` option value."""
-    from bgrl.rules.xgid import read_position
-
     if isinstance(value, Position):
         pos, dice = value, None
     elif isinstance(value, str):
@@ -53,8 +53,6 @@ def _board_of(value, what: str) -> np.ndarray:
 
 
 def _dice_of(value, what: str) -> tuple[int, int]:
-    from bgrl.rules.dice import parse_dice
-
     if isinstance(value, np.ndarray):
         value = value.tolist()
     try:
@@ -158,8 +156,6 @@ class SearchMixin(StateCopy):
         a roll with no legal play uses one up too). ``set_next_dice((6, 5), (3, 1))``; with no
         argument the queue is emptied. The stream is not advanced by these rolls; a ``reset``
         empties the queue. ValueError for anything but pairs of ints 1..6."""
-        from bgrl.rules.dice import validate_dice
-
         try:
             self._dice_queue = tuple(validate_dice(r) for r in rolls)
         except (TypeError, ValueError) as e:
@@ -174,8 +170,6 @@ class SearchMixin(StateCopy):
         in a cube step, after a checker move of this turn (checker mode), or when the roll has
         no legal play (then the turn would pass: the after-state is the position itself).
         """
-        from bgrl.rules.dice import validate_dice
-
         self._check_not_over()
         if self._phase != "play":
             raise ValueError(f"set_dice: this is a cube step ({self._phase!r}), not a roll")

@@ -444,9 +444,9 @@ def test_combined_exact_probs():
 
 @pytest.fixture(scope="module")
 def default_evaluator():
-    from bgrl.cli.hint import evaluator_for as _evaluator_for
+    from bgrl.agents.registry import load_ranker
 
-    return _evaluator_for(None)[0]
+    return load_ranker("default").evaluator
 
 
 def _exact_equities(after_states):

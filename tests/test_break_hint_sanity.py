@@ -10,9 +10,8 @@ and no other play can have higher cubeless equity than a sure win of the maximum
 import numpy as np
 import pytest
 
-from bgrl.agents.registry import load_agent
 from bgrl.rules.board import Position
-from bgrl.cli.hint import evaluator_for as _evaluator_for
+from bgrl.agents.registry import load_agent, load_ranker
 from bgrl.agents.hints import rank_plays
 
 # Mover: one checker on each of two home points; opponent: 12 on its 6-point (mover's 19),
@@ -28,7 +27,7 @@ CASES = [
 def test_hint_ranks_the_sure_win_first(pid, dice, winning):
     pos = Position.from_id(pid)
     assert pos.off[1] >= 1  # opponent has borne off: no gammon possible
-    ev, _ = _evaluator_for(None)
+    ev = load_ranker("default").evaluator
     ranked = rank_plays(pos, dice, ev)
     assert ranked[0].play.notation == winning, [(r.play.notation, r.equity) for r in ranked]
     for r in ranked:

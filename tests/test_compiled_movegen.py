@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import test_movegen  # noqa: E402
@@ -170,7 +171,7 @@ def test_generate_and_legal_plays_of_one_position_dispatch_and_agree():
     assert plays_nb == plays_np
     assert [p.after_state.tobytes() for p in plays_nb] == [p.after_state.tobytes() for p in plays_np]
     assert [p.moves for p in plays_nb] == [p.moves for p in plays_np]
-    assert _same(generate(np.stack([pos.board, pos.board]), np.array([[3, 1], [6, 6]])), batch_np)  # batches: numpy
+    assert _same(generate(np.stack([pos.board, pos.board]), np.array([[3, 1], [6, 6]])), batch_np)  # batches: compiled, equal
     # a pass: one row, the board, dice_used 0, an empty path
     closed = test_movegen.mk({6: 3}, test_movegen.CLOSED, bar=1)
     res = generate(closed[None], np.array([[6, 5]]), paths=True)
@@ -183,3 +184,102 @@ def test_validation_still_runs_before_the_compiled_generator():
         generate(START_BOARD[None], np.array([[7, 1]]))
     with pytest.raises(TypeError):
         generate(START_BOARD[None].astype(float), np.array([[3, 1]]))
+
+
+# ---------------------------------------------------------------------- the batch generator
+# Contract (``movegen_nb.generate_batch``): for a batch it returns exactly what the numpy
+# generator returns for that batch, every field (its chunks of 1,024 positions, whose order
+# inside a position depends on the chunk's size, included), with and without paths.
+
+
+def _numpy_batch_plain(b, d, paths):
+    with compiled.disabled():
+        assert movegen._BATCH is None
+        return generate(b, d, validate=False, paths=paths)
+
+
+def _batch_crosscheck(cases: int, seed: int = 0, batch: int = 1024) -> int:
+    total = 0
+    bad = []
+    for label, boards, dice in mixed_cases(np.random.default_rng(seed), **_split(cases)):
+        for lo in range(0, len(boards), batch):
+            b = np.ascontiguousarray(boards[lo:lo + batch], dtype=np.int8)
+            d = np.ascontiguousarray(dice[lo:lo + batch], dtype=np.int8)
+            for paths in (False, True):
+                got = movegen_nb.generate_batch(b, d, paths)
+                if got is None or not _same(got, _numpy_batch_plain(b, d, paths)):
+                    bad.append(f"[{label}] batch at {lo} ({len(b)} positions), paths={paths}")
+            total += len(b)
+    assert not bad, f"{len(bad)} disagreeing batch(es):\n" + "\n".join(bad[:10])
+    return total
+
+
+def test_batch_crosscheck_cases():
+    assert _batch_crosscheck(21_000) == 21_000
+
+
+@pytest.mark.slow
+def test_batch_crosscheck_cases_million():
+    assert _batch_crosscheck(1_000_000, batch=4096) == 1_000_000
+
+
+@pytest.mark.parametrize("n", [2, 3, 1023, 1024, 1025, 2051])
+def test_batch_equals_numpy_across_chunk_sizes(n):
+    """The order inside a position depends on the chunk's size (the bit length of its last
+    index): batches around the 1,024-position chunk."""
+    rng = np.random.default_rng(n)
+    b, d = test_movegen.random_game_positions(rng, n)
+    b, d = b.astype(np.int8), d.astype(np.int8)
+    for paths in (False, True):
+        assert _same(movegen_nb.generate_batch(b, d, paths), _numpy_batch_plain(b, d, paths))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(items=st.lists(st.tuples(position_st(), dice_st), min_size=2, max_size=40))
+def test_hypothesis_batches(items):
+    b = np.stack([x[0] for x in items]).astype(np.int8)
+    d = np.array([x[1] for x in items], dtype=np.int8)
+    for paths in (False, True):
+        assert _same(movegen_nb.generate_batch(b, d, paths), _numpy_batch_plain(b, d, paths))
+
+
+def test_batch_doubles_buffer_grows():
+    rng = np.random.default_rng(5)
+    b, _ = test_movegen.random_game_positions(rng, 200)
+    b = b.astype(np.int8)
+    d = np.repeat(np.array([[1, 1], [2, 2], [3, 3], [6, 5]], dtype=np.int8), 50, axis=0)
+    for paths in (False, True):
+        assert _same(movegen_nb.generate_batch(b, d, paths, cap=1), _numpy_batch_plain(b, d, paths))
+
+
+_BATCH_RULE_TESTS = ("test_fast_matches_reference", "test_start_position_all_21_rolls_match_reference",
+                     "test_batch_equals_one_by_one", "test_dice_order_irrelevant", "test_conservation_and_dice_used",
+                     "test_input_not_modified", "test_paths_same_after_states_and_replay")
+
+
+@pytest.mark.parametrize("name", _BATCH_RULE_TESTS)
+def test_rule_tests_through_the_compiled_batch_generator(name, monkeypatch):
+    """test_movegen.py's batch tests against the plain-Python reference generator, with
+    ``generate`` of a batch running compiled (the counter checks that it did)."""
+    calls = []
+
+    def counted(b, d, paths):
+        calls.append(1)
+        return movegen_nb.generate_batch(b, d, paths)
+
+    monkeypatch.setattr(movegen, "_BATCH", counted)
+    getattr(test_movegen, name)()
+    assert calls
+
+
+def test_batch_dispatch_and_the_numpy_switch():
+    compiled.ensure()
+    assert movegen._BATCH is movegen_nb.generate_batch
+    rng = np.random.default_rng(11)
+    b, d = test_movegen.random_game_positions(rng, 300)
+    got = generate(b, d, paths=True)
+    with compiled.disabled():
+        assert movegen._BATCH is None and movegen._ONE_POSITION is None
+        ref = generate(b, d, paths=True)
+    assert movegen._BATCH is movegen_nb.generate_batch
+    assert _same(got, ref)

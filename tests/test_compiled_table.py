@@ -209,3 +209,76 @@ def test_hint_top_builds_only_the_shown_rows_and_levels_open_once(monkeypatch):
     assert [r.play for r in all_rows[:3]] == [r.play for r in rows] and len(all_rows) == 16
     assert load_level("expert").evaluator is load_level("expert").evaluator
     assert ("expert", 0) in levels._RANKERS
+
+
+# ------------------------------------------------- the table rows and the table build (issue 39)
+# Bit for bit: the compiled rows kernel gives the numpy evaluator's integers, the compiled point
+# rows the numpy table's float32 bits, so the torch path of large batches (training, rollouts)
+# gives the same values with the kernels on or off.
+
+
+def test_table_rows_equal_numpy():
+    from bgrl.evaluation import table_np
+
+    a = _after_states(4)
+    for level in ("expert", "intermediate"):
+        ev = load_level(level).evaluator
+        with compiled.disabled():
+            ref = ev._rows(a)
+        compiled.ensure()
+        rows, on_p, on_o, race, cand = table_nb.table_rows(a, ev._race)
+        for x, y in zip(ref, (rows, on_p, on_o, race)):
+            assert x.dtype == y.dtype and np.array_equal(x, y)
+        # every position an exact source knows is a candidate
+        from bgrl.evaluation.exact import exact_probs
+        from bgrl.rules.board import flip
+
+        known, _ = exact_probs(flip(a))
+        over = on_p == 0
+        assert not (known & ~over & ~cand).any()
+        assert table_np._CANDIDATE_EXACT[0] is exact_probs
+
+
+@pytest.mark.parametrize("encoder, inputs", [("td198", 198), ("td198r", 202), ("td198g", 220)])
+@pytest.mark.parametrize("hidden", [1, 5, 80])
+def test_table_build_bit_for_bit(encoder, inputs, hidden):
+    from bgrl.evaluation.table_np import first_layer_tables
+
+    rng = np.random.default_rng(hidden)
+    w1 = (rng.standard_normal((hidden, inputs)) * rng.choice([1e-3, 1.0, 30.0])).astype(np.float32)
+    b1 = rng.standard_normal(hidden).astype(np.float32)
+    with compiled.disabled():
+        ref = first_layer_tables(w1, b1, encoder)
+    compiled.ensure()
+    got = first_layer_tables(w1, b1, encoder)
+    for x, y in zip(ref, got):
+        assert (x is None) == (y is None)
+        if x is not None:
+            assert x.dtype == y.dtype and np.array_equal(x.view(np.uint32), y.view(np.uint32))
+
+
+def test_torch_path_same_values_with_kernels_on_and_off():
+    """Large batches (the torch path: training, rollouts) give the same bits either way, exact
+    values looked up for the candidate rows only."""
+    a = _after_states(5)
+    for level in ("world-class", "expert", "intermediate"):  # 640, 320 (bags of the non-zero rows) and 80 units
+        ev = load_level(level).evaluator
+        assert a.shape[0] > ev.small_batch
+        with compiled.disabled():
+            ref = ev(a)
+        compiled.ensure()
+        assert np.array_equal(ev(a), ref)
+
+
+def test_bag_rows_leave_out_exact_zeros_only():
+    ev = load_level("expert").evaluator
+    tab = ev._np_table
+    assert (tab[list(table_nb.ZERO_ROWS)] == 0).all()
+    a = _after_states(6)
+    compiled.ensure()
+    rows = table_nb.table_rows(a, True)[0]
+    flat, offsets = table_nb.bag_rows(rows, tab.shape[0])
+    ends = np.append(offsets[1:], len(flat))
+    zero = set(table_nb.ZERO_ROWS)
+    for r in range(0, len(a), 97):
+        assert flat[offsets[r]:ends[r]].tolist() == [t for t in rows[r].tolist() if t not in zero]

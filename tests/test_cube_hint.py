@@ -11,7 +11,7 @@ import pytest
 
 from bgrl.agents.cube import cubeful_rank, cubeful_values, ranked_by, value_mwc
 from bgrl.cli import main
-from bgrl.cli.levels import hint_agent
+from bgrl.agents.registry import load_ranker
 from bgrl.rules.board import START_POSITION_ID, Position
 from bgrl.rules.cube import CubeState
 from bgrl.rules.matchid import match_id
@@ -35,15 +35,15 @@ def _cli_json(capsys, *argv):
 
 @pytest.fixture(scope="module")
 def expert():
-    agent, ply, _ = hint_agent("expert", None, None, backend="auto")
-    return agent, ply
+    ranker = load_ranker("expert", backend="auto")
+    return ranker, ranker.ply
 
 
 @pytest.fixture(scope="module")
 def expert_r1():
     """The expert level on the network the positions above were found with."""
-    agent, ply, _ = hint_agent("expert", None, "distilled-r1", backend="auto")
-    return agent, ply
+    ranker = load_ranker("expert", checkpoint="distilled-r1", backend="auto")
+    return ranker, ranker.ply
 
 
 def test_ranked_by():
@@ -56,7 +56,7 @@ def test_ranked_by():
 @pytest.mark.parametrize("pos, dice, cube", [(DMP_POS, DMP_DICE, DMP), (POST_POS, POST_DICE, POST)])
 def test_match_score_changes_the_order_and_follows_cubeful_values(expert_r1, capsys, pos, dice, cube):
     agent, ply = expert_r1
-    rows = agent.hint(Position.from_id(pos), dice, ply=ply)
+    rows = agent.rank(Position.from_id(pos), dice)
     vals = cubeful_values(np.stack([r.play.after_state for r in rows]),
                           np.stack([r.probabilities.to_array() for r in rows]), cube)
     depth = np.array([r.ply for r in rows])
@@ -91,7 +91,7 @@ def test_match_score_changes_the_order_and_follows_cubeful_values(expert_r1, cap
 def test_money_with_the_cube_owned(expert, capsys):
     agent, ply = expert
     pos, dice = Position.from_id("4HPwATDgc/ABMA"), (5, 2)
-    rows = agent.hint(pos, dice, ply=ply)
+    rows = agent.rank(pos, dice)
     ranked, vals = cubeful_rank(rows, OWNED)
     out = _cli_json(capsys, f"{pos.position_id}:{match_id(OWNED, dice)}", "--level", "expert")
     assert out["ranked_by"] == "cubeful" and out["cube"] == {"value": 2, "owner": 1} and "match" not in out

@@ -166,3 +166,114 @@ def test_old_package_paths_keep_their_names(old, names):
     mod = importlib.import_module(old)
     for n in names:
         assert getattr(mod, n) is not None, n
+
+
+# ----------------------------------------------------------------------------- the whole import graph, lazy imports included
+#: The most in-function imports of project modules allowed across bgrl/, env/ and training/
+#: (issue 38: 232 before). Those left keep torch, numba or an optional extra (fastapi, ray,
+#: sqlalchemy, gnubg, prometheus-client) off the start-up path of ``import bgrl``, ``bgrl.env``
+#: and the ``bgrl`` command, or sit in a ``try`` for a missing extra.
+MAX_IN_FUNCTION_IMPORTS = 120
+MAPPED = {"bgrl": "bgrl", "env": "bgrl.env", "training": "bgrl.training"}
+
+
+def _project_modules() -> dict[str, Path]:
+    """Dotted name -> file, for bgrl/ and the mapped packages env/ and training/."""
+    out = {}
+    for folder, package in MAPPED.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join([package, *parts])] = path
+    return out
+
+
+def _project_imports(modules: dict[str, Path]) -> list[tuple[str, str, int, bool]]:
+    """(importer, imported module, line, inside a function) for every import of a project module;
+    ``from package import module`` names the module."""
+    def resolve(dotted: str, exact: bool = False):
+        if not dotted.startswith("bgrl"):
+            return None
+        while dotted and dotted not in modules and not exact:
+            dotted = dotted.rpartition(".")[0]
+        return dotted if dotted in modules else None
+
+    found = []
+    for name, path in modules.items():
+        def walk(node, in_function):
+            for child in ast.iter_child_nodes(node):
+                inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                if isinstance(child, ast.Import):
+                    found.extend((name, t, child.lineno, in_function) for a in child.names if (t := resolve(a.name)))
+                elif isinstance(child, ast.ImportFrom):
+                    base = child.module or ""
+                    if child.level:
+                        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+                        for _ in range(child.level - 1):
+                            package = package.rpartition(".")[0]
+                        base = f"{package}.{base}" if base else package
+                    found.extend((name, t, child.lineno, in_function) for a in child.names
+                                 if (t := resolve(f"{base}.{a.name}", exact=True) or resolve(base)))
+                walk(child, inner)
+        walk(ast.parse(path.read_text(encoding="utf-8")), False)
+    return found
+
+
+def test_no_import_circle_counting_imports_inside_functions_and_the_mapped_packages():
+    """grimp walks bgrl/ only; this walks env/ and training/ too, every import included."""
+    modules = _project_modules()
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for a, b, _line, _inner in _project_imports(modules):
+        if a != b:
+            graph[a].add(b)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    for m in sorted(graph):
+        if m not in index:
+            visit(m)
+    assert not circles, circles
+
+
+def test_in_function_project_imports_stay_few():
+    statements = {(a, line) for a, _b, line, inner in _project_imports(_project_modules()) if inner}
+    assert len(statements) <= MAX_IN_FUNCTION_IMPORTS, (
+        f"{len(statements)} in-function imports of project modules (at most {MAX_IN_FUNCTION_IMPORTS}): import at the "
+        "module's top unless the import keeps torch or an optional extra off the start-up path")
+
+
+def test_the_architecture_page_names_every_module():
+    """docs/architecture.md's module table has one row per module of bgrl/, env/ and training/
+    (as bgrl.env, bgrl.training), and no row for a module that is gone."""
+    import re
+
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `(bgrl(?:\.\w+)*)` \|", page, flags=re.M))
+    modules = set(_project_modules())
+    assert not modules - rows, f"modules missing from docs/architecture.md's table: {sorted(modules - rows)}"
+    assert not rows - modules, f"rows of docs/architecture.md's table naming no module: {sorted(rows - modules)}"

@@ -337,3 +337,42 @@ batch = 64
     run_pipeline(load_recipe(cfg0), tmp_path / "run0", progress=False, log=lambda *_: None)
     assert np.array_equal(np.load(tmp_path / "run0" / "01-distill" / "data_1.npz")["boards"],
                           np.load(folder / "data_1.npz")["boards"])
+
+
+def test_ctrl_c_in_a_recipe_prints_the_command_that_resumes_the_recipe(tmp_path, capsys, monkeypatch):
+    """Ctrl-C inside a recipe's TD stage (issue 42): every printed resume command names the
+    recipe's run folder, not the stage folder; run as printed it finishes the TD stage, runs the
+    widen, distill and average stages, ends with the recipe's final network (the uninterrupted
+    run's weights) and names it. Resuming the stage folder itself is refused with the right command."""
+    import signal
+
+    import bgrl.training.loop as loop
+
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY)
+    full = run_pipeline(load_recipe(cfg), tmp_path / "a", progress=False, log=lambda *_: None)
+    run = tmp_path / "b"
+    real_save, calls = loop.save_checkpoint, []
+
+    def save_then_ctrl_c(*a, **kw):  # Ctrl-C at the TD stage's first checkpoint
+        real_save(*a, **kw)
+        calls.append(1)
+        if len(calls) == 1:
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(loop, "save_checkpoint", save_then_ctrl_c)
+    assert main(["train", "--config", str(cfg), "--run-dir", str(run), "--no-progress"]) == 130
+    monkeypatch.setattr(loop, "save_checkpoint", real_save)
+    out = capsys.readouterr().out
+    assert (run / "01-td" / "latest.pt").is_file() and not (run / "01-td" / "done.json").exists()
+    printed = [line.split("with: ", 1)[1].split("#")[0].split() for line in out.splitlines() if "bgrl train --resume" in line]
+    assert printed and all(cmd == ["bgrl", "train", "--resume", str(run)] for cmd in printed), out
+    assert main(printed[0][1:] + ["--no-progress"]) == 0
+    out = capsys.readouterr().out
+    for stage in ("01-td", "02-widen", "03-distill", "04-average"):
+        assert (run / stage / "done.json").is_file(), stage
+    assert _same(full, run / "final.pt")
+    assert f"bgrl rate {run / 'final.pt'}" in out
+    # the stage folder alone: refused (exit 2), naming the recipe's command
+    assert main(["train", "--resume", str(run / "01-td"), "--games", "400", "--no-progress"]) == 2
+    assert f"bgrl train --resume {run}" in capsys.readouterr().err

@@ -80,14 +80,15 @@ def test_benchmark_chunks_give_the_one_call_choices():
 def test_review_progress_counts_the_decisions():
     from pathlib import Path
 
-    from bgrl.cli.review import load_games, ranker_for_level
+    from bgrl.agents.registry import load_ranker
+    from bgrl.cli.review import load_games
     from bgrl.records.review import review_records
     from bgrl.rules.board import Position
     from bgrl.rules.notation import legal_plays
 
     records, notes, _ = load_games(Path(__file__).parent / "data" / "bgrl_match_game.jsonl")
     decisions = sum(len(legal_plays(Position.from_id(t.position_id), t.dice)) > 1 for r in records for t in r.turns)
-    ranker, _ = ranker_for_level("beginner")
+    ranker = load_ranker("beginner")
     done = []
     review_records(records, ranker, notes, progress=done.append)
     assert decisions > 0 and sum(done) == decisions

@@ -83,3 +83,18 @@ def test_readme_links_reach_the_docs_pages():
     for page in PAGES:
         if page.startswith("docs/"):
             assert f": {page.removeprefix('docs/')}" in nav, f"{page} is not in mkdocs.yml's nav"
+
+
+def test_the_test_count_of_docs_index_stays_near_the_suite():
+    """docs/index.md's test count (with its date) is at least the number of test functions
+    (parametrized ones count once here, more when collected) and at most twice it."""
+    import ast
+    import re
+
+    text = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    m = re.search(r"\(([\d,]+) tests as `pytest --collect-only` counted them\s+on (\d{4}-\d\d-\d\d)", text)
+    assert m, "docs/index.md: the test count and its date"
+    documented = int(m.group(1).replace(",", ""))
+    functions = sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test_")
+                    for p in (ROOT / "tests").rglob("test_*.py") for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))
+    assert functions <= documented <= 2 * functions, (documented, functions)

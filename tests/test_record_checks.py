@@ -63,10 +63,10 @@ def test_played_out_result_with_no_turn_is_refused(tmp_path):
 
 def test_writer_hows_are_exactly_the_reader_hows():
     from bgrl.records.match_records import HOW as MATCH_HOW
-    from bgrl.cli.play import HOW as PLAY_HOW
     from bgrl.records.record import HOWS
+    from bgrl.rules.outcome import RESULT_NAMES  # what bgrl.session.game writes for a game played out
 
-    written = set(MATCH_HOW.values()) | set(PLAY_HOW.values()) | {"resign", "draw"}  # + Game.resign / agree_draw
+    written = set(MATCH_HOW.values()) | set(RESULT_NAMES.values()) | {"resign", "draw"}  # + Game.resign / agree_draw
     assert written == set(HOWS)
 
 

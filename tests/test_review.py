@@ -380,7 +380,7 @@ def test_review_of_a_folder_and_several_files_sums_the_whole_match(tmp_path, cap
     _saved_game(d / "g2.jsonl", [3, 0, 0, 0, 0], white="bob", black="ann")  # bob 3 0 0, ann 0 0 (colours swapped)
     (d / "notes.txt").write_text("not a game\n")
     step = 0.05
-    monkeypatch.setattr(review_cli, "ranker_for_level", lambda level: (ScriptedRanker(step), "scripted"))
+    monkeypatch.setattr(review_cli, "load_ranker", lambda level: ScriptedRanker(step))
     code, out, err = run(["review", str(d)], capsys)
     assert code == 0, err
     assert out.count("Review of ") == 2 and "notes.txt" not in out
@@ -407,7 +407,7 @@ def test_review_errors_only_keeps_the_marked_plays(tmp_path, capsys, monkeypatch
     from bgrl.cli import review as review_cli
 
     _saved_game(tmp_path / "g.jsonl", [0, 2, 1, 4, 0])
-    monkeypatch.setattr(review_cli, "ranker_for_level", lambda level: (ScriptedRanker(0.03), "scripted"))
+    monkeypatch.setattr(review_cli, "load_ranker", lambda level: ScriptedRanker(0.03))
     rv = review_record(_game([0, 2, 1, 4, 0]), ScriptedRanker(0.03))
     marked = [t.turn for t in rv.turns if t.mark]
     assert marked and len(marked) < len(rv.turns)  # losses 0.06 and 0.12 are marked; 0.03 and 0 are not
@@ -440,7 +440,7 @@ def test_review_of_a_played_game_shows_the_computers_plays_in_the_players_number
     from bgrl.cli import review as review_cli
 
     rec = _saved_game(tmp_path / "g.jsonl", [0, 2, 1, 4, 0], white="beginner", black="human")
-    monkeypatch.setattr(review_cli, "ranker_for_level", lambda level: (ScriptedRanker(0.01), "scripted"))
+    monkeypatch.setattr(review_cli, "load_ranker", lambda level: ScriptedRanker(0.01))
     rv = review_record(rec, ScriptedRanker(0.01))
     white_turn = rv.turns[0]  # the computer's play, in Black's (the human's) numbering
     code, out, _ = run(["review", str(tmp_path / "g.jsonl")], capsys)

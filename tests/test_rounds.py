@@ -15,8 +15,9 @@ from bgrl.evaluation.model import TDNet
 from bgrl.evaluation.probabilities import equity
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
-from bgrl.training.rounds import (LocalRunner, ReplayLearner, RoundsTrainer, TaskWorker, recorded_backend,
-                                  rounds_learner_factory, split_round, weights_to_numpy)
+from bgrl.training.ray_backend import rounds_learner_factory
+from bgrl.training.rounds import (LocalRunner, ReplayLearner, RoundsTrainer, TaskWorker, recorded_backend, split_round,
+                                  weights_to_numpy)
 
 _PERM = [0, 3, 4, 1, 2]
 _SIGN = torch.tensor([-1.0, 1.0, 1.0, 1.0, 1.0], dtype=torch.float64)

@@ -87,10 +87,28 @@ def test_security_headers_on_every_answer(client):
               client.post("/v1/move", json=_move()), client.get("/v1/games/nope"), client.get("/openapi.json"),
               client.get("/metrics"), client.head("/v1/health")):
         _check_headers(r)
-    r = client.get("/docs")  # Swagger UI: its script comes from a CDN and starts inline (docs/service.md)
+    r = client.get("/docs")  # Swagger UI served from here (bgrl.service.apidocs), under the page's own policy
     assert r.status_code == 200
-    _check_headers(r, docs=True)
-    assert "https://cdn.jsdelivr.net" in r.headers["content-security-policy"]
+    _check_headers(r)
+    assert "http" not in r.headers["content-security-policy"] and "<script>" not in r.text
+
+
+def test_api_docs_assets_are_served_from_here(client):
+    """/docs names no other host: Swagger UI's script and style and its start-up script come
+    from /docs/assets/; an unknown asset name is a 404, never a path."""
+    import re
+
+    page = client.get("/docs").text
+    urls = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert urls and all(u.startswith("/docs/assets/") for u in urls), urls
+    for u in urls:
+        r = client.get(u)
+        assert r.status_code == 200 and r.content, u
+        _check_headers(r)
+    assert "SwaggerUIBundle" in client.get("/docs/assets/init.js").text
+    assert client.get("/docs/assets/..%2Fpyproject.toml").status_code == 404
+    assert client.get("/docs/assets/index.html").status_code == 404
+    assert client.get("/redoc").status_code == 404  # ReDoc would load from a CDN
 
 
 def test_page_has_no_inline_script_and_no_innerhtml():

@@ -168,3 +168,18 @@ def test_page_works_under_its_csp(browser, server):
     width = drv.execute_script("return document.querySelector('#hint-table .bars span').style.width;")
     assert width.endswith("%") and rows[0].find_elements(By.TAG_NAME, "td")[1].text
     assert _csp_violations(drv) == []
+
+
+def test_api_docs_render_offline_under_a_self_only_csp(browser, server):
+    """/docs is Swagger UI served by bgrl itself (bgrl.service.apidocs): it renders the API with
+    no network beyond this server (nothing else is reachable here) and no CSP violation."""
+    from selenium.webdriver.common.by import By
+
+    drv = browser
+    drv.get_log("browser")
+    drv.get(server + "/docs")
+    ops = _wait(drv, lambda: drv.find_elements(By.CSS_SELECTOR, ".opblock-summary-path"), what="the operations")
+    assert any("/v1/move" in (o.get_attribute("data-path") or o.text) for o in ops)
+    resources = drv.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
+    assert resources and all(r.startswith(server) for r in resources), resources
+    assert _csp_violations(drv) == []

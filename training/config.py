@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from bgrl.evaluation.encoding import ENCODER, num_features
+from bgrl._fileio import InputFileError, MAX_JSON_DEPTH, check_parsed, loads_json, read_input_bytes
 
 __all__ = ["TrainConfig", "RESUME_OVERRIDES", "FLAG_NAMES", "load_config_file", "read_config_table", "config_from_dict"]
 
@@ -115,8 +116,6 @@ def read_config_table(path) -> dict:
     not a table.
     """
     import tomllib
-
-    from bgrl._fileio import MAX_JSON_DEPTH, InputFileError, check_parsed, loads_json, read_input_bytes
 
     p = Path(path)
     expected = "a TOML or JSON table of settings or recipe (UTF-8)"

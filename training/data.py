@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from bgrl._fileio import atomic_writer
+from bgrl.evaluation.phase import PHASE_NAMES
+from bgrl.rules.board import illegal_boards
 
 __all__ = ["DATA_FORMAT", "MIN_POSITIONS", "DataFileError", "check_phases_and_files", "load_data", "read_part", "write_data"]
 
@@ -128,8 +130,6 @@ def load_data(path: str, max_ply: int, fail=None) -> tuple[np.ndarray, np.ndarra
     if boards.size and (boards.min() < -15 or boards.max() > 15):
         _fail(f"--data {path}: boards hold counts outside -15..15; expected int8 (N, 26) boards of bgrl.rules.board")
     if boards.size:
-        from bgrl.rules.board import illegal_boards
-
         bad = illegal_boards(boards)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -153,7 +153,6 @@ def check_phases_and_files(phases, paths, fail=None, flag: str = "") -> None:
     ``phases`` (or None) or a file given twice among ``paths`` (``flag`` prefixes its name);
     the default ``fail`` raises :class:`DataFileError`."""
     fail = fail or _raise
-    from bgrl.evaluation.phase import PHASE_NAMES
 
     bad = [ph for ph in phases or () if ph not in PHASE_NAMES]
     if bad:

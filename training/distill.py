@@ -40,6 +40,7 @@ from bgrl.evaluation.probabilities import equity, flip_probs
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 from bgrl.agents.search import after_state_probs, group_argmax
+from bgrl.evaluation.phase import PHASE_NAMES, classify
 
 __all__ = ["collect_positions", "search_targets", "select_phases", "fit", "resolve_device"]
 
@@ -51,8 +52,6 @@ def select_phases(boards: np.ndarray, targets: np.ndarray, phases) -> tuple[np.n
 
     Raises ValueError for an unknown or empty list of phases.
     """
-    from bgrl.evaluation.phase import PHASE_NAMES, classify
-
     phases = list(phases)
     bad = [p for p in phases if p not in PHASE_NAMES]
     if bad or not phases:

@@ -25,12 +25,16 @@ from typing import Callable
 import numpy as np
 import torch
 
-from bgrl.evaluation.networks import CheckpointError, load_checkpoint, save_checkpoint
+from bgrl.evaluation.networks import CheckpointError, load_checkpoint, load_network, save_checkpoint
 from bgrl.evaluation.encoding import num_features
 from bgrl.evaluation.model import TDNet
 
 from bgrl.training.config import FLAG_NAMES, RESUME_OVERRIDES, TrainConfig, config_from_dict, load_config_file  # noqa: F401  (re-exported)
 from bgrl.training.td import TDLambda
+from bgrl._resources import resolve_checkpoint
+from bgrl.agents.base import NetAgent, PubevalAgent, RandomAgent
+from bgrl.arena.duel import play_match
+from bgrl.evaluation.evaluator import NetEvaluator
 
 __all__ = ["TrainConfig", "train", "load_config_file", "RESUME_OVERRIDES", "FLAG_NAMES", "Hook", "STOP_SIGNALS"]
 
@@ -118,11 +122,6 @@ def train(
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from bgrl.agents.base import NetAgent, PubevalAgent, RandomAgent
-    from bgrl.evaluation.networks import load_network
-    from bgrl.evaluation.evaluator import NetEvaluator
-    from bgrl.arena.duel import play_match
-
     torch.set_num_threads(1)  # deliberate: see bgrl.training.td (2 threads can be 100x slower under load)
     run_dir = Path(run_dir)
     latest = run_dir / "latest.pt"
@@ -199,8 +198,6 @@ def train(
             raise ValueError(f"--run-dir {run_dir} already holds a run; continue it with --resume {run_dir} or pick a new --run-dir")
         torch.manual_seed(config.seed)
         if config.init_from:
-            from bgrl._resources import resolve_checkpoint
-
             src = resolve_checkpoint(config.init_from)
             net, init_meta = load_network(src)
             config = TrainConfig(**{**asdict(config), "init_from": str(src), "encoder": init_meta["encoder"], "hidden": int(init_meta["hidden"])})

@@ -57,6 +57,12 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from bgrl._fileio import write_text_atomic
+from bgrl._resources import resolve_checkpoint, shipped_path
+from bgrl.agents.search import MAX_PLY
+from bgrl.evaluation.phase import PHASE_NAMES
+from bgrl.training.config import read_config_table
+from bgrl.training.data import load_data, write_data
 
 __all__ = ["STAGE_SETTINGS", "Stage", "Recipe", "load_recipe", "recipe_path", "shipped_recipes", "is_recipe",
            "run_pipeline", "is_pipeline_run"]
@@ -132,8 +138,6 @@ class Recipe:
 
 
 def _recipes_dir() -> Path:
-    from bgrl._resources import shipped_path
-
     return shipped_path("recipes", package="bgrl.training")
 
 
@@ -156,8 +160,6 @@ def recipe_path(spec) -> Path:
 
 
 def _read_table(p: Path) -> dict:
-    from bgrl.training.config import read_config_table
-
     return read_config_table(p)
 
 
@@ -252,8 +254,6 @@ def load_recipe(spec) -> Recipe:
             except ValueError as exc:
                 raise ValueError(f"{where}: stage {n} (td): {exc}") from None
         if kind == "distill":
-            from bgrl.evaluation.phase import PHASE_NAMES
-
             full = {**_DISTILL_DEFAULTS, **settings}
             checks = [(full["games"] >= 1, "games must be >= 1"), (full["noise"] >= 0, "noise must be >= 0"),
                       (0 <= full["ply"] <= 3, "ply must be 0..3"), (full["epochs"] >= 1, "epochs must be >= 1"),
@@ -315,8 +315,6 @@ def run_pipeline(recipe: Recipe | None, run_dir, resume: bool = False, progress:
         for a run folder that already holds a run (without ``resume``) or is not a pipeline
         run (with it); CheckpointError for an unreadable checkpoint.
     """
-    from bgrl._fileio import write_text_atomic
-
     run_dir = Path(run_dir)
     state_file = run_dir / "pipeline.json"
     if resume:
@@ -349,6 +347,10 @@ def run_pipeline(recipe: Recipe | None, run_dir, resume: bool = False, progress:
                 runner(stage, folder, init, outputs, run_dir, progress, log, stop)
             except _Stopped:
                 return None
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the recipe resumes from its run folder, not the stage's
+                log(f"interrupted in stage {stage.folder} of recipe {recipe.name}; continue the recipe (this stage, then "
+                    f"the ones after it) with: bgrl train --resume {run_dir}")
+                raise
             write_text_atomic(folder / "done.json", json.dumps({"stage": stage.name, "kind": stage.kind,
                                                                 "seconds_this_session": round(time.perf_counter() - t0, 1)}))
         outputs[stage.name] = out
@@ -369,13 +371,26 @@ def _recipe_from_dict(d: dict) -> Recipe:
 
 
 def _resolve_init(init: str, previous: Path | None, outputs: dict) -> Path | None:
-    from bgrl._resources import resolve_checkpoint
-
     if init == "previous":
         return previous
     if init.startswith("@"):
         return outputs[init[1:]]
     return resolve_checkpoint(init)
+
+
+def _stage_log(log, folder: Path, run_dir: Path):
+    """The TD trainer's messages inside a recipe: its closing "next:" block left out (the recipe
+    goes on), and its resume command, which names the stage folder (resuming that alone would
+    finish this stage and skip the ones after it), pointed at the recipe's run folder."""
+    stage_cmd = f"bgrl train --resume {folder}"
+
+    def say(message) -> None:
+        m = str(message).split("\nnext:")[0]
+        if m.endswith(stage_cmd) or stage_cmd + " " in m:
+            m = m.replace(stage_cmd, f"bgrl train --resume {run_dir}") + "   # the recipe: this stage, then the ones after it"
+        log(m)
+
+    return say
 
 
 def _run_td(stage, folder, init, outputs, run_dir, progress, log, stop):
@@ -393,7 +408,7 @@ def _run_td(stage, folder, init, outputs, run_dir, progress, log, stop):
     for end, target, ov in zip(segments, targets, overrides):
         if played is not None and played >= end:
             continue  # this segment is behind us
-        kw = dict(progress=progress, log=lambda m: log(str(m).split("\nnext:")[0]), stop_after_checkpoints=stop,
+        kw = dict(progress=progress, log=_stage_log(log, folder, run_dir), stop_after_checkpoints=stop,
                   stop_at=end if end < target else None)
         if played is None:
             cfg = TrainConfig(**{**settings, **({"init_from": str(init)} if init is not None else {})})
@@ -426,10 +441,7 @@ def _data_files(stage, folder: Path) -> list[Path]:
 def _run_distill(stage, folder, init, outputs, run_dir, progress, log, stop):
     import numpy as np
 
-    from bgrl._resources import resolve_checkpoint
-    from bgrl.agents.search import MAX_PLY
     from bgrl.evaluation.networks import load_checkpoint, load_network, save_checkpoint
-    from bgrl.training.data import load_data, write_data
     from bgrl.evaluation.table import network_evaluator
     from bgrl.training.distill import collect_positions, fit, resolve_device, search_targets, select_phases
 
@@ -515,7 +527,6 @@ def _stage_named(run_dir: Path, name: str) -> Stage:
 
 
 def _run_average(stage, folder, init, outputs, run_dir, progress, log, stop):
-    from bgrl._resources import resolve_checkpoint
     from bgrl.evaluation.networks import load_network, save_checkpoint
     from bgrl.training.average import average_networks
 

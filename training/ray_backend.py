@@ -1,4 +1,5 @@
-"""Ray actors for the synchronous-rounds trainer (``bgrl train --backend ray``).
+"""Ray actors for the synchronous-rounds trainer (``bgrl train --backend ray``), and
+:func:`rounds_learner_factory`, the choice between them and the local runner.
 
 Needs the optional extra ``bgrl[ray]`` (Ray core, https://docs.ray.io). Each actor is a
 :class:`bgrl.training.rounds.TaskWorker` declared with ``num_cpus=1`` and one torch
@@ -27,9 +28,10 @@ from __future__ import annotations
 import os
 import time
 
-__all__ = ["RayRunner", "ray_available", "RAY_MISSING"]
+__all__ = ["RayRunner", "ray_available", "RAY_MISSING", "rounds_learner_factory"]
 
 from bgrl._extras import missing_extra
+from bgrl.training.rounds import LocalRunner, RoundsTrainer, TaskWorker
 
 RAY_MISSING = missing_extra("ray", "--backend ray")
 
@@ -43,8 +45,6 @@ def ray_available() -> bool:
 
 
 def _actor_class(ray):
-    from bgrl.training.rounds import TaskWorker
-
     @ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)
     class RoundActor:
         def __init__(self, encoder, hidden, lam, seed, bearoff):
@@ -211,3 +211,39 @@ class RayRunner:
         if self._own:
             self.ray.shutdown()
             self._own = False
+
+
+def rounds_learner_factory(backend: str, task_games: int | None = None, actors: int = 2, address: str | None = None,
+                           ray_init: dict | None = None, lockstep: int | None = None):
+    """``make_learner`` for :func:`bgrl.training.loop.train`: ``backend`` ``"local-rounds"``
+    (this process) or ``"ray"`` (:class:`RayRunner`). Returns
+    ``(make_learner, close)``; call ``close()`` when training ends (stops the actors).
+    Raises ValueError for a bad setting (or Ray missing)."""
+    if backend not in ("local-rounds", "ray"):
+        raise ValueError(f"--backend must be local, local-rounds or ray, got {backend!r}")
+    if task_games is not None and (not isinstance(task_games, int) or task_games < 1):
+        raise ValueError(f"--task-games must be an integer >= 1, got {task_games!r}")
+    if lockstep is not None and (not isinstance(lockstep, int) or lockstep < 1):
+        raise ValueError(f"--lockstep must be an integer >= 1, got {lockstep!r}")
+    if backend == "ray":
+        if not ray_available():
+            raise ValueError(RAY_MISSING)
+        if actors < 1:
+            raise ValueError(f"--actors must be >= 1, got {actors}")
+    made = []
+
+    def make(net, config, exact):
+        if backend == "ray":
+            runner = RayRunner(config.encoder, net.hidden, config.lam, config.seed, config.bearoff, actors=actors,
+                               address=address, init_kwargs=ray_init)
+        else:
+            runner = LocalRunner(config.encoder, net.hidden, config.lam, config.seed, config.bearoff)
+        made.append(runner)
+        return RoundsTrainer(net, config.parallel, task_games, config.alpha, config.lam, config.seed, runner, lockstep,
+                             encoder=config.encoder, exact=exact)
+
+    def close():
+        for r in made:
+            r.close()
+
+    return make, close

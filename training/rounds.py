@@ -66,6 +66,10 @@ from bgrl.evaluation.model import TDNet
 from bgrl.evaluation.probabilities import equity
 from bgrl.evaluation.table import TableNetEvaluator
 from bgrl.training.td import TDLambda, group_argmax_padded
+from bgrl.evaluation.evaluator import NetEvaluator
+from bgrl.evaluation.exact import exact_probs
+from bgrl.rules.movegen import generate
+from bgrl.rules.outcome import game_results
 
 __all__ = ["play_task", "TaskWorker", "RoundsTrainer", "LocalRunner", "ReplayLearner", "split_round", "weights_to_numpy",
            "DEFAULT_ROUND_GAMES", "DEFAULT_TASK_GAMES", "DEFAULT_LOCKSTEP", "DEFAULT_LEARNER_GAMES"]
@@ -112,9 +116,6 @@ def play_task(after: TableNetEvaluator, seed: int, first_game: int, n_games: int
     (int, after-states valued). Deterministic: a function of the weights, the ids and
     ``seed`` only.
     """
-    from bgrl.rules.movegen import generate
-    from bgrl.rules.outcome import game_results
-
     n = n_games
     width = n if lockstep is None else max(1, min(int(lockstep), n))
     rngs = [np.random.default_rng([seed, first_game + i]) for i in range(n)]
@@ -188,8 +189,6 @@ class TaskWorker:
         self.net = TDNet(num_features(encoder), hidden)
         self.exact = None
         if bearoff:
-            from bgrl.evaluation.exact import exact_probs
-
             self.exact = exact_probs
         self.after = TableNetEvaluator(self.net, encoder, self.exact, small_batch=0)
         self._round = None
@@ -248,7 +247,6 @@ class ReplayLearner(TDLambda):
     def __init__(self, net: TDNet, encoder: str, n_games: int, alpha: float, lam: float, exact: Callable | None = None,
                  kernel: bool | None = None):
         super().__init__(net, encoder, n_games, alpha, lam, np.random.default_rng(0), exact=exact, kernel=kernel)
-        from bgrl.evaluation.evaluator import NetEvaluator
 
         # the targets: a few after-states a ply, valued straight from the weights (no table to rebuild after each update)
         self.targets = NetEvaluator(net, encoder, exact=exact is not None)
@@ -259,8 +257,6 @@ class ReplayLearner(TDLambda):
         with ``lengths`` (plies a game). Returns ``delta`` (mean squared TD error over the
         steps) and ``steps``. Raises ValueError for plays that are not whole games (a game
         must end exactly at its last ply, with ``results`` when given)."""
-        from bgrl.rules.outcome import game_results
-
         lengths = np.asarray(lengths, dtype=np.int64)
         chosen = np.asarray(chosen)
         n = lengths.shape[0]
@@ -486,43 +482,3 @@ def recorded_backend(td_state) -> tuple[str, int] | None:
     except (TypeError, ValueError):
         actors = 1
     return backend, actors
-
-
-def rounds_learner_factory(backend: str, task_games: int | None = None, actors: int = 2, address: str | None = None,
-                           ray_init: dict | None = None, lockstep: int | None = None):
-    """``make_learner`` for :func:`bgrl.training.loop.train`: ``backend`` ``"local-rounds"``
-    (this process) or ``"ray"`` (:class:`bgrl.training.ray_backend.RayRunner`). Returns
-    ``(make_learner, close)``; call ``close()`` when training ends (stops the actors).
-    Raises ValueError for a bad setting (or Ray missing)."""
-    if backend not in ("local-rounds", "ray"):
-        raise ValueError(f"--backend must be local, local-rounds or ray, got {backend!r}")
-    if task_games is not None and (not isinstance(task_games, int) or task_games < 1):
-        raise ValueError(f"--task-games must be an integer >= 1, got {task_games!r}")
-    if lockstep is not None and (not isinstance(lockstep, int) or lockstep < 1):
-        raise ValueError(f"--lockstep must be an integer >= 1, got {lockstep!r}")
-    if backend == "ray":
-        from bgrl.training.ray_backend import ray_available, RAY_MISSING
-
-        if not ray_available():
-            raise ValueError(RAY_MISSING)
-        if actors < 1:
-            raise ValueError(f"--actors must be >= 1, got {actors}")
-    made = []
-
-    def make(net, config, exact):
-        if backend == "ray":
-            from bgrl.training.ray_backend import RayRunner
-
-            runner = RayRunner(config.encoder, net.hidden, config.lam, config.seed, config.bearoff, actors=actors,
-                               address=address, init_kwargs=ray_init)
-        else:
-            runner = LocalRunner(config.encoder, net.hidden, config.lam, config.seed, config.bearoff)
-        made.append(runner)
-        return RoundsTrainer(net, config.parallel, task_games, config.alpha, config.lam, config.seed, runner, lockstep,
-                             encoder=config.encoder, exact=exact)
-
-    def close():
-        for r in made:
-            r.close()
-
-    return make, close

@@ -64,6 +64,7 @@ import torch
 import torch.nn.functional as F
 
 from bgrl.rules.board import START_BOARD
+from bgrl.evaluation import compiled as _compiled
 from bgrl.evaluation.encoding import encode
 from bgrl.evaluation.model import TDNet
 from bgrl.evaluation.probabilities import equity
@@ -136,6 +137,9 @@ class TDLambda:
             raise ValueError("the compiled trainer kernel needs numba, a core dependency of bgrl that cannot be imported here: reinstall bgrl")
         self.use_kernel = _kernels.AVAILABLE if kernel is None else bool(kernel)
         self.learn = True  # False: play only (benchmarks), the weights do not change
+        # the compiled batch generator, table rows and table build (bgrl.evaluation.compiled: the
+        # same after-states, rows and table bits as the numpy code, so a run is the same either way)
+        _compiled.ensure()
         self.after = TableNetEvaluator(net, encoder, exact, small_batch=0)
         self.timings = dict.fromkeys(TIMING_PARTS, 0.0)
         self.positions_evaluated = 0

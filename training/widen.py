@@ -22,6 +22,7 @@ import torch
 
 from bgrl.evaluation.encoding import encode, num_features
 from bgrl.evaluation.model import TDNet
+from bgrl.rules.board import Position
 
 __all__ = ["PREFIX_OF", "widen_network"]
 
@@ -80,7 +81,6 @@ def widen_network(net: TDNet, encoder: str, new_encoder: str | None = None, hidd
         wide.fc1.bias.copy_(b1)
         wide.fc2.weight.copy_(w2)
         wide.fc2.bias.copy_(net.fc2.bias)
-        from bgrl.rules.board import Position
 
         b = Position.start().board[None]
         a = net(torch.from_numpy(encode(b, encoder))).numpy()

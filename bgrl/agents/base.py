@@ -19,9 +19,11 @@ from bgrl.evaluation import compiled
 from bgrl.rules.board import Position
 from bgrl.rules.movegen import AfterStates, generate
 from bgrl.rules.dice import validate_dice
-from bgrl.rules.notation import Play, legal_plays_batch
+from bgrl.rules.notation import Play, legal_plays_batch, play_from_notation
 from bgrl.rules.outcome import check_not_over
 from bgrl._resources import shipped_checkpoint
+from bgrl.evaluation.probabilities import equity
+from bgrl.evaluation.pubeval import is_race, pubeval_scores
 
 __all__ = ["group_argmax", "check_decision", "one_position", "plays_of", "Agent", "RandomAgent", "PubevalAgent",
            "NetAgent", "PlayChooserAgent", "DEFAULT_CHECKPOINT"]
@@ -164,9 +166,8 @@ class PubevalAgent(Agent):
     uses_rng = False
 
     def select(self, after, rng):
-        from bgrl.evaluation.pubeval import is_race, pubeval_scores
-
         # pubeval.c takes the race flag from the position before the play.
+
         race = is_race(after.positions)[after.parent]
         return group_argmax(pubeval_scores(after.boards, race=race), after.offsets)
 
@@ -192,8 +193,6 @@ class NetAgent(Agent):
         return self.noise > 0
 
     def equities(self, after: AfterStates) -> np.ndarray:
-        from bgrl.evaluation.probabilities import equity
-
         return equity(self.evaluator(after.boards))
 
     def select(self, after, rng):
@@ -239,8 +238,6 @@ class PlayChooserAgent(Agent):
         self.name = name
 
     def _index(self, board, dice, group: np.ndarray, play) -> int:
-        from bgrl.rules.notation import play_from_notation
-
         pos = Position(board)
         where = f"in position {pos.position_id} with dice {dice[0]}{dice[1]}"
         if play is None:

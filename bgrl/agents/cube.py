@@ -13,12 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgrl.agents.search import after_state_probs
-from bgrl.evaluation.cube import CubeDecision, cube_decision, cube_life
+from bgrl.agents.search import MoveFilter, after_state_probs, apply_filter, group_argmax, search_plays
+from bgrl.evaluation.cube import CubeDecision, cube_decision, cube_life, cubeful_equity
 from bgrl.evaluation.probabilities import flip_probs
 from bgrl.rules.board import Position, flip
 from bgrl.rules.cube import CubeState
-from bgrl.rules.outcome import check_not_over
+from bgrl.rules.outcome import check_not_over, game_results
+from bgrl.agents.base import check_decision
+from bgrl.agents.hints import shared_ranks
+from bgrl.agents.levels import play_noise
+from bgrl.rules.movegen import generate
+from bgrl.rules.notation import legal_plays
+from bgrl.evaluation.match_equity import default_met, equity_to_mwc, mwc_to_equity
 
 __all__ = ["pre_roll_probs", "pre_roll_decision", "cube_hint", "cube_hints_many", "cube_engine", "cube_decisions", "wants_double", "answer_double",
            "CUBEFUL_FILTER", "cubeful_select", "cubeful_choose_play", "cubeful_values", "cubeful_rank", "value_mwc",
@@ -152,8 +158,6 @@ def _noise(agent, after, rng):
     """The equity noise (M,) ``agent`` adds to its plays, as its own ``select`` does."""
     lv = getattr(agent, "level", None)
     if lv is not None and lv.noise > 0:
-        from bgrl.agents.levels import play_noise
-
         return lv.noise * play_noise(after, lv.name, getattr(agent, "seed", 0))
     sd = float(getattr(agent, "noise", 0.0) or 0.0)
     if sd > 0 and rng is not None:
@@ -181,8 +185,6 @@ def cubeful_select(agent, after, cubes, rng=None, met=None) -> np.ndarray:
     at a match score that is the highest match winning chance. The level's noise is added
     on the equity scale, as in cubeless play.
     """
-    from bgrl.agents.search import apply_filter, group_argmax, search_plays
-
     eng = cube_engine(agent)
     if eng is None:
         return np.asarray(agent.select(after, rng), dtype=np.int64)
@@ -198,7 +200,6 @@ def cubeful_select(agent, after, cubes, rng=None, met=None) -> np.ndarray:
     live = np.array([bool(c.cube_in_play) for c in cubes], dtype=bool)
     if not live.any():
         return best
-    from bgrl.agents.search import MoveFilter
 
     keep, window = CUBEFUL_FILTER
     cand = apply_filter(res.equity, deepest & live[parent] & (counts > 1)[parent], parent, after.offsets,
@@ -232,9 +233,6 @@ def cubeful_values(after_states, probs, cube: CubeState, met=None) -> np.ndarray
     is worth what it scores. Money: per unit of the cube; a match: MWC on gnubg's equity
     scale of the current cube (higher is better for the mover in both).
     """
-    from bgrl.evaluation.cube import cubeful_equity
-    from bgrl.rules.outcome import game_results
-
     a = np.asarray(after_states, dtype=np.int8).reshape(-1, 26)
     p = np.asarray(probs, dtype=np.float64).reshape(-1, 5)
     done = game_results(a)
@@ -256,7 +254,6 @@ def _won_value(cube: CubeState, result: int, met=None) -> float:
     pts = cube.points(result)
     if not cube.is_match:
         return pts / cube.value
-    from bgrl.evaluation.match_equity import default_met, mwc_to_equity
 
     met = default_met() if met is None else met
     a, b = cube.away
@@ -269,10 +266,6 @@ def _won_value(cube: CubeState, result: int, met=None) -> float:
 def cubeful_choose_play(agent, position, dice, cube: CubeState, rng=None, met=None):
     """One decision of :func:`cubeful_select`: the :class:`bgrl.rules.notation.Play` the agent
     chooses with the cube ``cube`` (from the side on roll), or None when no die can be played."""
-    from bgrl.agents.base import check_decision
-    from bgrl.rules.movegen import generate
-    from bgrl.rules.notation import legal_plays
-
     if cube_engine(agent) is None:  # no network: the agent's own (cubeless) choice
         return agent.choose_play(position, dice, rng)
     pos, d = check_decision(position, dice)
@@ -328,8 +321,6 @@ def value_mwc(values, cube: CubeState, met=None) -> np.ndarray:
     """The mover's match winning chances float64 (M,) of :func:`cubeful_values` (gnubg's
     equity scale of the current cube at ``cube``'s score; ``cube`` from the mover's side,
     a match). Raises ValueError in a money game."""
-    from bgrl.evaluation.match_equity import default_met, equity_to_mwc
-
     if not cube.is_match:
         raise ValueError("match winning chances need a match score (the cube is in a money game)")
     met = default_met() if met is None else met
@@ -358,8 +349,6 @@ def cubeful_rank(rows, cube: CubeState, met=None) -> tuple[list, np.ndarray]:
         cube; a match: MWC on gnubg's equity scale, :func:`value_mwc` gives the MWC).
     """
     from dataclasses import replace
-
-    from bgrl.agents.hints import shared_ranks
 
     rows = list(rows)
     if not rows:

@@ -25,6 +25,8 @@ import numpy as np
 from bgrl.rules.board import flip
 from bgrl.gnubg.adapter import from_gnubg, require_gnubg, to_gnubg
 from bgrl.rules.outcome import game_results
+from bgrl.agents.base import Agent
+from bgrl.rules.movegen import generate
 
 __all__ = ["GnubgAgent", "gnubg_play_equities", "gnubg_equity", "parse_gnubg_spec", "infer_dice", "MAX_PLIES"]
 
@@ -151,8 +153,6 @@ class GnubgAgent:
 
     def choose_play(self, position, dice, rng: np.random.Generator | None = None):
         """One position: the chosen :class:`bgrl.rules.notation.Play`, or None when the turn passes."""
-        from bgrl.agents.base import Agent
-
         return Agent.choose_play(self, position, dice, rng)
 
 
@@ -167,8 +167,6 @@ def infer_dice(after, which: np.ndarray) -> np.ndarray:
 
     Raises RuntimeError if no roll matches (the after-states did not come from the generator).
     """
-    from bgrl.rules.movegen import generate
-
     which = np.asarray(which, dtype=np.int64)
     if which.size > _CHUNK:  # bound the generator's memory: 21 rolls per position
         return np.concatenate([infer_dice(after, which[j:j + _CHUNK]) for j in range(0, which.size, _CHUNK)])

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bgrl.agents.base import check_decision, one_position, plays_of
-from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, search_plays
+from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, after_state_probs, search_plays
 from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import Play, legal_plays
 from bgrl.rules.outcome import check_not_over
@@ -244,6 +244,10 @@ class HintRanker:
 
     #: decisions per search call at each ply (memory: a 2-ply decision expands to ~20,000 positions)
     CHUNK = {0: 1 << 30, 1: 48, 2: 6, 3: 1}
+    #: the :class:`bgrl.agents.levels.Level` searched (set by :meth:`from_agent`; None for a network alone)
+    level = None
+    #: the network's name or file name, where :func:`bgrl.agents.registry.load_ranker` made the ranker
+    network: str | None = None
 
     def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None):
         if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= int(ply) <= MAX_PLY:
@@ -272,7 +276,9 @@ class HintRanker:
         if name is None:
             parts = [x for x in lv.definition().split(", ") if not x.startswith("noise")]
             name = f"level {lv.name} ({', '.join(parts)}, without noise)"
-        return cls(agent.evaluator, lv.ply, lv.filters, name=name)
+        ranker = cls(agent.evaluator, lv.ply, lv.filters, name=name)
+        ranker.level = lv
+        return ranker
 
     def __call__(self, position, dice, top: int | None = None) -> list[RankedPlay]:
         return self.rank(position, dice, top=top)
@@ -415,8 +421,6 @@ class HintRanker:
         after_states : int8 (n, 26), each from the side that has just played;
         plies : int (n,), 0..3. Returns float64 (n, 5): outcome probabilities of the side that played.
         """
-        from bgrl.agents.search import after_state_probs
-
         a = np.asarray(after_states, dtype=np.int8).reshape(-1, 26)
         plies = np.asarray(plies, dtype=np.int64)
         out = np.zeros((a.shape[0], 5))

@@ -28,7 +28,7 @@ from bgrl.agents.base import Agent, check_decision
 from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
-from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, search_plays
+from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, group_argmax, search_plays
 from bgrl.evaluation.probabilities import equity
 
 __all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "DEFAULT_PLAY_LEVEL", "JUDGE_LEVEL", "STRONGEST_NETWORK", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
@@ -216,7 +216,6 @@ class LevelAgent(Agent):
         res = search_plays(self.evaluator, after.boards, after.offsets, lv.ply, lv.filters)
         if lv.noise <= 0:
             return res.best
-        from bgrl.agents.search import group_argmax
 
         counts = np.diff(after.offsets)
         parent = np.repeat(np.arange(counts.size), counts)

@@ -7,10 +7,12 @@ opponent's own level.
 
 from __future__ import annotations
 
+from bgrl.rules.outcome import RESULT_TITLES
+
 __all__ = ["KIND", "resign_decision", "draw_decision"]
 
-#: points -> the name of a resignation of that value
-KIND = {1: "single game", 2: "gammon", 3: "backgammon"}
+#: points -> the name of a resignation of that value (:data:`bgrl.rules.outcome.RESULT_TITLES`)
+KIND = RESULT_TITLES
 
 
 def resign_decision(computer_equity: float, points: int, cube: int = 1) -> tuple[bool, str]:

@@ -1,4 +1,5 @@
-"""The one agent factory, above every kind of agent: ``load_agent(spec)``.
+"""The one agent factory, above every kind of agent: ``load_agent(spec)``; and the one way from
+a level or a checkpoint to a ranker of the legal plays: ``load_ranker(spec, ply)``.
 
 It sits above :mod:`bgrl.agents.base`, :mod:`bgrl.agents.levels` and :mod:`bgrl.agents.gnubg`,
 so none of them imports it and there is no import circle between them.
@@ -6,11 +7,16 @@ so none of them imports it and there is no import circle between them.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bgrl.agents.base import DEFAULT_CHECKPOINT, Agent, NetAgent, PlayChooserAgent, PubevalAgent, RandomAgent
+from bgrl.agents.hints import HintRanker
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent, load_level
+from bgrl._resources import resolve_checkpoint
+from bgrl.agents.gnubg import GnubgAgent, parse_gnubg_spec
 
-__all__ = ["load_agent", "import_agent"]
+__all__ = ["load_agent", "load_ranker", "import_agent"]
 
 
 def import_agent(spec: str) -> Agent:
@@ -110,13 +116,10 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
         return RandomAgent()
     if s == "pubeval":
         return PubevalAgent()
-    from bgrl.agents.levels import LEVELS, load_level  # torch: loaded only for a level
 
     if s in LEVELS:
         return load_level(s, seed=seed)
     if s == "gnubg" or s.startswith("gnubg:"):
-        from bgrl.agents.gnubg import GnubgAgent, parse_gnubg_spec
-
         plies = parse_gnubg_spec(s)
         try:
             return GnubgAgent(plies)
@@ -124,7 +127,6 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
             from bgrl._extras import missing_extra
 
             raise ValueError(missing_extra("gnubg", f"agent {s!r}")) from None
-    from bgrl._resources import resolve_checkpoint
 
     if ":" in s and not Path(s).exists():
         return import_agent(s)
@@ -136,3 +138,76 @@ def load_agent(spec: str | Path | None = None, noise: float = 0.0, seed: int = 0
         return NetAgent(loaded.evaluator, noise=noise, name=p.name, meta=loaded.meta)
     raise ValueError(f"unknown agent {s!r}: expected 'random', 'pubeval', 'default', a level ({', '.join(LEVELS)}), "
                      "'gnubg', 'gnubg:N', a checkpoint path (.pt) or module:object")
+
+
+def load_ranker(spec: str | Path | None = None, ply: int | None = None, *, checkpoint: str | Path | None = None,
+                backend: str = "torch", networks: Mapping[str, Callable] | None = None, name: str | None = None) -> HintRanker:
+    """The noise-free ranker of the legal plays (:class:`bgrl.agents.hints.HintRanker`) that a level
+    or a checkpoint names: the one way to get one, used by ``bgrl hint``, ``bgrl review``, the
+    terminal game and the service (its engine, the web board and the game sessions it serves).
+
+    Parameters
+    ----------
+    spec : a level name (:data:`bgrl.agents.levels.LEVELS`): that level's search without its
+        noise; None: the hint default, :data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`;
+        ``"default"`` (the shipped network), a checkpoint path (``.pt``) or a run folder (its
+        ``final.pt``, else ``latest.pt``): that network searched at ``ply`` (default 0) with
+        gnubg's move filters.
+    ply : int 0..3, optional
+        Overrides the level's ply (:meth:`bgrl.agents.levels.Level.with_ply`: its filters are
+        kept when they reach that deep).
+    checkpoint : a network replacing the level's (``bgrl hint --level L --checkpoint PATH``);
+        only with a level ``spec``.
+    backend : how networks are evaluated, as :func:`bgrl.evaluation.networks.open_network`
+        (``"torch"``, ``"numpy"``, or ``"auto"``: numpy while torch is not imported).
+    networks : ``{network name: evaluator}`` already opened (the service engine's, checked
+        against the manifest): a level's network is taken from it, nothing is opened.
+    name : the ranker's label; default ``"level <name> (<definition without the noise>,
+        without noise)"`` for a level, ``"<file>, <ply>-ply"`` for a network.
+
+    Returns
+    -------
+    HintRanker, with ``level`` (the :class:`bgrl.agents.levels.Level` searched, None for a
+    network alone) and ``network`` (the checkpoint's file name, or the level's network name).
+
+    Raises
+    ------
+    ValueError
+        for an empty or unknown spec, a ply outside 0..3, or a checkpoint with a spec that is
+        not a level; :class:`bgrl.evaluation.networks.CheckpointError` for a bad checkpoint.
+    """
+    s = DEFAULT_HINT_LEVEL if spec is None else str(spec)
+    expected = f"expected a level ({', '.join(LEVEL_NAMES)}), 'default' or a checkpoint path (.pt file or run folder)"
+    if not s.strip():
+        raise ValueError(f"the ranker's level is empty: {expected}")
+    if ply is not None and (isinstance(ply, bool) or not 0 <= int(ply) <= 3):
+        raise ValueError(f"ply must be 0..3 (gnubg's convention), got {ply!r}")
+    if s in LEVELS:
+        lv = LEVELS[s]
+        if checkpoint is not None:
+            loaded = _open(checkpoint, backend)
+            agent, network = LevelAgent(lv, loaded.evaluator, meta=loaded.meta), loaded.path.name
+        elif networks is not None:
+            agent, network = LevelAgent(lv, networks[lv.network]), lv.network
+        else:
+            agent, network = load_level(s, backend=backend), lv.network
+        ranker = HintRanker.from_agent(agent, ply, name=name)
+    else:
+        if checkpoint is not None:
+            raise ValueError(f"a checkpoint replaces a level's network: {s!r} is not a level ({', '.join(LEVEL_NAMES)})")
+
+        path = resolve_checkpoint(s)
+        if s != "default" and path.suffix != ".pt" and not path.exists():
+            raise ValueError(f"unknown level {s!r}: {expected}")
+        loaded = _open(path, backend)
+        use_ply = 0 if ply is None else int(ply)
+        ranker = HintRanker(loaded.evaluator, use_ply, name=name or f"{loaded.path.name}, {use_ply}-ply")
+        network = loaded.path.name
+    ranker.network = network
+    return ranker
+
+
+def _open(spec, backend: str):
+    from bgrl.evaluation.networks import open_network  # torch: loaded only for a network file
+
+    return open_network(spec, backend=backend)

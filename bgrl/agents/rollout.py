@@ -64,6 +64,7 @@ import numpy as np
 from bgrl.agents.base import check_decision
 from bgrl.agents.hints import shared_ranks
 from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, after_state_probs, apply_filter, group_argmax, search_plays
+from bgrl.evaluation import compiled
 from bgrl.evaluation.exact import exact_probs
 from bgrl.evaluation.probabilities import OUTPUTS, Probabilities, equity, flip_probs, terminal_probs
 from bgrl.rules.board import Position, flip
@@ -290,6 +291,7 @@ def rollout_boards(evaluator, boards, trials: int = DEFAULT_TRIALS, seed: int = 
     roots = np.ascontiguousarray(boards, dtype=np.int8)
     if roots.ndim != 2 or roots.shape[1] != 26:
         raise ValueError(f"boards must have shape (K, 26), got {roots.shape}")
+    compiled.ensure()  # the compiled batch generator and table rows where wanted (the same results)
     k_roots = roots.shape[0]
     g = k_roots * trials
     trial_of = np.tile(np.arange(trials), k_roots)

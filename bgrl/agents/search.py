@@ -40,6 +40,7 @@ from bgrl.rules.dice import ROLL_WEIGHTS, ROLLS
 from bgrl.evaluation.probabilities import equity, flip_probs, terminal_probs
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
+from bgrl.evaluation.exact import exact_probs
 
 __all__ = [
     "MoveFilter",
@@ -242,8 +243,6 @@ def exact_rows(evaluator, after_states: np.ndarray, results: np.ndarray | None =
     a = np.ascontiguousarray(after_states, dtype=np.int8)
     known = (game_results(a) if results is None else np.asarray(results)) != 0
     if getattr(evaluator, "exact", False) and (~known).any():
-        from bgrl.evaluation.exact import exact_probs
-
         idx = np.flatnonzero(~known)
         known[idx] = exact_probs(flip(a[idx]))[0]
     return known

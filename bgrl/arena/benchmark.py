@@ -51,6 +51,8 @@ from bgrl._fileio import atomic_writer
 from bgrl.rules.board import Position
 from bgrl.rules.movegen import AfterStates, generate
 from bgrl.evaluation.phase import CONTACT, CRASHED, classify
+from bgrl._resources import shipped_path
+from bgrl.evaluation.probabilities import equity
 
 __all__ = [
     "PHASES",
@@ -72,8 +74,6 @@ _FIELDS = ("position_id", "board", "dice", "phase", "offsets", "after_id", "afte
 def shipped_benchmark_path() -> Path:
     """Path of the shipped benchmark file ``bgrl/data/benchmark.npz`` (package data of
     ``bgrl.data``, found with importlib.resources)."""
-    from bgrl._resources import shipped_path
-
     return shipped_path("benchmark.npz", package="bgrl.data")
 
 
@@ -208,8 +208,6 @@ def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | 
         ``select`` is called on :data:`SELECT_CHUNK` decisions at a time (with or without
         ``progress``), a ``choose_play`` object once per decision, an evaluator once.
     """
-    from bgrl.evaluation.probabilities import equity
-
     b = bench if bench is not None else load_benchmark()
     rng = rng if rng is not None else np.random.default_rng(0)
     if hasattr(chooser, "select"):

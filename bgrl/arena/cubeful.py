@@ -1,7 +1,8 @@
 """Cubeful sessions between two agents: money games with the doubling cube, or N-point matches.
 
 ``bgrl match A B --cube [--match N]`` runs here (:func:`play_cubeful`). Every game goes
-through the rules' cube state machine (:class:`bgrl.rules.match.Match`); the agents decide
+through the rules' cube state machine (:class:`bgrl.rules.match.Match`: each double is its
+:meth:`~bgrl.rules.match.Match.offer` and :meth:`~bgrl.rules.match.Match.answer`); the agents decide
 their cube actions with :func:`bgrl.agents.cube.cube_decisions` (the level's cubeless
 evaluation through Janowski's model, at a score by match winning chances) and their checker
 plays with :func:`bgrl.agents.cube.cubeful_select`. All sessions run in lockstep, so each
@@ -200,21 +201,16 @@ def play_cubeful(agent_a, agent_b, sessions: int, rules: MatchRules, seed: int =
             for s, d in zip(can, decs):
                 if not wants_double(d, s.match.cube_for(s.on_roll)):
                     continue
-                m, doubler = s.match, s.on_roll
+                # the exchange is the match's (Match.offer, Match.answer): the rules live there
+                doubler = s.on_roll
                 taker = other(doubler)
-                cube = m.cube_for(doubler)
-                m.double(doubler)
-                counts["doubles"] += 1
+                cube = s.match.offer(doubler)
                 answer = answer_double(agents[who(s, taker)], s.board, cube)
-                if answer == "pass":
-                    counts["passes"] += 1
-                    game_ended(s, m.drop(taker))
-                elif answer == "beaver":
-                    counts["beavers"] += 1
-                    m.beaver(taker)
-                else:
-                    counts["takes"] += 1
-                    m.take(taker)
+                gs = s.match.answer(taker, answer)
+                counts["doubles"] += 1
+                counts[{"take": "takes", "pass": "passes", "beaver": "beavers"}[answer]] += 1
+                if gs is not None:
+                    game_ended(s, gs)
         live = [s for s in slots if not s.done]
         if not live:
             break

@@ -18,6 +18,8 @@ from pathlib import Path
 from bgrl._fileio import write_text_atomic
 from bgrl._resources import shipped_checkpoint
 from bgrl.agents.levels import LEVEL_NAMES, LEVELS, measured_levels
+from bgrl.agents.registry import load_agent
+from bgrl.arena.duel import play_match
 
 __all__ = ["DEFAULT_GAMES", "plan", "run_match", "error_rates", "save"]
 
@@ -62,8 +64,6 @@ def run_match(m: dict) -> dict:
     import torch
 
     torch.set_num_threads(1)
-    from bgrl.agents.registry import load_agent
-    from bgrl.arena.duel import play_match
 
     t0 = time.process_time()
     r = play_match(load_agent(m["a"]), load_agent(m["b"]), m["games"], seed=m["seed"], names=(m["a"], m["b"]))
@@ -86,7 +86,6 @@ def error_rates(names, path=None) -> dict:
     except (OSError, ValueError) as exc:
         print(f"error rates: no benchmark data ({exc}); skipped", file=sys.stderr)
         return {}
-    from bgrl.agents.registry import load_agent
 
     out = {}
     for name in names:

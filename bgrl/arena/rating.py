@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from bgrl.agents.levels import LEVEL_NAMES, load_level, measured_levels
+from bgrl.arena.benchmark import choices, load_benchmark
+from bgrl.arena.duel import play_match
 
 __all__ = ["Standing", "Rating", "rate", "DEFAULT_MAX_GAMES", "FIRST_BATCH"]
 
@@ -152,8 +155,6 @@ def _benchmark_error(agent, bench=None) -> tuple[float, float]:
     """(mean, 95% half-width) of the agent's loss per decision on the benchmark, millipoints."""
     import numpy as np
 
-    from bgrl.arena.benchmark import choices, load_benchmark
-
     b = bench if bench is not None else load_benchmark()
     k = choices(agent, b, np.random.default_rng(0))
     loss = 1000.0 * (b.best_equity() - b.equity.astype(np.float64)[b.offsets[:-1] + k])
@@ -194,9 +195,6 @@ def rate(agent, name: str | None = None, max_games: int = DEFAULT_MAX_GAMES, see
     ValueError
         for max_games < 2, a negative seed, first_batch < 2 or an unknown start level.
     """
-    from bgrl.agents.levels import LEVEL_NAMES, load_level, measured_levels
-    from bgrl.arena.duel import play_match
-
     if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 2:
         raise ValueError(f"max_games must be an int >= 2, got {max_games!r}")
     if seed < 0:

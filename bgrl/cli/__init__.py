@@ -12,15 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bgrl.cli import benchmark, games, hint, levels, match, moves, play_cube, rate, review, rollout, serve, train
+from bgrl.cli import benchmark, games, hint, levels, match, moves, play, rate, review, rollout, serve, train
 from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter, clip
+from bgrl._version import __version__
 
 __all__ = ["main", "build_parser", "CLIError"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from bgrl._version import __version__
-
     p = argparse.ArgumentParser(prog="bgrl", description="Backgammon RL engine: legal plays, hints, games, matches, "
                                 f"training. {RULES_NOTE}", formatter_class=HelpFormatter)
     p.add_argument("--version", action="version", version=f"bgrl {__version__}")
@@ -28,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_parser(sub)
     hint.add_parser(sub)
     rollout.add_parser(sub)
-    play_cube.add_parser(sub)  # bgrl play, plain or with the cube
+    play.add_parser(sub)  # bgrl play, plain or with the cube
     games.add_parser(sub)
     match.add_parser(sub)
     levels.add_parser(sub)

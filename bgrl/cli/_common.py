@@ -1,5 +1,6 @@
 """What every command of ``bgrl`` shares: the command error, the one reader of POSITION [DICE],
---batch files, and the help formatter. Only the edges (this package, the service, the env
+--batch files, the help formatter, and the checks of the options several commands take (--level,
+the rollout flags, the cube options). Only the edges (this package, the service, the env
 constructor) parse text; the engine takes a Position and a roll.
 """
 
@@ -12,9 +13,15 @@ import sys
 from contextlib import contextmanager
 
 from bgrl._text import clip
+from bgrl._fileio import InputFileError, read_input_text
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVELS, LEVEL_NAMES
+from bgrl.rules.dice import parse_dice
+from bgrl.rules.match import MatchRules
+from bgrl.rules.xgid import read_position
+from bgrl.evaluation.match_equity import default_met
 
 __all__ = ["CLIError", "clip", "show_progress", "dice_arg", "position_and_dice", "batch_lines", "check_position_or_batch",
-           "agent_code", "MAX_BATCH_LINE",
+           "agent_code", "MAX_BATCH_LINE", "check_level", "check_rollout_flags", "cube_rules",
            "HelpFormatter", "RULES_NOTE", "POS_HELP", "DICE_HELP", "NOTATION_HELP"]
 
 RULES_NOTE = "Rules: docs/rules.md in the repository."
@@ -46,8 +53,6 @@ def show_progress(json_output: bool = False) -> bool:
 
 def dice_arg(parts: list[str], from_position=None) -> tuple[int, int]:
     """The roll from DICE (``53``, ``5-3``, ``5 3``), else the XGID's dice; high die first."""
-    from bgrl.rules.dice import parse_dice
-
     if not parts:
         if from_position is not None:
             return from_position
@@ -58,8 +63,6 @@ def dice_arg(parts: list[str], from_position=None) -> tuple[int, int]:
 
 def position_and_dice(position: str, dice_parts: list[str]):
     """The one way the CLI reads POSITION [DICE]: a Position ID or an XGID (bgrl.rules.xgid)."""
-    from bgrl.rules.xgid import read_position
-
     pos, xdice = read_position(position)
     return pos, dice_arg(dice_parts, xdice)
 
@@ -73,8 +76,6 @@ def _batch_source(path: str):
     """The lines of ``--batch``: a file, read whole through :func:`bgrl._fileio.read_input_text`
     (at most :data:`bgrl._fileio.MAX_INPUT_BYTES`; a folder, device or FIFO refused), or
     standard input ('-'), read line by line without a bound on their number."""
-    from bgrl._fileio import InputFileError, read_input_text
-
     if path != "-":
         try:
             text = read_input_text(path, "--batch file", "a text file of lines 'POSITION [DICE]' ('-' for standard input)",
@@ -151,3 +152,53 @@ class HelpFormatter(argparse.HelpFormatter):
         return text + " (default: %(default)s)"
 
 
+def check_rollout_flags(trials: int, truncate, seed: int | None = None) -> None:
+    """CLIError (exit 2) for a trial count <= 0 or above :data:`bgrl.agents.rollout.MAX_TRIALS`,
+    a truncation < 0, or a negative seed (as ``match`` and ``play`` refuse it)."""
+    from bgrl.agents.rollout import MAX_TRIALS
+
+    if seed is not None and seed < 0:
+        raise CLIError(f"--seed must be >= 0, got {seed}")
+    if trials <= 0:
+        raise CLIError(f"--trials must be >= 1, got {trials}")
+    if trials > MAX_TRIALS:
+        raise CLIError(f"--trials must be at most {MAX_TRIALS:,} (all trials advance in lockstep, in memory), got {trials}")
+    if truncate is not None and truncate < 0:
+        raise CLIError(f"--truncate must be >= 0 plies (omit it to play every trial to the end), got {truncate}")
+
+
+def cube_rules(args):
+    """The :class:`bgrl.rules.match.MatchRules` of ``--cube [--match N] [--jacoby] [--beavers]
+    [--cube-cap V]``, or None for the default cubeless money games. CLIError (exit 2) for a
+    bad combination: a cube option without --cube, a match longer than the match equity
+    table, a cap that is not a power of 2, Jacoby or beavers in a match."""
+    opts = [f for f, v in (("--match", args.match), ("--jacoby", args.jacoby), ("--beavers", args.beavers),
+                           ("--cube-cap", args.cube_cap)) if v is not None and v is not False]  # --match 0 counts
+    if not args.cube:
+        if opts:
+            raise CLIError(f"{opts[0]} needs --cube (the default is cubeless money play)")
+        return None
+    if args.match is not None:
+        if args.match < 1:
+            raise CLIError(f"--match must be a match length >= 1 point, got {args.match}")
+        try:
+            default_met().check_length(args.match)
+        except ValueError as exc:
+            raise CLIError(f"--match {args.match}: {exc}") from None
+    if args.match and (args.jacoby or args.beavers):
+        raise CLIError("--jacoby and --beavers are money-game options; they do not go with --match")
+    try:
+        return MatchRules(match_length=args.match or 0, jacoby=args.jacoby, beavers=args.beavers,
+                          **({} if args.cube_cap is None else {"max_value": args.cube_cap}))
+    except ValueError as exc:
+        raise CLIError(f"--cube-cap: {exc}" if args.cube_cap is not None and "cap" in str(exc) else str(exc)) from None
+
+
+def check_level(name) -> str:
+    """The level name (None: the hint default, :data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`),
+    or ValueError naming the levels."""
+    if name is None:
+        return DEFAULT_HINT_LEVEL
+    if str(name) not in LEVELS:
+        raise ValueError(f"unknown level {name!r}: expected one of {', '.join(LEVEL_NAMES)}")
+    return str(name)

@@ -1,4 +1,5 @@
-"""Hint tables as text and JSON: the cells of a ranked play and the ``bgrl hint`` output.
+"""Hint tables as text and JSON: the cells of a ranked play and the ``bgrl hint`` output; the
+rollout tables of ``bgrl rollout`` and ``bgrl hint --rollout``.
 
 ``bgrl hint`` (:mod:`bgrl.cli.hint`) prints :func:`hint_text` or :func:`hint_json`;
 ``bgrl play``'s hint (:func:`bgrl.cli.play.hint_table`) and ``bgrl review`` use the cells
@@ -9,9 +10,14 @@
 
 from __future__ import annotations
 
-from bgrl.agents.hints import vs_best, with_shared_ranks
+import json
 
-__all__ = ["VALUE_HEADER", "value_cells", "vs_best", "hint_json", "hint_text"]
+from bgrl.agents.hints import vs_best, with_shared_ranks
+from bgrl.cli._common import CLIError
+from bgrl.agents.cube import cubeful_rank, ranked_by, value_mwc
+
+__all__ = ["VALUE_HEADER", "value_cells", "vs_best", "hint_json", "hint_text", "ROLLOUT_FOOT", "value_line", "se_text",
+           "print_play_rollout"]
 
 
 #: Column heads of :func:`value_cells` (hint tables of ``bgrl hint`` and ``bgrl play``).
@@ -37,8 +43,6 @@ def _cube_fields(cube) -> dict:
 
 def cube_header(cube) -> str:
     """What a hint with ``cube`` is ranked by, in words (the text hint's header)."""
-    from bgrl.agents.cube import ranked_by
-
     by = ranked_by(cube)
     if by == "cubeless":
         return "ranked by cubeless money equity"
@@ -78,8 +82,6 @@ def hint_json(pos, dice, ranked, level: str, ply: int, top: int | None = None, c
     the top level gets ``"cube": {"value", "owner"}`` and, in a match,
     ``"match": {"length", "score", "crawford", "post_crawford"}`` (from the side playing).
     """
-    from bgrl.agents.cube import cubeful_rank, ranked_by, value_mwc
-
     by = ranked_by(cube)
     out = {"position_id": pos.position_id, "dice": [int(dice[0]), int(dice[1])], "level": level, "ply": ply,
            "ranked_by": by}
@@ -113,8 +115,6 @@ def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, c
     :func:`bgrl.agents.cube.ranked_by`) the plays are ranked by cubeful equity or match
     winning chances (:func:`_cube_hint_text`).
     """
-    from bgrl.agents.cube import ranked_by
-
     if ranked_by(cube) != "cubeless":
         return _cube_hint_text(pos, dice, ranked, label, ply, top, compact, cube)
     ranked = with_shared_ranks(ranked)
@@ -143,8 +143,6 @@ def hint_text(pos, dice, ranked, label: str, ply: int, top: int | None = None, c
 def _cube_hint_text(pos, dice, ranked, label, ply, top, compact, cube) -> str:
     """:func:`hint_text` with the cube: rank, play, ply, [MWC,] cubeful equity, its
     difference to the best, then the cubeless equity and probabilities."""
-    from bgrl.agents.cube import cubeful_rank, value_mwc
-
     ranked, vals = cubeful_rank(ranked, cube)
     match = cube.is_match
     lines = [f"Position {pos.position_id}, roll {dice[0]}-{dice[1]}: {len(ranked)} legal play(s); {label}, {ply}-ply; "
@@ -180,3 +178,46 @@ def _cube_hint_text(pos, dice, ranked, label, ply, top, compact, cube) -> str:
     lines.append("  vs best: cubeful minus the best play's; cubeless: points per game without the cube; win/wg/wbg, "
                  "lose/lg/lbg: the chances to win / lose (a gammon, a backgammon)")
     return "\n".join(lines)
+
+
+#: The legend under a rollout's table.
+ROLLOUT_FOOT = ("  cubeless money equity in points per game (single 1, gammon 2, backgammon 3) ± one standard error;\n"
+         "  win/wg/wbg: chances to win / win a gammon / a backgammon; lg/lbg: to lose a gammon / a backgammon")
+
+
+def se_text(x) -> str:
+    """A standard error to 3 decimals, ``n/a`` when unknown."""
+    return "n/a" if x is None or x != x else f"{x:.3f}"
+
+
+def value_line(eq, eq_se, p, p_se) -> str:
+    """A rolled-out value with its standard errors, on one line (``bgrl rollout`` and ``hint --rollout``)."""
+    return (f"equity {eq:+.3f} ± {se_text(eq_se)}  win {p.win:.3f} ± {se_text(p_se.win)}  "
+            f"wg {p.win_gammon:.3f} ± {se_text(p_se.win_gammon)}  wbg {p.win_backgammon:.3f} ± {se_text(p_se.win_backgammon)}  "
+            f"lg {p.lose_gammon:.3f} ± {se_text(p_se.lose_gammon)}  lbg {p.lose_backgammon:.3f} ± {se_text(p_se.lose_backgammon)}")
+
+
+def print_play_rollout(pos, dice, level: str, roller, opts: dict, as_json: bool, extra: dict | None = None) -> int:
+    """Roll out every candidate play of ``dice`` in ``pos`` and print them best first, as text
+    or one JSON object (the header, ``extra``'s fields, then ``"plays"``). Serves ``bgrl
+    rollout POSITION DICE`` and ``bgrl hint --rollout``. Raises CLIError when no die can be played."""
+    rows = roller.plays(pos, dice, **opts)
+    if not rows:
+        raise CLIError(f"no die of {dice[0]}-{dice[1]} can be played in {pos.position_id}: the turn passes, "
+                       "nothing to roll out (omit DICE to roll out the position)")
+    best = rows[0].as_dict()
+    head = {"position_id": pos.position_id, "level": level, "trials": opts["trials"], "truncate": opts["truncate"],
+            "seed": opts["seed"], "equity": best["equity"], "equity_se": best["equity_se"],
+            "probabilities": best["probabilities"], "probabilities_se": best["probabilities_se"], **(extra or {})}
+    if as_json:
+        print(json.dumps({**head, "plays": [r.as_dict() for r in rows]}))
+        return 0
+    width = max(8, max(len(r.play.compact) for r in rows))
+    trunc = "to the end" if opts["truncate"] is None else f"truncated after {opts['truncate']} plies"
+    print(f"Rollout of the plays of {dice[0]}-{dice[1]} in {pos.position_id}: level {level} ({roller.ply}-ply, no noise), "
+          f"{opts['trials']} trials each, {trunc}, seed {opts['seed']}; {len(rows)} candidate play(s) "
+          "(the best by 0-ply equity, at most 8 within 0.16); figures of the side playing, after the play")
+    for r in rows:
+        print(f"  {r.rank:3d}  {r.play.compact:<{width}}  {value_line(r.equity, r.equity_se, r.probabilities, r.probabilities_se)}")
+    print(ROLLOUT_FOOT)
+    return 0

@@ -6,6 +6,8 @@ import json
 
 from bgrl.arena.benchmark import error_rate, format_table, load_benchmark, shipped_benchmark_path
 from bgrl.cli._common import CLIError, agent_code, show_progress
+from bgrl._fileio import check_npz
+from bgrl.agents.registry import load_agent
 
 __all__ = ["add_parser", "cmd_benchmark"]
 
@@ -16,8 +18,6 @@ def cmd_benchmark(args) -> int:
     AGENT is any spec :func:`bgrl.agents.registry.load_agent` accepts. Bad specs and files raise
     ValueError (the CLI turns it into a one-line error, exit status 2).
     """
-    from bgrl.agents.registry import load_agent
-
     try:
         import torch
 
@@ -36,8 +36,6 @@ def _load(file):
     import zipfile
     import zlib
 
-    from bgrl._fileio import check_npz
-
     expected = "a benchmark .npz written by bgrl.arena.benchmark.save_benchmark"
     if file is not None:
         check_npz(file, "benchmark file", expected)  # InputFileError, a ValueError: one line, exit 2
@@ -49,6 +47,8 @@ def _load(file):
 
 
 def _run(args, bench, load_agent) -> int:
+    from bgrl.agents.registry import load_agent
+
     import sys
     import time
 

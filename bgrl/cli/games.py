@@ -13,6 +13,7 @@ import sys
 from datetime import datetime, timezone
 
 from bgrl.cli._common import CLIError, HelpFormatter
+from bgrl.session.owner import local_player_token
 
 __all__ = ["add_parser", "cmd_games"]
 
@@ -30,7 +31,6 @@ def _row(g) -> dict:
 
 
 def _open(args):
-    from bgrl.session.owner import local_player_token
     from bgrl.session.store import GameStore
 
     store = GameStore.open(args.store)

@@ -6,9 +6,17 @@ from __future__ import annotations
 
 import json
 
-from bgrl.cli._common import (DICE_HELP, NOTATION_HELP, POS_HELP, CLIError, HelpFormatter, batch_lines,
-                              check_position_or_batch, dice_arg)
-from bgrl.rules.xgid import looks_like_xgid
+from bgrl.agents.search import MAX_PLY
+from bgrl.cli._common import (DICE_HELP, NOTATION_HELP, POS_HELP, CLIError, HelpFormatter, batch_lines, check_level,
+                              check_position_or_batch, check_rollout_flags, dice_arg)
+from bgrl.rules.xgid import looks_like_xgid, read_position_cube
+from bgrl.agents.cube import cube_hint
+from bgrl.agents.levels import LEVELS
+from bgrl.evaluation.probabilities import equity
+from bgrl.rules.outcome import check_not_over
+from bgrl.agents.registry import load_ranker
+from bgrl.cli._table import hint_json, hint_text, print_play_rollout
+from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
 
 __all__ = ["add_parser", "cmd_hint", "evaluator_for", "explain_text", "cube_json", "cube_text"]
 
@@ -21,30 +29,31 @@ _PHRASE = {"no double": "No double", "double, take": "Double, take", "double, pa
 
 def evaluator_for(checkpoint):
     """(evaluator, path) of ``--checkpoint`` (None: the shipped default network), through
-    :func:`bgrl.evaluation.networks.open_network`."""
-    from bgrl.evaluation.networks import open_network
+    :func:`bgrl.agents.registry.load_ranker`. Kept for :mod:`bgrl.cli.play` only, until its
+    hint engine is a :func:`load_ranker` too."""
+    from pathlib import Path
 
     if checkpoint is not None and not str(checkpoint).strip():
         raise CLIError("--checkpoint is empty: give the path of a .pt file, a run folder or 'default'")
-    loaded = open_network("default" if checkpoint is None else checkpoint)
-    return loaded.evaluator, loaded.path
+    ranker = load_ranker("default" if checkpoint is None else checkpoint)
+    return ranker.evaluator, Path(ranker.network)
 
 
 def cmd_hint(args) -> int:
-    from bgrl.cli._table import hint_json, hint_text
-    from bgrl.cli.levels import hint_agent
-
     if args.top is not None and args.top < 0:
         raise CLIError(f"--top must be >= 0 (0 = all plays), got {args.top}")
+    level = check_level(args.level)
+    if args.ply is not None and not 0 <= int(args.ply) <= MAX_PLY:
+        raise ValueError(f"--ply must be 0..{MAX_PLY}, got {args.ply}")
     # "auto": the shipped networks' numpy twins, so that a hint starts without importing torch
-    agent, ply, label = hint_agent(args.level, args.ply, args.checkpoint, backend="auto")
+    ranker = load_ranker(level, args.ply, checkpoint=args.checkpoint, backend="auto")
+    ply = ranker.ply
+    label = f"level {level}" + (f" with network {ranker.network}" if args.checkpoint is not None else "")
 
     def obj(pos, dice, cube=None):
-        ranked = agent.hint(pos, dice, ply=ply)
-        out = hint_json(pos, dice, ranked, agent.level.name, ply, args.top, cube=cube)
+        ranked = ranker.rank(pos, dice)
+        out = hint_json(pos, dice, ranked, level, ply, args.top, cube=cube)
         if args.explain:
-            from bgrl.agents.explain import play_facts
-
             by_id = {r.play.position_id: r for r in ranked}
             for d in out["plays"]:
                 r = by_id[d["position_id"]]
@@ -68,15 +77,15 @@ def cmd_hint(args) -> int:
         if args.rollout:
             raise CLIError("--rollout rolls out the plays of a roll: give DICE (bgrl rollout POSITION rolls out "
                            "the position before the roll)")
-        return _cube_hint(args, agent, ply, label, pos, cube)
+        return _cube_hint(args, ranker, label, pos, cube)
     if args.rollout:
-        return _rollout_hint(args, agent, pos, dice)
+        return _rollout_hint(args, ranker, pos, dice)
     # a cube in play or a score: the plays ranked by cubeful equity / match winning chances
     # (bgrl.agents.cube.cubeful_rank); the money game's centred cube at 1: cubeless, as before
     if args.json:
         print(json.dumps(obj(pos, dice, cube)))
         return 0
-    ranked = agent.hint(pos, dice, ply=ply)
+    ranked = ranker.rank(pos, dice)
     print(hint_text(pos, dice, ranked, label, ply, args.top, compact=args.notation == "compact", cube=cube))
     if args.explain and ranked:
         print(explain_text(pos, ranked, compact=args.notation == "compact"))
@@ -86,8 +95,6 @@ def cmd_hint(args) -> int:
 def explain_text(pos, ranked, n: int = 3, compact: bool = True) -> str:
     """Why the best play is best, in sentences: its facts, then what differs from each of
     the next ``n - 1`` plays (:mod:`bgrl.agents.explain`)."""
-    from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
-
     facts = [play_facts(pos.board, r.play.after_state, r.probabilities) for r in ranked[:n]]
     names = [r.play.shown(compact) for r in ranked[:n]]
     lines = ["Why:"] + [f"  {s}" for s in fact_sentences(names[0], facts[0])]
@@ -99,8 +106,6 @@ def explain_text(pos, ranked, n: int = 3, compact: bool = True) -> str:
 
 def _read(args):
     """(Position, dice or None, CubeState) of POSITION [DICE] with the cube fields read."""
-    from bgrl.rules.xgid import read_position_cube
-
     pos, xdice, cube = read_position_cube(args.position)
     if args.dice:
         if args.cube:
@@ -123,7 +128,7 @@ def cube_text(pos, decision, probs, cube, label: str, ply: int) -> str:
     """The cube decision as gnubg prints its cube analysis: cubeless equity and
     probabilities, then the three cubeful equities, the proper action first, each with its
     difference to the proper action, and the proper cube action."""
-    from bgrl.evaluation.probabilities import equity
+    from bgrl.rules.matchid import match_id
 
     d = decision
     where = "money game" if not cube.is_match else f"{cube.score[0]}-{cube.score[1]} to {cube.match_length}"
@@ -131,7 +136,6 @@ def cube_text(pos, decision, probs, cube, label: str, ply: int) -> str:
         where += ", Crawford game"
     elif cube.post_crawford:
         where += ", post-Crawford"
-    from bgrl.rules.matchid import match_id
 
     lines = [f"Position {pos.position_id}, Match ID {match_id(cube)}, before the roll: cube analysis; {label}, {ply}-ply; {where}, "
              f"cube {cube.value}{' owned by the side on roll' if cube.owner == 1 else ' centred' if cube.owner == 0 else ''}"]
@@ -161,34 +165,32 @@ def cube_text(pos, decision, probs, cube, label: str, ply: int) -> str:
     return "\n".join(lines)
 
 
-def _cube_hint(args, agent, ply, label, pos, cube) -> int:
-    from bgrl.agents.cube import cube_hint
-
+def _cube_hint(args, ranker, label, pos, cube) -> int:
+    ply = ranker.ply
     try:
-        decision, probs = cube_hint(agent.evaluator, pos, cube, ply)
+        decision, probs = cube_hint(ranker.evaluator, pos, cube, ply)
     except ValueError as exc:
         raise CLIError(f"no cube decision: {exc}") from None
     if args.json:
-        print(json.dumps(cube_json(pos, decision, agent.level.name, ply)))
+        print(json.dumps(cube_json(pos, decision, ranker.level.name, ply)))
     else:
         print(cube_text(pos, decision, probs, cube, label, ply))
     return 0
 
 
-def _rollout_hint(args, agent, pos, dice) -> int:
+def _rollout_hint(args, ranker, pos, dice) -> int:
     """``hint --rollout``: the candidate plays rolled out by the hint level's noise-free checker
-    play (:func:`bgrl.cli.rollout.print_play_rollout`, the engine of ``bgrl rollout``)."""
+    play at the level's own ply (:func:`bgrl.cli._table.print_play_rollout`, as ``bgrl rollout``)."""
     from bgrl.agents.rollout import Roller
-    from bgrl.cli.rollout import check_rollout_flags, print_play_rollout
-    from bgrl.rules.outcome import check_not_over
 
     trials = ROLLOUT_TRIALS if args.trials is None else args.trials
     seed = 0 if args.seed is None else args.seed
     check_rollout_flags(trials, args.truncate, seed)
     check_not_over(pos)
-    roller = Roller.from_agent(agent)
+    level = LEVELS[ranker.level.name]  # the level's ply and filters, whatever --ply says
+    roller = Roller(ranker.evaluator, level.ply, level.filters, name=level.name)
     opts = dict(trials=trials, seed=seed, truncate=args.truncate, variance_reduction=True)
-    return print_play_rollout(pos, dice, agent.level.name, roller, opts, args.json,
+    return print_play_rollout(pos, dice, level.name, roller, opts, args.json,
                               extra={"dice": [int(dice[0]), int(dice[1])], "rollout": True})
 
 

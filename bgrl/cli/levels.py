@@ -1,61 +1,22 @@
-"""The ``bgrl hint`` engine choice (``--level``/``--ply``/``--checkpoint``) and ``bgrl levels``.
+"""``bgrl levels``: each level's definition and measured strength.
 
-The hint's text and JSON are in :mod:`bgrl.cli._table`; ``DEFAULT_HINT_LEVEL`` is
-:data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`.
-
-Kept out of :mod:`bgrl.cli`, which only registers the arguments.
+A level's ranker is :func:`bgrl.agents.registry.load_ranker`; ``--level`` is checked by
+:func:`bgrl.cli._common.check_level`.
 """
 
 from __future__ import annotations
 
 import json
 
-from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent, load_level, measured_levels
-from bgrl.agents.search import MAX_PLY
+from bgrl.agents.levels import LEVEL_NAMES, LEVELS, measured_levels
+# bgrl.cli.play imports check_level from here; it moves to bgrl.cli._common with that module
+from bgrl.cli._common import check_level  # noqa: F401
 
-__all__ = ["DEFAULT_HINT_LEVEL", "check_level", "hint_agent", "levels_table", "cmd_levels"]
+__all__ = ["levels_table", "cmd_levels", "gnubg_equivalent"]
 
 # gnubg's own levels' error rates, millipoints per decision judged by gnubg 2-ply on 3,000
 # held-out decisions (issue 7, measured by the project; "world-class" not given there).
 GNUBG_ERROR_RATES = {"beginner": 17.7, "casual": 14.8, "intermediate": 11.3, "advanced": 4.5, "expert": 2.3}
-
-
-def check_level(name) -> str:
-    """The level name, or ValueError naming the levels."""
-    if name is None:
-        return DEFAULT_HINT_LEVEL
-    if str(name) not in LEVELS:
-        raise ValueError(f"unknown level {name!r}: expected one of {', '.join(LEVEL_NAMES)}")
-    return str(name)
-
-
-def hint_agent(level=None, ply=None, checkpoint=None, backend: str = "torch") -> tuple[LevelAgent, int, str]:
-    """The agent whose noise-free search ranks the plays, the ply and a label.
-
-    level : level name (default ``expert``); ply : 0..3 overrides the level's ply;
-    checkpoint : a network path replacing the level's network; backend : how networks are
-    evaluated (``"auto"``: in numpy, importing no torch, while torch is not imported and
-    the network has its ``.npz`` twin; :func:`bgrl.evaluation.networks.open_network`).
-    Raises ValueError for an unknown level or a ply outside 0..3.
-    """
-    name = check_level(level)
-    if ply is not None and not 0 <= int(ply) <= MAX_PLY:
-        raise ValueError(f"--ply must be 0..{MAX_PLY}, got {ply}")
-    if checkpoint is None:
-        agent = load_level(name, backend=backend)
-    else:  # only the level's definition is needed: its network is replaced
-        from bgrl.agents.levels import LEVELS
-
-        agent = LevelAgent(LEVELS[name], None)
-    label = f"level {name}"
-    if checkpoint is not None:
-        from bgrl.evaluation.networks import open_network
-
-        loaded = open_network(checkpoint, backend=backend)
-        agent = LevelAgent(agent.level, loaded.evaluator, meta=loaded.meta)
-        label += f" with network {loaded.path.name}"
-    use_ply = agent.level.ply if ply is None else int(ply)
-    return agent, use_ply, label
 
 
 def gnubg_equivalent(error_rate) -> str:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
-from bgrl.cli._common import CLIError, HelpFormatter, agent_code, show_progress
+from bgrl.cli._common import CLIError, HelpFormatter, agent_code, cube_rules, show_progress
+from bgrl.agents.registry import load_agent
+from bgrl.arena.cubeful import play_cubeful
+from bgrl.records.match_records import MatchRecorder, prepare_games_dir
 
 __all__ = ["add_parser", "cmd_match", "MAX_MATCH_GAMES"]
 
@@ -28,10 +31,9 @@ def cmd_match(args) -> int:
 
 
 def _cmd_match(args) -> int:
-    from tqdm import tqdm
-
-    from bgrl.agents.registry import load_agent
     from bgrl.arena.duel import play_match
+
+    from tqdm import tqdm
 
     rules = cube_rules(args)
     a, b = load_agent(args.a), load_agent(args.b)
@@ -39,7 +41,6 @@ def _cmd_match(args) -> int:
         return _cmd_match_cubeful(args, a, b, rules)
     recorder = None
     if args.save_games is not None:  # game records: bgrl.records.match_records
-        from bgrl.records.match_records import MatchRecorder, prepare_games_dir
 
         recorder = MatchRecorder(prepare_games_dir(args.save_games), args.games, (str(args.a), str(args.b)), args.seed)
     bar = tqdm(total=args.games, unit="game", disable=not show_progress(args.json))
@@ -58,42 +59,10 @@ def _cmd_match(args) -> int:
     return 0
 
 
-def cube_rules(args):
-    """The :class:`bgrl.rules.match.MatchRules` of ``--cube [--match N] [--jacoby] [--beavers]
-    [--cube-cap V]``, or None for the default cubeless money games. CLIError (exit 2) for a
-    bad combination: a cube option without --cube, a match longer than the match equity
-    table, a cap that is not a power of 2, Jacoby or beavers in a match."""
-    from bgrl.rules.match import MatchRules
-
-    opts = [f for f, v in (("--match", args.match), ("--jacoby", args.jacoby), ("--beavers", args.beavers),
-                           ("--cube-cap", args.cube_cap)) if v is not None and v is not False]  # --match 0 counts
-    if not args.cube:
-        if opts:
-            raise CLIError(f"{opts[0]} needs --cube (the default is cubeless money play)")
-        return None
-    if args.match is not None:
-        from bgrl.evaluation.match_equity import default_met
-
-        if args.match < 1:
-            raise CLIError(f"--match must be a match length >= 1 point, got {args.match}")
-        try:
-            default_met().check_length(args.match)
-        except ValueError as exc:
-            raise CLIError(f"--match {args.match}: {exc}") from None
-    if args.match and (args.jacoby or args.beavers):
-        raise CLIError("--jacoby and --beavers are money-game options; they do not go with --match")
-    try:
-        return MatchRules(match_length=args.match or 0, jacoby=args.jacoby, beavers=args.beavers,
-                          **({} if args.cube_cap is None else {"max_value": args.cube_cap}))
-    except ValueError as exc:
-        raise CLIError(f"--cube-cap: {exc}" if args.cube_cap is not None and "cap" in str(exc) else str(exc)) from None
-
 
 def _cmd_match_cubeful(args, a, b, rules) -> int:
     """``bgrl match A B --cube``: cubeful money games or N-point matches (bgrl.arena.cubeful)."""
     from tqdm import tqdm
-
-    from bgrl.arena.cubeful import play_cubeful
 
     if args.save_games is not None:
         raise CLIError("--save-games does not go with --cube yet (game records hold no cube actions)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bgrl.cli._common import CLIError, HelpFormatter, agent_code, show_progress
+from bgrl.agents.registry import load_agent
 
 __all__ = ["add_parser", "cmd_rate"]
 
@@ -16,10 +17,9 @@ def cmd_rate(args) -> int:
     agent that returns an illegal play, a batched ``select`` answer outside a game's own
     after-states: :mod:`bgrl.arena.checks`) raises CLIError / ValueError: one line, exit status 2.
     """
-    from tqdm import tqdm
-
-    from bgrl.agents.registry import load_agent
     from bgrl.arena.rating import rate
+
+    from tqdm import tqdm
 
     if args.max_games < 2:
         raise CLIError(f"--max-games must be >= 2, got {args.max_games}")

@@ -12,7 +12,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["load_games", "game_files", "ranker_for_level", "cmd_review", "add_review_parser"]
+from bgrl.agents.levels import JUDGE_LEVEL
+from bgrl.cli._common import show_progress
+from bgrl.agents.registry import load_ranker
+
+__all__ = ["load_games", "game_files", "cmd_review", "add_review_parser"]
 
 
 def load_games(path, with_cube: bool = False):
@@ -29,32 +33,6 @@ def load_games(path, with_cube: bool = False):
     from bgrl.records.files import read_games
 
     return read_games(path, with_cube=with_cube)
-
-
-def ranker_for_level(level: str | None):
-    """The ranker for ``--level``: a level name (:data:`bgrl.agents.levels.LEVELS`; default
-    the judge, :data:`bgrl.agents.levels.JUDGE_LEVEL`, as in the game and the web board), ranked by that level's noise-free search at its ply and move filters, or
-    ``default`` (the shipped network) / a checkpoint path (a .pt file or a run folder),
-    ranked at 0-ply. Returns (:class:`bgrl.agents.hints.HintRanker`, level label).
-
-    Raises ValueError for an unknown level and CheckpointError for a bad checkpoint.
-    """
-    from bgrl.agents.hints import HintRanker
-    from bgrl.agents.levels import JUDGE_LEVEL, LEVEL_NAMES, LEVELS, load_level
-
-    spec = JUDGE_LEVEL if level is None else str(level)
-    expected = f"expected a level ({', '.join(LEVEL_NAMES)}), 'default' or a checkpoint path (.pt file or run folder)"
-    if not spec.strip():
-        raise ValueError(f"--level is empty: {expected}")
-    if spec in LEVELS:
-        return HintRanker.from_agent(load_level(spec)), spec
-    from bgrl._resources import resolve_checkpoint
-    from bgrl.evaluation.networks import open_network
-
-    path = resolve_checkpoint(spec)
-    if spec != "default" and path.suffix != ".pt" and not path.exists():
-        raise ValueError(f"unknown level {spec!r}: {expected}")
-    return HintRanker(open_network(path).evaluator, 0, name=f"{path.name}, 0-ply"), spec
 
 
 def game_files(paths) -> list[Path]:
@@ -97,7 +75,12 @@ def cmd_review(args) -> int:
     if args.game is not None and len(files) > 1:
         raise ValueError(f"--game {args.game} picks a game of one file; {len(files)} files were given")
     loaded = [(f, *load_games(f, with_cube=True)) for f in files]
-    ranker, level = ranker_for_level(args.level)
+    # --level: a level (default the judge, as in the game and the web board), ranked by its
+    # noise-free search, or 'default' / a checkpoint path or run folder, ranked at 0-ply
+    level = JUDGE_LEVEL if args.level is None else str(args.level)
+    if not level.strip():
+        raise ValueError("--level is empty: expected a level, 'default' or a checkpoint path (.pt file or run folder)")
+    ranker = load_ranker(level)
     records, notes, sources, numbers, cube_info = [], [], [], [], []
     for f, recs, nts, kind, cubes in loaded:
         if args.game is not None:
@@ -112,8 +95,6 @@ def cmd_review(args) -> int:
         sources += [str(f)] * len(recs)
         numbers += list(range(first, first + len(recs)))
     from tqdm import tqdm
-
-    from bgrl.cli._common import show_progress
 
     # a bar only for a long run: tqdm's delay keeps it hidden for the first 2 seconds
     with tqdm(unit="decision", desc="reviewing", delay=2.0, leave=False, disable=not show_progress(args.json)) as bar:

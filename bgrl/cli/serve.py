@@ -8,6 +8,9 @@ import math
 import os
 import socket
 import sys
+from bgrl.cli._common import CLIError
+from bgrl._extras import MissingExtraError, require
+from bgrl._version import UBGI_VERSION
 
 __all__ = ["add_serve_parser", "add_ubgi_parser", "cmd_serve", "cmd_ubgi"]
 
@@ -81,8 +84,6 @@ def check_bind(host: str, port: int) -> None:
     port already in use, or a port the user may not bind. A race with another process
     that takes the port between this check and uvicorn's own bind remains possible.
     """
-    from bgrl.cli._common import CLIError
-
     if not host.strip():
         raise CLIError("--host is empty: give an address to bind, e.g. 127.0.0.1, ::1, 0.0.0.0 or localhost")
     try:
@@ -105,17 +106,13 @@ def check_bind(host: str, port: int) -> None:
 
 
 def add_ubgi_parser(sub) -> None:
-    u = sub.add_parser("ubgi", help="UBGI v0.2 engine on stdin/stdout (for bgci and other controllers)",
-                       description="Speak the UBGI v0.2 engine protocol on stdin/stdout. engine.ply is root-inclusive "
+    u = sub.add_parser("ubgi", help=f"UBGI v{UBGI_VERSION} engine on stdin/stdout (for bgci and other controllers)",
+                       description=f"Speak the UBGI v{UBGI_VERSION} engine protocol on stdin/stdout. engine.ply is root-inclusive "
                        "(UBGI 1-ply = gnubg 0-ply).")
     u.set_defaults(func=cmd_ubgi)
 
 
 def cmd_serve(args) -> int:
-    from bgrl.cli._common import CLIError
-
-    from bgrl._extras import MissingExtraError, require
-
     try:
         require("fastapi", "serve", "bgrl serve")
         uvicorn = require("uvicorn", "serve", "bgrl serve")

@@ -6,6 +6,11 @@ import argparse
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from bgrl._resources import shipped_path
+from bgrl.agents.levels import LEVELS
+from bgrl.agents.registry import load_agent
+from bgrl.training.config import TrainConfig
+from bgrl.training.pipeline import is_pipeline_run, is_recipe, load_recipe, recipe_path, run_pipeline, shipped_recipes
 
 __all__ = ["add_train_parser", "cmd_train", "rate_after_training", "RATE_GAMES"]
 
@@ -20,9 +25,6 @@ _TUNABLE = {
 
 
 def add_train_parser(sub) -> argparse.ArgumentParser:
-    from bgrl.training.config import TrainConfig
-    from bgrl.training.pipeline import shipped_recipes
-
     c = TrainConfig()
     t = sub.add_parser(
         "train",
@@ -103,9 +105,11 @@ def _benchmark_hook():
 def _pipeline(args) -> bool:
     """Run a recipe (``--config`` naming a file with [[stage]] tables, or a shipped recipe) or
     resume a recipe's run folder; False when the command is a plain TD run."""
-    from bgrl.training.pipeline import is_pipeline_run, is_recipe, load_recipe, run_pipeline
-
     resume = args.resume is not None and is_pipeline_run(args.resume)
+    if args.resume is not None and not resume and is_pipeline_run(Path(args.resume).parent):
+        # a stage folder of a recipe: resuming it alone would finish that stage and skip the rest
+        raise ValueError(f"{args.resume} is a stage of the recipe run {Path(args.resume).parent}; continue the recipe "
+                         f"(this stage, then the ones after it) with: bgrl train --resume {Path(args.resume).parent}")
     if not resume and not (args.config and is_recipe(args.config)):
         return False
     extra = [f"--{k.replace('_', '-')}" for k in ("games", "hidden", "alpha", "alpha_final", "lam", "parallel", "seed",
@@ -117,11 +121,11 @@ def _pipeline(args) -> bool:
     if resume:
         if args.config:
             raise ValueError("--config and --resume of a recipe's run exclude each other: the run folder holds its recipe")
-        run_pipeline(None, Path(args.resume), resume=True, progress=not args.no_progress)
-        return True
-    recipe = load_recipe(args.config)
-    run_dir = Path(args.run_dir or Path("runs") / f"{recipe.name}-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
-    final = run_pipeline(recipe, run_dir, progress=not args.no_progress)
+        final = run_pipeline(None, Path(args.resume), resume=True, progress=not args.no_progress)
+    else:
+        recipe = load_recipe(args.config)
+        run_dir = Path(args.run_dir or Path("runs") / f"{recipe.name}-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
+        final = run_pipeline(recipe, run_dir, progress=not args.no_progress)
     print(f"next:\n  bgrl rate {final}                 # place it on the ladder of levels\n"
           f"  bgrl match {final} pubeval --games 2000")
     return True
@@ -170,8 +174,6 @@ def _cmd_train(args) -> int:
     if _pipeline(args):
         return 0
 
-    from bgrl.training.pipeline import recipe_path
-
     file_cfg = load_config_file(recipe_path(args.config)) if args.config else {}
     flags = {dest: getattr(args, dest) for dest in _TUNABLE}
     for name in ("games", "hidden", "seed", "init_from", "bearoff"):
@@ -202,7 +204,7 @@ def _cmd_train(args) -> int:
     else:
         if backend != "ray" and (args.address is not None or args.actors is not None):
             raise ValueError("--address and --actors need --backend ray")
-        from bgrl.training.rounds import rounds_learner_factory
+        from bgrl.training.ray_backend import rounds_learner_factory
 
         make_learner, close = rounds_learner_factory(backend, task_games=args.task_games, actors=actors,
                                                      address=args.address, lockstep=args.lockstep)
@@ -288,14 +290,11 @@ def rate_after_training(final: Path, run_dir: Path, games: int, rate_games: int,
     result ("between beginner and casual"), then the next commands: a longer budget, and the
     shipped recipe of the level above it (:mod:`bgrl.training.pipeline`).
     """
+    from bgrl.arena.rating import rate
+
     import json as _json
 
     from tqdm import tqdm
-
-    from bgrl.agents.levels import LEVELS
-    from bgrl.agents.registry import load_agent
-    from bgrl.arena.rating import rate
-    from bgrl._resources import shipped_path
 
     bar = tqdm(total=rate_games, unit="game", desc="rating", disable=not progress, leave=False)
     try:

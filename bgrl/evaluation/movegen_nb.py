@@ -22,10 +22,27 @@ the first in generation order names it (its path). Should two different boards s
 (never seen; the numpy generator then sorts by the raw bytes), :func:`generate_one` returns
 None and the caller runs the numpy generator.
 
-Loading this module registers :func:`generate_one` with :mod:`bgrl.rules.movegen` (which may
-import numpy only), so that afterwards ``generate`` of a single position, and with it
-:func:`bgrl.rules.notation.legal_plays`, runs compiled, with the same results.
-:func:`bgrl.evaluation.compiled.ensure` loads it when the compiled path is wanted.
+Batches. :func:`generate_batch` is the twin of ``generate`` for two or more positions: the
+same rows, ``parent``, ``offsets``, ``dice_used`` and paths, bit for bit, in the same order. The
+numpy generator orders a position's rows by ``_unique_order``'s combined key, whose hash part
+is the 64-bit hash shifted right by the bit length of the last position index of its chunk of
+1,024 positions (not by one bit as for one position), so the kernel keys each chunk the same
+way; should two different boards of one position share that key (never seen; the numpy
+generator then sorts by bytes) it returns None and the numpy generator runs. A partial play is
+its board packed in four uint64 words (the numpy generator's 32-byte row) beside its ``own``
+mask; each position's rows are sorted by a stable counting sort on the top bits of their
+(uniform) hash and an insertion sort of the almost sorted result; the buffers are reused
+across positions (``tests/test_compiled_movegen.py``: the crosscheck cases in batches, the
+full 1,000,000 with ``-m slow``, chunk edges, hypothesis batches, test_movegen.py's batch tests
+through it). About 2.2-2.4x the numpy generator at batch 1,024, 3.3-3.7x gnubg-nn's ``moves``
+(``python scripts/bench/bench_hint.py --done-when``).
+
+Loading this module registers :func:`generate_one` and :func:`generate_batch` with
+:mod:`bgrl.rules.movegen` (which may import numpy only), so that afterwards ``generate``, and
+with it :func:`bgrl.rules.notation.legal_plays`, the vector env, training, rollouts and search,
+runs compiled, with the same results. :func:`bgrl.evaluation.compiled.ensure` loads it when
+the compiled path is wanted (``generate`` of a batch calls it once numba is imported);
+:func:`bgrl.evaluation.compiled.disabled` switches back to the numpy generator.
 """
 
 from __future__ import annotations
@@ -36,7 +53,7 @@ from bgrl.evaluation._numba import AVAILABLE, njit
 from bgrl.rules import movegen
 from bgrl.rules.movegen import MAX_MOVES, AfterStates
 
-__all__ = ["AVAILABLE", "generate_one", "register", "unregister"]
+__all__ = ["AVAILABLE", "generate_one", "generate_batch", "register", "unregister"]
 
 _MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 _BAR = 25
@@ -262,6 +279,365 @@ if AVAILABLE:
             out_paths[i] = paths[r]
         return out, out_paths, used, ok
 
+    # ------------------------------------------------------------------ the batch generator
+    # One partial play is its board packed in four uint64 words (the numpy generator's 32-byte
+    # row: byte i = index i, bytes 26..31 zero) beside the ``own`` mask, so copying a board is
+    # four words and hashing it (the numpy generator's sort key) reads them directly.
+    _FF = np.uint64(0xFF)
+
+    # Rows are passed as (array, row index), never as slices: a slice is a new array object
+    # whose reference counting costs more than the move itself.
+    @njit(cache=True, nogil=True, inline="always")
+    def _wget(w, r, i):  # pragma: no cover - compiled
+        """Signed byte i of the packed board ``w[r]`` (uint64 (4,))."""
+        v = np.int64((w[r, i >> 3] >> np.uint64((i & 7) * 8)) & _FF)
+        return v - 256 if v >= 128 else v
+
+    @njit(cache=True, nogil=True, inline="always")
+    def _wput(w, r, i, v):  # pragma: no cover - compiled
+        sh = np.uint64((i & 7) * 8)
+        w[r, i >> 3] = (w[r, i >> 3] & ~(_FF << sh)) | (np.uint64(v & 0xFF) << sh)
+
+    @njit(cache=True, nogil=True, inline="always")
+    def _wmove(before, rb, after, ra, own, src, die):  # pragma: no cover - compiled
+        """_move on packed boards: ``after[ra]`` = ``before[rb]`` with one checker moved from
+        ``src`` by ``die``. Returns (the new own mask, hit 0/1). Byte arithmetic in the words:
+        the source holds 1..15 (no borrow), an open destination -1..14 (-1 -> 1 by xor, else
+        +1 with no carry), the opponent's bar (byte 0) 0..-15 (0 -> -1 by or, else -1)."""
+        for j in range(4):
+            after[ra, j] = before[rb, j]
+        sh = np.uint64((src & 7) * 8)
+        ws = src >> 3
+        if (after[ra, ws] >> sh) & _FF == 1:
+            own &= ~(np.int64(1) << src)
+        after[ra, ws] -= np.uint64(1) << sh
+        hit = 0
+        dst = src - die
+        if dst >= 1:
+            sh = np.uint64((dst & 7) * 8)
+            wd = dst >> 3
+            if (after[ra, wd] >> sh) & _FF == _FF:
+                after[ra, wd] ^= np.uint64(0xFE) << sh
+                if after[ra, 0] & _FF == 0:
+                    after[ra, 0] |= _FF
+                else:
+                    after[ra, 0] -= np.uint64(1)
+                hit = 1
+            else:
+                after[ra, wd] += np.uint64(1) << sh
+            own |= np.int64(1) << dst
+        return own, hit
+
+    @njit(cache=True, nogil=True)
+    def _wnon_double(bw, own0, opn, hi, lo, rows, paths, want, c_w, c_own, c_src, c_hit, c_die):  # pragma: no cover
+        """:func:`_non_double` into the caller's buffers (packed rows): returns (rows, dice used)."""
+        legal_hi = _legal(own0, opn, hi, _BAR)
+        n1 = 0
+        n_hi = 0
+        for first in range(2):
+            die = hi if first == 0 else lo
+            legal = legal_hi if first == 0 else _legal(own0, opn, lo, _BAR)
+            s = 1
+            legal >>= 1
+            while legal:
+                if legal & 1:
+                    o, h = _wmove(bw, 0, c_w, n1, own0, s, die)
+                    c_own[n1] = o
+                    c_hit[n1] = h
+                    c_src[n1] = s
+                    c_die[n1] = die
+                    n1 += 1
+                legal >>= 1
+                s += 1
+            if first == 0:
+                n_hi = n1
+        n = 0
+        for c in range(n1):
+            second = lo if c < n_hi else hi
+            excl = np.int64(0) if c < n_hi else legal_hi
+            legal = _legal(c_own[c], opn, second, _BAR) & ~excl
+            s = 1
+            legal >>= 1
+            while legal:
+                if legal & 1:
+                    _own, hit = _wmove(c_w, c, rows, n, c_own[c], s, second)
+                    if want:
+                        _set_move(paths, n, 0, c_src[c], c_die[c], c_hit[c])
+                        _set_move(paths, n, 1, s, second, hit)
+                        for j in range(2, MAX_MOVES):
+                            paths[n, j, 0] = 0
+                            paths[n, j, 1] = 0
+                            paths[n, j, 2] = 0
+                    n += 1
+                legal >>= 1
+                s += 1
+        if n > 0:
+            return n, 2
+        if n1 == 0:
+            for j in range(4):
+                rows[0, j] = bw[0, j]
+            if want:
+                paths[0] = 0
+            return 1, 0
+        hi_c = n_hi if n_hi > 0 else n1  # only one die: the higher one if it can be played
+        for c in range(hi_c):
+            for j in range(4):
+                rows[n, j] = c_w[c, j]
+            if want:
+                paths[n] = 0
+                _set_move(paths, n, 0, c_src[c], c_die[c], c_hit[c])
+            n += 1
+        return n, 1
+
+    @njit(cache=True, nogil=True)
+    def _wdouble(bw, own0, opn, die, rows, paths, want, lvl_w, lvl_own, lvl_src, lvl_hit, lvl_legal, lvl_next):  # pragma: no cover
+        """:func:`_double` into the caller's buffers: returns (n, used), or (-1, 0) when ``rows`` is
+        full (the caller grows the buffers and calls again; kept out of here, as a buffer replaced
+        inside the loop slows every access to it)."""
+        for j in range(4):
+            lvl_w[0, j] = bw[0, j]
+        lvl_own[0] = own0
+        lvl_legal[0] = _legal(own0, opn, die, _BAR)
+        lvl_next[0] = 1
+        best = 0
+        n = 0
+        k = 0
+        while k >= 0:
+            s = lvl_next[k]
+            rest = lvl_legal[k] >> s
+            while rest and not (rest & 1):
+                rest >>= 1
+                s += 1
+            if rest == 0:
+                k -= 1
+                continue
+            lvl_next[k] = s + 1
+            c = k + 1
+            o, h = _wmove(lvl_w, k, lvl_w, c, lvl_own[k], s, die)
+            lvl_own[c] = o
+            lvl_hit[c] = h
+            lvl_src[c] = s
+            if c > best:
+                best = c
+                n = 0
+            if c == best:
+                if n == rows.shape[0]:
+                    return -1, 0
+                for j in range(4):
+                    rows[n, j] = lvl_w[c, j]
+                if want:
+                    for j in range(MAX_MOVES):
+                        if j < c:
+                            _set_move(paths, n, j, lvl_src[j + 1], die, lvl_hit[j + 1])
+                        else:
+                            paths[n, j, 0] = 0
+                            paths[n, j, 1] = 0
+                            paths[n, j, 2] = 0
+                n += 1
+            if c < MAX_MOVES:
+                lvl_legal[c] = _legal(lvl_own[c], opn, die, s)
+                lvl_next[c] = 1
+                k = c
+        if best == 0:
+            for j in range(4):
+                rows[0, j] = bw[0, j]
+            if want:
+                paths[0] = 0
+            return 1, 0
+        return n, best
+
+    @njit(cache=True, nogil=True)
+    def _emit(rows, paths, n, want, keys, sk, si, counts, mult, kb, out_w, out_par, out_paths, m, p):  # pragma: no cover
+        """Hash the n rows of position p, sort them stably by key (``_unique_order``'s order),
+        drop repeated boards, append the rest to the output from row m. Returns (rows now in
+        the output, ok); ok False when two different boards share a key.
+
+        The sort: the hash is uniform, so a stable counting sort on its top bits (about one
+        row a bucket) and an insertion sort of the almost sorted result take linear time,
+        with few mispredicted branches (a comparison sort of random keys is most of the time).
+        """
+        m0, m1, m2, m3 = mult[0], mult[1], mult[2], mult[3]
+        s31 = np.uint64(31)
+        bbits = 1
+        while (1 << bbits) < n:
+            bbits += 1
+        nb = 1 << bbits
+        shift = np.uint64(64 - bbits)
+        for i in range(nb + 1):
+            counts[i] = 0
+        for r in range(n):
+            h = rows[r, 0] * m0 + rows[r, 1] * m1 + rows[r, 2] * m2 + rows[r, 3] * m3
+            h ^= h >> s31
+            keys[r] = h >> kb
+            counts[np.int64(h >> shift) + 1] += 1
+        for i in range(nb):
+            counts[i + 1] += counts[i]
+        for r in range(n):
+            k = keys[r]
+            g = np.int64((k << kb) >> shift)
+            at = counts[g]
+            counts[g] = at + 1
+            sk[at] = k
+            si[at] = r
+        for i in range(1, n):  # stable: equal keys keep their order
+            kv = sk[i]
+            if sk[i - 1] <= kv:
+                continue
+            v = si[i]
+            j = i
+            while j > 0 and sk[j - 1] > kv:
+                sk[j] = sk[j - 1]
+                si[j] = si[j - 1]
+                j -= 1
+            sk[j] = kv
+            si[j] = v
+        ok = True
+        start = m
+        for i in range(n):
+            r = si[i]
+            if m > start and sk[i] == sk[i - 1]:
+                q = si[i - 1]
+                if (rows[r, 0] != rows[q, 0] or rows[r, 1] != rows[q, 1] or rows[r, 2] != rows[q, 2]
+                        or rows[r, 3] != rows[q, 3]):
+                    ok = False
+                continue
+            out_w[m, 0] = rows[r, 0]
+            out_w[m, 1] = rows[r, 1]
+            out_w[m, 2] = rows[r, 2]
+            out_w[m, 3] = rows[r, 3]
+            out_par[m] = p
+            if want:
+                for j in range(MAX_MOVES):
+                    out_paths[m, j, 0] = paths[r, j, 0]
+                    out_paths[m, j, 1] = paths[r, j, 1]
+                    out_paths[m, j, 2] = paths[r, j, 2]
+            m += 1
+        return m, ok
+
+    @njit(cache=True, nogil=True)
+    def _generate_batch(b, d, mult, want, chunk, cap):  # pragma: no cover - compiled
+        """The numpy generator's result for a batch, in its order: (packed boards uint64 (cap, 4),
+        parent, paths, dice used, offsets, rows, ok). Positions are ordered inside each chunk of
+        ``chunk`` positions as ``_unique_order`` orders them (by the 64-bit hash shifted right by
+        the bit length of the chunk's last index); ok False when two different boards of one
+        position share that key (the numpy generator then sorts by bytes: the caller runs it).
+        The per-position work is in called functions: the buffers replaced here when they fill
+        up would slow every access inside a loop."""
+        n_pos = b.shape[0]
+        cap_out = n_pos * 40 + 64
+        out_w = np.empty((cap_out, 4), dtype=np.uint64)
+        out_par = np.empty(cap_out, dtype=np.int64)
+        out_paths = np.empty((cap_out if want else 0, MAX_MOVES, 3), dtype=np.int16)
+        used_all = np.zeros(n_pos, dtype=np.int8)
+        offsets = np.zeros(n_pos + 1, dtype=np.int64)
+        nd_rows = np.zeros((_ND_CAP, 4), dtype=np.uint64)  # a non-double's rows: 450 at most
+        nd_paths = np.zeros((_ND_CAP if want else 1, MAX_MOVES, 3), dtype=np.int16)
+        db_rows = np.zeros((cap, 4), dtype=np.uint64)  # a double's: grown when full
+        db_paths = np.zeros((cap if want else 1, MAX_MOVES, 3), dtype=np.int16)
+        keys = np.empty(_ND_CAP, dtype=np.uint64)
+        sk = np.empty(_ND_CAP, dtype=np.uint64)
+        si = np.empty(_ND_CAP, dtype=np.int64)
+        counts = np.empty(2 * _ND_CAP + 1, dtype=np.int64)
+        c_w = np.empty((64, 4), dtype=np.uint64)
+        c_own = np.empty(64, dtype=np.int64)
+        c_src = np.empty(64, dtype=np.int64)
+        c_hit = np.empty(64, dtype=np.int64)
+        c_die = np.empty(64, dtype=np.int64)
+        lvl_w = np.empty((MAX_MOVES + 1, 4), dtype=np.uint64)
+        lvl_own = np.empty(MAX_MOVES + 1, dtype=np.int64)
+        lvl_src = np.zeros(MAX_MOVES + 1, dtype=np.int64)
+        lvl_hit = np.zeros(MAX_MOVES + 1, dtype=np.int64)
+        lvl_legal = np.zeros(MAX_MOVES + 1, dtype=np.int64)
+        lvl_next = np.zeros(MAX_MOVES + 1, dtype=np.int64)
+        bw = np.zeros((1, 4), dtype=np.uint64)
+        M = 0
+        ok = True
+        kb = np.uint64(1)
+        for p in range(n_pos):
+            if p % chunk == 0:
+                last = min(chunk, n_pos - p) - 1
+                bits = 0
+                while last:
+                    bits += 1
+                    last >>= 1
+                kb = np.uint64(max(bits, 1))
+            own, opn = _pack(b, p, bw)
+            d1 = np.int64(d[p, 0])
+            d2 = np.int64(d[p, 1])
+            dbl = d1 == d2
+            if dbl:
+                n, used = _wdouble(bw, own, opn, d1, db_rows, db_paths, want, lvl_w, lvl_own, lvl_src, lvl_hit, lvl_legal,
+                                   lvl_next)
+                while n < 0:  # the buffers are full: twice the rows, and again
+                    db_rows = np.zeros((2 * db_rows.shape[0], 4), dtype=np.uint64)
+                    if want:
+                        db_paths = np.zeros((db_rows.shape[0], MAX_MOVES, 3), dtype=np.int16)
+                    n, used = _wdouble(bw, own, opn, d1, db_rows, db_paths, want, lvl_w, lvl_own, lvl_src, lvl_hit,
+                                       lvl_legal, lvl_next)
+            else:
+                n, used = _wnon_double(bw, own, opn, max(d1, d2), min(d1, d2), nd_rows, nd_paths, want, c_w, c_own,
+                                       c_src, c_hit, c_die)
+            used_all[p] = used
+            if n > keys.shape[0]:
+                keys = np.empty(2 * n, dtype=np.uint64)
+                sk = np.empty(2 * n, dtype=np.uint64)
+                si = np.empty(2 * n, dtype=np.int64)
+                counts = np.empty(4 * n + 1, dtype=np.int64)
+            if M + n > cap_out:
+                cap_out = 2 * cap_out + n
+                out_w, out_par, out_paths = _grow_out(out_w, out_par, out_paths, M, cap_out, want)
+            if dbl:
+                M, good = _emit(db_rows, db_paths, n, want, keys, sk, si, counts, mult, kb, out_w, out_par, out_paths,
+                                M, p)
+            else:
+                M, good = _emit(nd_rows, nd_paths, n, want, keys, sk, si, counts, mult, kb, out_w, out_par, out_paths,
+                                M, p)
+            ok &= good
+            offsets[p + 1] = M
+        return out_w, out_par, out_paths, used_all, offsets, M, ok
+
+    @njit(cache=True, nogil=True)
+    def _pack(b, p, bw):  # pragma: no cover - compiled
+        """Board p of ``b`` packed into bw[0]; returns its (own, open) masks."""
+        own = np.int64(0)
+        opn = np.int64(0)
+        w0 = np.uint64(0)
+        w1 = np.uint64(0)
+        w2 = np.uint64(0)
+        w3 = np.uint64(0)
+        for i in range(26):
+            v = b[p, i]
+            u = np.uint64(np.uint8(v)) << np.uint64((i & 7) * 8)
+            if i < 8:
+                w0 |= u
+            elif i < 16:
+                w1 |= u
+            elif i < 24:
+                w2 |= u
+            else:
+                w3 |= u
+            if i >= 1:
+                if v > 0:
+                    own |= np.int64(1) << i
+                if i <= 24 and v >= -1:
+                    opn |= np.int64(1) << i
+        bw[0, 0] = w0
+        bw[0, 1] = w1
+        bw[0, 2] = w2
+        bw[0, 3] = w3
+        return own, opn
+
+    @njit(cache=True, nogil=True)
+    def _grow_out(out_w, out_par, out_paths, m, cap, want):  # pragma: no cover - compiled
+        w2 = np.empty((cap, 4), dtype=np.uint64)
+        w2[:m] = out_w[:m]
+        p2 = np.empty(cap, dtype=np.int64)
+        p2[:m] = out_par[:m]
+        q2 = np.empty((cap if want else 0, MAX_MOVES, 3), dtype=np.int16)
+        if want:
+            q2[:m] = out_paths[:m]
+        return w2, p2, q2
+
 
 def generate_one(b: np.ndarray, d: np.ndarray, paths: bool = False, cap: int = _DB_CAP) -> AfterStates | None:
     """:func:`bgrl.rules.movegen.generate` of one checked position, compiled.
@@ -282,6 +658,28 @@ def generate_one(b: np.ndarray, d: np.ndarray, paths: bool = False, cap: int = _
                        offsets=np.array([0, k], dtype=np.int64), positions=b, paths=mp if paths else None, dice=d)
 
 
+def generate_batch(b: np.ndarray, d: np.ndarray, paths: bool = False, cap: int = _ND_CAP) -> AfterStates | None:
+    """:func:`bgrl.rules.movegen.generate` of a checked batch, compiled.
+
+    b : int8 (B, 26) valid boards (not checked here); d : int8 (B, 2), dice 1..6.
+    Returns the AfterStates the numpy generator gives for the same batch (same rows, order,
+    ``parent``, ``offsets``, ``dice_used`` and, with ``paths``, move paths; its chunks of
+    1,024 positions included), or None when the numpy generator must run instead (two boards
+    of one position sharing a sort key; never seen). ``cap``: the rows a double's buffer starts
+    with (it doubles when full; small values test that).
+    """
+    if not AVAILABLE:  # pragma: no cover - numba missing
+        return None
+    b = np.ascontiguousarray(b, dtype=np.int8)
+    d = np.ascontiguousarray(d, dtype=np.int8)
+    out_w, par, mp, used, offsets, m, ok = _generate_batch(b, d, _MULT, bool(paths), movegen._CHUNK, max(int(cap), 1))
+    if not ok:  # pragma: no cover - no such collision is known
+        return None
+    boards = np.ascontiguousarray(out_w[:m].view(np.int8)[:, :26])
+    return AfterStates(boards=boards, parent=par[:m], dice_used=used, offsets=offsets, positions=b,
+                       paths=mp[:m] if paths else None, dice=d)
+
+
 #: The starting position, int8 (26,): what :func:`warm` generates from.
 START = np.array([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0], dtype=np.int8)
 
@@ -290,17 +688,22 @@ def warm() -> None:
     """Compile (or read from numba's cache) the generator for both kinds of roll."""
     for roll in ((3, 1), (3, 3)):
         generate_one(START[None], np.array([roll], dtype=np.int8))
+    for paths in (False, True):
+        generate_batch(np.stack([START, START]), np.array([(3, 1), (3, 3)], dtype=np.int8), paths)
 
 
 def register() -> None:
-    """Route :func:`bgrl.rules.movegen.generate` of one position through :func:`generate_one`."""
+    """Route :func:`bgrl.rules.movegen.generate` of one position through :func:`generate_one`,
+    and of a batch through :func:`generate_batch`."""
     if AVAILABLE:
         movegen.set_one_position_kernel(generate_one)
+        movegen.set_batch_kernel(generate_batch)
 
 
 def unregister() -> None:
     """Back to the numpy generator for every batch (e.g. to time or test it)."""
     movegen.set_one_position_kernel(None)
+    movegen.set_batch_kernel(None)
 
 
 register()

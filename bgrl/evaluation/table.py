@@ -42,6 +42,11 @@ from bgrl.evaluation.features_nb import both_sides
 from bgrl.evaluation.model import TDNet
 from bgrl.evaluation.table_np import TABLE_ENCODERS, NumpyTableEvaluator
 
+#: Networks of at least this many hidden units sum only the table rows that are not exact zeros
+#: on the torch path, once the compiled kernels run (the same bits; below it torch's fixed-size
+#: bags are faster than the variable ones).
+BAG_HIDDEN = 256
+
 __all__ = ["TableNetEvaluator", "TABLE_ENCODERS", "SMALL_BATCH", "supports", "network_evaluator",
            "FastNetEvaluator", "best_evaluator"]
 
@@ -112,6 +117,11 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
         self.small_batch = int(small_batch) if self.device.type == "cpu" else -1
         self.refresh()
 
+    def _bags_wanted(self, m: int) -> bool:
+        """Bags of the non-zero table rows for the torch path on the CPU at
+        :data:`BAG_HIDDEN` hidden units or more (the compiled kernels running)."""
+        return m > self.small_batch and self.device.type == "cpu" and self.net.hidden >= BAG_HIDDEN
+
     def compiled_max(self) -> int:
         """The compiled forward pass takes the batches the numpy path would (at most
         ``small_batch`` positions, on the CPU); see
@@ -131,6 +141,7 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
         self._set_tables(fc1.weight.detach().numpy(), fc1.bias.detach().numpy(),
                          fc2.weight.detach().numpy(), fc2.bias.detach().numpy())
         self._table = torch.from_numpy(self._np_table)
+        self._table_bias = None  # the table with the bias as its last row, built at the first bag
         self._bias = torch.from_numpy(self._np_bias)
         self._features = None if self._np_features is None else torch.from_numpy(self._np_features)  # (18, H)
         if self.device.type != "cpu":  # copies on the device (the CPU path reads the network's own tensors)
@@ -149,10 +160,19 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
         if self.device.type != "cpu":
             return self._device_network(rows, features)
         net = self.net
-        pre = F.embedding_bag(torch.from_numpy(rows), self._table, mode="sum").add_(self._bias)
+        if isinstance(rows, tuple):
+            # bags (bgrl.evaluation.table_nb.table_bags): the rows that are not exact zeros (about
+            # 16 of 55), then the bias as the table's last row: the same sums bit for bit, 2-3x
+            # faster at 320-640 hidden units
+            flat, offsets = rows
+            if self._table_bias is None:
+                self._table_bias = torch.cat([self._table, self._bias[None]])
+            pre = F.embedding_bag(torch.from_numpy(flat), self._table_bias, torch.from_numpy(offsets), mode="sum")
+        else:
+            pre = F.embedding_bag(torch.from_numpy(rows), self._table, mode="sum").add_(self._bias)
         if features is not None:
             pre.addmm_(torch.from_numpy(features), self._features)
-        h = torch.sigmoid(pre)
+        h = pre.sigmoid_()  # in place: the same values, no second (M, H) array
         return torch.sigmoid(torch.addmm(net.fc2.bias, h, net.fc2.weight.T)).numpy().astype(np.float64)
 
     @torch.no_grad()

@@ -21,7 +21,7 @@ import numpy as np
 
 from bgrl.evaluation._numba import AVAILABLE, njit
 
-__all__ = ["AVAILABLE", "forward", "warm", "TOLERANCE"]
+__all__ = ["AVAILABLE", "forward", "warm", "TOLERANCE", "table_rows", "point_tables", "bag_rows", "table_bags", "ZERO_ROWS"]
 
 #: Largest difference from the numpy evaluator's probabilities (float32 rounding), tested.
 TOLERANCE = 2e-6
@@ -209,3 +209,212 @@ def warm() -> None:
     a[0, 6], a[0, 19] = 2, -2
     forward(a, np.zeros((1586, h), dtype=np.float32), np.zeros(h, dtype=np.float32), np.zeros((18, h), dtype=np.float32),
             np.zeros((1, 18), dtype=np.float32), np.zeros((5, h), dtype=np.float32), np.zeros(5, dtype=np.float32), True)
+    table_rows(a, True)
+    point_tables(np.zeros((h, 202), dtype=np.float32), np.zeros((16, 4)), np.zeros((1586, h), dtype=np.float32))
+
+
+if AVAILABLE:
+
+    @njit(cache=True, nogil=True)
+    def _rows_kernel(a, race_enc, rows, on_p, on_o, race, cand):  # pragma: no cover - compiled
+        """:meth:`bgrl.evaluation.table_np.NumpyTableEvaluator._rows` (and ``cand``) per row."""
+        for r in range(a.shape[0]):
+            bar_m = -np.int64(a[r, 0])
+            bar_o = np.int64(a[r, 25])
+            sum_m = np.int64(0)
+            sum_o = np.int64(0)
+            pip_m = np.int64(0)
+            pip_o = np.int64(0)
+            mover_back = 0
+            opp_back = 25
+            for i in range(24):
+                x = np.int64(a[r, 24 - i])
+                mc = -x if x < 0 else 0
+                y = np.int64(a[r, 1 + i])
+                oc = y if y > 0 else 0
+                rows[r, i] = 16 * i + mc
+                rows[r, 24 + i] = 16 * (24 + i) + oc
+                sum_m += mc
+                sum_o += oc
+                pip_m += mc * (i + 1)
+                pip_o += oc * (i + 1)
+                if y > 0:
+                    mover_back = i + 1
+                if y < 0 and opp_back == 25:
+                    opp_back = i + 1
+            n_on_m = sum_m + bar_m
+            n_on_o = sum_o + bar_o
+            is_race = a[r, 25] == 0 and a[r, 0] == 0 and mover_back < opp_back
+            rows[r, 48] = 768 + bar_m
+            rows[r, 49] = 784 + 15 - n_on_m
+            rows[r, 50] = 800 + bar_o
+            rows[r, 51] = 816 + 15 - n_on_o
+            if race_enc:
+                rows[r, 52] = 832 + (1 if is_race else 0)
+                rows[r, 53] = 834 + pip_m + 25 * bar_m
+                rows[r, 54] = 834 + 376 + pip_o + 25 * bar_o
+            on_p[r] = n_on_o
+            on_o[r] = n_on_m
+            race[r] = is_race
+            cand[r] = is_race or (n_on_m == 1 and n_on_o == 1)
+
+    @njit(cache=True, nogil=True)
+    def _tables_kernel(w1t, units, tab):  # pragma: no cover - compiled
+        """The 48 point slots of :func:`bgrl.evaluation.table_np.first_layer_tables` (rows
+        0..767) from ``w1t`` = w1's transpose (inputs, H): each unit's products added in
+        float64 and rounded to float32 after each step, as the numpy code does (so the same
+        bits); the hidden units innermost, contiguous (vectorised)."""
+        h = w1t.shape[1]
+        for s in range(48):
+            base = 4 * s if s < 24 else 98 + 4 * (s - 24)
+            for n in range(16):
+                row = 16 * s + n
+                u0, u1, u2, u3 = units[n, 0], units[n, 1], units[n, 2], units[n, 3]
+                for c in range(h):
+                    acc = np.float32(np.float64(w1t[base, c]) * u0)
+                    acc = np.float32(np.float64(acc) + np.float64(w1t[base + 1, c]) * u1)
+                    acc = np.float32(np.float64(acc) + np.float64(w1t[base + 2, c]) * u2)
+                    tab[row, c] = np.float32(np.float64(acc) + np.float64(w1t[base + 3, c]) * u3)
+
+def table_rows(a: np.ndarray, race_enc: bool):
+    """The table rows of after-states ``a`` int8 (M, 26) C-contiguous, as
+    :meth:`bgrl.evaluation.table_np.NumpyTableEvaluator._rows` computes them (the same
+    integers), plus where an exact value might exist: ``(rows int64 (M, 52 or 55),
+    on_player, on_opponent, race, maybe_exact)``."""
+    m = a.shape[0]
+    rows = np.empty((m, 55 if race_enc else 52), dtype=np.int64)
+    on_p = np.empty(m, dtype=np.int64)
+    on_o = np.empty(m, dtype=np.int64)
+    race = np.empty(m, dtype=bool)
+    cand = np.empty(m, dtype=bool)
+    _rows_kernel(a, bool(race_enc), rows, on_p, on_o, race, cand)
+    return rows, on_p, on_o, race, cand
+
+
+def point_tables(w1: np.ndarray, units: np.ndarray, tab: np.ndarray) -> None:
+    """Rows 0..767 of the first-layer table into ``tab`` float32 (rows, H), from ``w1``
+    float32 (H, inputs) C-contiguous and the point units float64 (16, 4): the bits of
+    :func:`bgrl.evaluation.table_np.first_layer_tables`' numpy code."""
+    _tables_kernel(np.ascontiguousarray(w1[:, :194].T), units, tab)
+
+
+#: Table rows that hold exact zeros whatever the weights (a point slot, bar, borne-off count, race
+#: flag or pip count of 0: each a product with a zero unit): :func:`bag_rows` leaves them out.
+ZERO_ROWS = tuple(16 * s for s in range(48)) + (768, 784, 800, 816, 832, 834, 834 + 376)
+
+if AVAILABLE:
+
+    @njit(cache=True, nogil=True)
+    def _bag_kernel(rows, zero, flat, offsets):  # pragma: no cover - compiled
+        m, k = rows.shape
+        q = 0
+        for r in range(m):
+            offsets[r] = q
+            for c in range(k):
+                t = rows[r, c]
+                if not zero[t]:
+                    flat[q] = t
+                    q += 1
+        return q
+
+
+def bag_rows(rows: np.ndarray, n_table: int):
+    """``(flat int64, offsets int64 (M,))``: each row's table rows in order, those of
+    :data:`ZERO_ROWS` left out, for ``torch.nn.functional.embedding_bag(flat, table, offsets,
+    mode="sum")``. The sums are those of the full rows bit for bit: adding an exact zero
+    changes nothing but the sign of a zero sum (whose sigmoid is the same), and the other rows
+    are added in the same order. A position's bag is 15 to 30 rows instead of 52 to 55."""
+    zero = _zero_mask(n_table)
+    m = rows.shape[0]
+    flat = np.empty(rows.size, dtype=np.int64)
+    offsets = np.empty(m, dtype=np.int64)
+    q = _bag_kernel(np.ascontiguousarray(rows), zero, flat, offsets)
+    return flat[:q], offsets
+
+
+_ZERO_MASKS: dict = {}
+
+
+if AVAILABLE:
+
+    @njit(cache=True, nogil=True)
+    def _bags_kernel(a, race_enc, zero, bias_row, flat, offsets, on_p, on_o, race, cand):  # pragma: no cover
+        """:func:`_rows_kernel` and :func:`_bag_kernel` in one pass, each bag ending with ``bias_row``."""
+        rows = np.empty(55, dtype=np.int64)
+        q = 0
+        for r in range(a.shape[0]):
+            bar_m = -np.int64(a[r, 0])
+            bar_o = np.int64(a[r, 25])
+            sum_m = np.int64(0)
+            sum_o = np.int64(0)
+            pip_m = np.int64(0)
+            pip_o = np.int64(0)
+            mover_back = 0
+            opp_back = 25
+            for i in range(24):
+                x = np.int64(a[r, 24 - i])
+                mc = -x if x < 0 else 0
+                y = np.int64(a[r, 1 + i])
+                oc = y if y > 0 else 0
+                rows[i] = 16 * i + mc
+                rows[24 + i] = 16 * (24 + i) + oc
+                sum_m += mc
+                sum_o += oc
+                pip_m += mc * (i + 1)
+                pip_o += oc * (i + 1)
+                if y > 0:
+                    mover_back = i + 1
+                if y < 0 and opp_back == 25:
+                    opp_back = i + 1
+            n_on_m = sum_m + bar_m
+            n_on_o = sum_o + bar_o
+            is_race = a[r, 25] == 0 and a[r, 0] == 0 and mover_back < opp_back
+            rows[48] = 768 + bar_m
+            rows[49] = 784 + 15 - n_on_m
+            rows[50] = 800 + bar_o
+            rows[51] = 816 + 15 - n_on_o
+            k = 52
+            if race_enc:
+                rows[52] = 832 + (1 if is_race else 0)
+                rows[53] = 834 + pip_m + 25 * bar_m
+                rows[54] = 834 + 376 + pip_o + 25 * bar_o
+                k = 55
+            offsets[r] = q
+            for c in range(k):
+                t = rows[c]
+                if not zero[t]:
+                    flat[q] = t
+                    q += 1
+            flat[q] = bias_row
+            q += 1
+            on_p[r] = n_on_o
+            on_o[r] = n_on_m
+            race[r] = is_race
+            cand[r] = is_race or (n_on_m == 1 and n_on_o == 1)
+        return q
+
+
+def table_bags(a: np.ndarray, race_enc: bool, n_table: int):
+    """:func:`table_rows` as bags for ``embedding_bag(flat, table_and_bias, offsets, mode="sum")``:
+    ``((flat, offsets), on_player, on_opponent, race, maybe_exact)``, each bag the rows of
+    :func:`bag_rows` then row ``n_table`` (the first layer's bias, appended to the table as its
+    last row: added last, as ``pre + bias`` adds it, so the same bits)."""
+    zero = _zero_mask(n_table)
+    m = a.shape[0]
+    flat = np.empty(m * 56, dtype=np.int64)
+    offsets = np.empty(m, dtype=np.int64)
+    on_p = np.empty(m, dtype=np.int64)
+    on_o = np.empty(m, dtype=np.int64)
+    race = np.empty(m, dtype=bool)
+    cand = np.empty(m, dtype=bool)
+    q = _bags_kernel(a, bool(race_enc), zero, n_table, flat, offsets, on_p, on_o, race, cand)
+    return (flat[:q], offsets), on_p, on_o, race, cand
+
+
+def _zero_mask(n_table: int) -> np.ndarray:
+    zero = _ZERO_MASKS.get(n_table)
+    if zero is None:
+        zero = np.zeros(n_table + 1, dtype=np.bool_)  # the bias row (n_table) is never left out
+        zero[[z for z in ZERO_ROWS if z < n_table]] = True
+        _ZERO_MASKS[n_table] = zero
+    return zero

@@ -45,6 +45,7 @@ import numpy as np
 
 from bgrl.evaluation import compiled as _compiled
 from bgrl.evaluation.encoding import POINT_UNITS, num_features
+from bgrl.evaluation import bearoff as _bearoff
 from bgrl.evaluation.exact import exact_probs
 from bgrl.evaluation.probabilities import bound_probs, flip_probs, make_consistent, terminal_probs
 from bgrl.rules.board import flip
@@ -81,6 +82,12 @@ _BLOCK = 64
 _NUMPY_FEATURES_MAX = 16384
 
 
+_UNITS64 = POINT_UNITS.astype(np.float64)
+#: Exact sources that know only races (no-contact bear-offs) and one checker a side: the
+#: compiled rows kernel's ``maybe_exact`` rows are the only ones to look up.
+_CANDIDATE_EXACT = (exact_probs, _bearoff.exact_probs)
+
+
 def first_layer_tables(w1: np.ndarray, b1: np.ndarray, encoder: str):
     """The first layer as a table: ``(table float32 (rows, H), bias float32 (H,),
     features float32 (18, H) or None)`` for weights ``w1`` float32 (H, inputs) and bias
@@ -89,12 +96,17 @@ def first_layer_tables(w1: np.ndarray, b1: np.ndarray, encoder: str):
     w1 = np.asarray(w1, dtype=np.float32)
     h = w1.shape[0]
     tab = np.empty((_N_ROWS[encoder], h), dtype=np.float32)
-    pts = np.concatenate([w1[:, 0:96], w1[:, 98:194]], axis=1).reshape(h, 48, 4).transpose(1, 0, 2).astype(np.float64)
-    units = POINT_UNITS.astype(np.float64)
-    acc = (pts[:, None, :, 0] * units[None, :, None, 0]).astype(np.float32)  # (48, 16, H)
-    for j in range(1, 4):  # fused multiply-add, one rounding a step (module docstring)
-        acc = (acc + pts[:, None, :, j] * units[None, :, None, j]).astype(np.float32)
-    tab[:768] = acc.reshape(768, h)
+    if _compiled.active():  # the compiled twin of the point rows: the same bits, no (48, 16, H) temporaries
+        from bgrl.evaluation.table_nb import point_tables
+
+        point_tables(np.ascontiguousarray(w1), _UNITS64, tab)
+    else:
+        pts = np.concatenate([w1[:, 0:96], w1[:, 98:194]], axis=1).reshape(h, 48, 4).transpose(1, 0, 2).astype(np.float64)
+        units = _UNITS64
+        acc = (pts[:, None, :, 0] * units[None, :, None, 0]).astype(np.float32)  # (48, 16, H)
+        for j in range(1, 4):  # fused multiply-add, one rounding a step (module docstring)
+            acc = (acc + pts[:, None, :, j] * units[None, :, None, j]).astype(np.float32)
+        tab[:768] = acc.reshape(768, h)
     tab[_R_BAR_M : _R_BAR_M + 16] = _HALF_N * w1[:, 96]
     tab[_R_OFF_M : _R_OFF_M + 16] = _N_15 * w1[:, 97]
     tab[_R_BAR_O : _R_BAR_O + 16] = _HALF_N * w1[:, 194]
@@ -189,6 +201,11 @@ class NumpyTableEvaluator:
         (the side that played) and the opponent's checkers in play, int64 (M,) each, and
         the race flag bool (M,).
         """
+        if _compiled.active():  # the same integers from the compiled kernel
+            from bgrl.evaluation.table_nb import table_rows
+
+            rows, on_p, on_o, race, _ = table_rows(np.ascontiguousarray(a, dtype=np.int8), self._race)
+            return rows, on_p, on_o, race
         m = a.shape[0]
         oc = np.maximum(a[:, 1:25], 0)  # the player's checkers: the "other side" once flipped
         mc = np.maximum(-a[:, 24:0:-1], 0)  # the side on roll after the play, its numbering
@@ -210,6 +227,11 @@ class NumpyTableEvaluator:
             rows[:, 53] = _R_PIP_M + (mc @ _PTS) + 25 * bar_m
             rows[:, 54] = _R_PIP_O + (oc @ _PTS) + 25 * bar_o
         return rows, on_o, on_m, race
+
+    def _bags_wanted(self, m: int) -> bool:
+        """Whether :meth:`__call__` gives :meth:`_network` bags of table rows (a torch path's
+        :func:`bgrl.evaluation.table_nb.table_bags`) instead of the rows: never here."""
+        return False
 
     def _features_of(self, a: np.ndarray):
         """td198g features float32 (M, 18) of the positions after ``a``, else None."""
@@ -285,16 +307,33 @@ class NumpyTableEvaluator:
         a = np.ascontiguousarray(after_states, dtype=np.int8)
         if self.compiled and a.shape[0] <= self.compiled_max() and not _compiled.is_disabled():
             return self._compiled_call(a)
-        rows, on_player, on_opp, race = self._rows(a)
+        cand = None
+        if _compiled.active():  # the same rows from the compiled kernel, and where exact values may exist
+            from bgrl.evaluation import table_nb
+
+            if self._bags_wanted(a.shape[0]):  # rows = (flat, offsets): see TableNetEvaluator._network
+                rows, on_player, on_opp, race, cand = table_nb.table_bags(a, self._race, self._np_table.shape[0])
+            else:
+                rows, on_player, on_opp, race, cand = table_nb.table_rows(a, self._race)
+        else:
+            rows, on_player, on_opp, race = self._rows(a)
         out = flip_probs(self._network(a, rows))
         over = on_player == 0
         if over.any():
             out[over] = terminal_probs(game_results(a[over]))
         if self.exact_values is not None:
-            known, ex = self.exact_values(flip(a))
-            known &= ~over
-            if known.any():
-                out[known] = flip_probs(ex[known])
+            if cand is not None and self.exact_values in _CANDIDATE_EXACT:
+                # these know only races and one checker a side: look those rows up only (the same values)
+                look = np.flatnonzero(cand & ~over)
+                if look.size:
+                    known, ex = self.exact_values(flip(a[look]))
+                    if known.any():
+                        out[look[known]] = flip_probs(ex[known])
+            else:
+                known, ex = self.exact_values(flip(a))
+                known &= ~over
+                if known.any():
+                    out[known] = flip_probs(ex[known])
         return make_consistent(bound_probs(a, out, race=race, on_board=(on_player, on_opp)))
 
     def position_probs(self, boards: np.ndarray) -> np.ndarray:

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgrl.rules.board import MOVER_BAR, OPP_BAR, board_from_sides, position_id, validate_board
+from bgrl._extras import require
+from bgrl.rules.movegen import generate
 
 __all__ = [
     "to_gnubg",
@@ -48,8 +50,6 @@ __all__ = [
 def require_gnubg():
     """Import and return the ``gnubg_nn`` module, or raise ImportError
     (:class:`bgrl._extras.MissingExtraError`) naming the extra and its pip command."""
-    from bgrl._extras import require
-
     return require("gnubg_nn", "gnubg", "GNU Backgammon's evaluator (gnubg_nn)")
 
 
@@ -141,8 +141,6 @@ def crosscheck_batch(boards, dice) -> list[Disagreement]:
 
     boards int (B, 26), dice int (B, 2). Returns the disagreements (empty when all agree).
     """
-    from bgrl.rules.movegen import generate
-
     b = np.asarray(boards, dtype=np.int8)
     d = np.asarray(dice, dtype=np.int8)
     res = generate(b, d)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bgrl.records.matfile import looks_like_mat, parse_mat
 from bgrl.records.record import FORMAT, RecordError, read_record
+from bgrl._fileio import InputFileError, read_input_text
 
 __all__ = ["read_games", "read_games_text"]
 
@@ -61,8 +62,6 @@ _EXPECTED = f"a bgrl game record (JSON lines, format {FORMAT}) or a Jellyfish .m
 
 def read_games(path, with_cube: bool = False):
     """:func:`read_games_text` of a file; a missing or unreadable file is a RecordError."""
-    from bgrl._fileio import InputFileError, read_input_text
-
     p = Path(path)
     try:  # at most bgrl._fileio.MAX_INPUT_BYTES; a folder, device or FIFO is refused
         text = read_input_text(p, "game file", _EXPECTED, errors="replace")

@@ -50,6 +50,7 @@ from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notatio
 from bgrl.rules.dice import parse_dice
 from bgrl.records.record import GameRecord, RecordError
 from bgrl.rules.outcome import RESULT_NAMES, game_result
+from bgrl._fileio import InputFileError, read_input_text, write_text_atomic
 
 __all__ = ["MatError", "MatGame", "CubeAction", "read_mat", "parse_mat", "mat_text", "write_mat", "looks_like_mat"]
 
@@ -387,8 +388,6 @@ def read_mat(path) -> list[MatGame]:
 
     Raises MatError for a file that cannot be read or parsed.
     """
-    from bgrl._fileio import InputFileError, read_input_text
-
     path = Path(path)
     try:  # at most bgrl._fileio.MAX_INPUT_BYTES; a folder, device or FIFO is refused
         text = read_input_text(path, ".mat file", "a Jellyfish .mat or .gam export", errors="replace")
@@ -440,7 +439,5 @@ def mat_text(records, match_length: int = 0) -> str:
 
 def write_mat(records, path, match_length: int = 0) -> Path:
     """Write :func:`mat_text` to ``path`` atomically (temporary file, then rename)."""
-
-    from bgrl._fileio import write_text_atomic
 
     return write_text_atomic(path, mat_text(records, match_length))

@@ -32,6 +32,8 @@ from pathlib import Path
 from bgrl.rules.board import Position
 from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
 from bgrl.rules.dice import parse_dice
+from bgrl._fileio import InputFileError, loads_json, read_input_text, write_text_atomic
+from bgrl.rules.outcome import game_results
 
 __all__ = ["FORMAT", "RecordError", "Turn", "GameRecord", "read_record", "write_record"]
 
@@ -96,8 +98,6 @@ class GameRecord:
 
 def write_record(record: GameRecord, path) -> Path:
     """Write ``record`` to ``path`` atomically as JSON lines. Returns the path."""
-    from bgrl._fileio import write_text_atomic
-
     text = "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in record.lines())
     return write_text_atomic(path, text)
 
@@ -119,8 +119,6 @@ def read_record(path, check: bool = True) -> GameRecord:
         of order, a result line that does not add up (see :func:`_read_result`), or an
         illegal play.
     """
-    from bgrl._fileio import InputFileError, loads_json, read_input_text
-
     path = Path(path)
     expected = f"a bgrl game record (JSON lines, format {FORMAT})"
     try:  # at most bgrl._fileio.MAX_INPUT_BYTES; a folder, device or FIFO is refused
@@ -233,8 +231,6 @@ def _after(turn: Turn):
 
 
 def _check_sequence(rec: GameRecord, player: str, pos: Position, where: str) -> None:
-    from bgrl.rules.outcome import game_results
-
     if not rec.turns:
         if player != rec.start_on_roll:
             raise RecordError(f"{where}the first turn is {player}'s, but the header says {rec.start_on_roll} starts")
@@ -255,8 +251,6 @@ def _check_sequence(rec: GameRecord, player: str, pos: Position, where: str) -> 
 
 
 def _check_result(rec: GameRecord, path: Path) -> None:
-    from bgrl.rules.outcome import game_results
-
     if not rec.turns:
         if rec.result is not None and rec.result["how"] in HOWS[:3]:
             raise RecordError(f"{path}: the result says the game was played out ({rec.result['how']}), but no turn was played")

@@ -37,6 +37,8 @@ from bgrl.agents.hints import HintRanker, RankedPlay, vs_best, with_shared_ranks
 from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
 from bgrl.records.record import GameRecord
+from bgrl.agents.cube import cube_hints_many
+from bgrl.rules.cube import CubeState
 
 __all__ = [
     "MARKS",
@@ -643,8 +645,6 @@ class CubeReview:
 def _cube_states(rec: GameRecord, actions, match_length: int, score, crawford: bool, jacoby: bool):
     """The doubler decisions of a game: (turn index, player, Position, CubeState from the
     player, the double made there or None, the answer or None)."""
-    from bgrl.rules.cube import CubeState
-
     sides = ("white", "black")
     by_turn: dict = {}
     for a in actions:
@@ -783,8 +783,6 @@ def judge_cube(reviews: list, cube_info: list, evaluator, ply: int, judge_name: 
     :class:`Review` (:func:`attach_cube`; ``judge_name`` labels them). ``cube_info[i]`` is
     None for a game without cube actions (a bgrl record): its review gets no cube list.
     The one owner of the cube review of a file, for ``bgrl review`` and the web board."""
-    from bgrl.agents.cube import cube_hints_many
-
     idx = [i for i, c in enumerate(cube_info) if c is not None]
     names = [{"white": reviews[i].white, "black": reviews[i].black} for i in idx]
 

@@ -6,12 +6,16 @@ state machine every cubeful game of bgrl goes through (``bgrl play --cube``, ``b
 colours (value, owner, a double waiting for its answer) and whether the Crawford game has
 been played, and it checks every cube action:
 
-* only the side on roll may double, before it rolls (the caller rolls after
-  :meth:`Match.may_double`), when the cube is centred or its own, not in the Crawford game,
-  not past the cap, and not while a double waits for its answer;
-* the other side answers :meth:`Match.take` (the cube goes to it at twice the value),
-  :meth:`Match.beaver` (money with beavers: it redoubles at once to 4 times and keeps the
-  cube) or :meth:`Match.drop` (it passes: the doubler wins the current stake, a single game);
+* the exchange is :meth:`Match.offer` then :meth:`Match.answer`, written here once for every
+  surface (the terminal and web games of :mod:`bgrl.session`, :mod:`bgrl.arena.cubeful`, the
+  environments of :mod:`bgrl.env`): only the side on roll may offer a double, before it rolls
+  (the caller rolls after :meth:`Match.may_double`), when the cube is centred or its own, not
+  in the Crawford game, not past the cap, not when the cube is dead (a single game at its
+  value already wins the match) and not while a double waits for its answer;
+* the other side answers ``take`` (the cube goes to it at twice the value), ``beaver`` (money
+  with beavers: it redoubles at once to 4 times and keeps the cube) or ``pass`` (the doubler
+  wins the current stake, a single game); :meth:`Match.double`, :meth:`Match.take`,
+  :meth:`Match.beaver` and :meth:`Match.drop` are the same steps under their own names;
 * a game played out, resigned or passed scores ``cube value x result`` for the winner
   (1 single, 2 gammon, 3 backgammon), gammons single under the Jacoby rule while the cube is
   centred (:meth:`bgrl.rules.cube.CubeState.points`);
@@ -30,7 +34,10 @@ from dataclasses import dataclass, field
 from bgrl.rules.cube import DEFAULT_MAX_CUBE, CubeState, check_cube_value
 from bgrl.rules.game import BLACK, WHITE
 
-__all__ = ["MatchRules", "GameScore", "Match", "other"]
+__all__ = ["MatchRules", "GameScore", "Match", "ANSWERS", "other"]
+
+#: The answers to a double, as :meth:`Match.answer` takes them.
+ANSWERS = ("take", "pass", "beaver")
 
 
 def other(colour: str) -> str:
@@ -220,13 +227,23 @@ class Match:
     def may_double(self, colour: str) -> bool:
         return self.why_no_double(colour) is None
 
-    def double(self, colour: str) -> None:
-        """``colour`` doubles (it must be on roll and not have rolled: the caller's part).
-        ValueError with the reason when it may not."""
+    def offer(self, colour: str) -> CubeState:
+        """``colour`` offers a double (it must be on roll and not have rolled: the caller's
+        part); the other side answers with :meth:`answer`.
+
+        Returns the cube before the double from ``colour``'s side (a CubeState: what the
+        answering side's decision is made on). Raises ValueError ``cannot double: <why>``
+        (:meth:`why_no_double`) when it may not."""
         why = self.why_no_double(colour)
         if why is not None:
             raise ValueError(f"cannot double: {why}")
+        cube = self.cube_for(colour)
         self.offered_by = colour
+        return cube
+
+    def double(self, colour: str) -> CubeState:
+        """:meth:`offer` under its older name."""
+        return self.offer(colour)
 
     def _check_answer(self, colour: str, what: str) -> None:
         self._check_live()
@@ -241,31 +258,45 @@ class Match:
             return "no double was offered"
         return self.cube_for(self.offered_by).why_no_beaver()
 
-    def take(self, colour: str) -> None:
-        """``colour`` takes the double: the cube goes to it at twice the value."""
-        self._check_answer(colour, "take")
-        self.cube_value *= 2
+    def answer(self, colour: str, response: str) -> GameScore | None:
+        """``colour`` answers the double it faces with ``response``, one of :data:`ANSWERS`:
+
+        * ``take``: the cube goes to ``colour`` at twice the value; returns None;
+        * ``beaver`` (money play with beavers): the cube goes to 4 times the value and stays
+          with ``colour``; returns None;
+        * ``pass``: the doubler wins the game at the cube value before the double, a single
+          game (the Jacoby rule does not apply); returns the game's :class:`GameScore`.
+
+        Raises ValueError (one line) for another response, when no double waits, when
+        ``colour`` made the double, when the game or match is over, or for a beaver the rules
+        do not allow (:meth:`why_no_beaver`)."""
+        if response not in ANSWERS:
+            raise ValueError(f"the answer to a double must be take, pass or beaver, got {str(response)[:20]!r}")
+        self._check_answer(colour, response)
+        if response == "pass":
+            doubler = self.offered_by
+            self.offered_by = None
+            return self._score(doubler, 1, "pass", jacoby_applies=False)
+        if response == "beaver":
+            why = self.why_no_beaver(colour)
+            if why is not None:
+                raise ValueError(f"cannot beaver: {why}")
+        self.cube_value *= 2 if response == "take" else 4
         self.cube_owner = colour
         self.offered_by = None
+        return None
+
+    def take(self, colour: str) -> None:
+        """``colour`` takes the double: :meth:`answer` ``take``."""
+        self.answer(colour, "take")
 
     def beaver(self, colour: str) -> None:
-        """``colour`` beavers the double (money play with beavers): the cube goes to 4 times
-        the value and stays with ``colour``."""
-        self._check_answer(colour, "beaver")
-        why = self.why_no_beaver(colour)
-        if why is not None:
-            raise ValueError(f"cannot beaver: {why}")
-        self.cube_value *= 4
-        self.cube_owner = colour
-        self.offered_by = None
+        """``colour`` beavers the double (money play with beavers): :meth:`answer` ``beaver``."""
+        self.answer(colour, "beaver")
 
     def drop(self, colour: str) -> GameScore:
-        """``colour`` passes the double: the doubler wins the game at the current cube value
-        (before the double). Returns the game's score."""
-        self._check_answer(colour, "pass")
-        doubler = self.offered_by
-        self.offered_by = None
-        return self._score(doubler, 1, "pass", jacoby_applies=False)
+        """``colour`` passes the double: :meth:`answer` ``pass``; returns the game's score."""
+        return self.answer(colour, "pass")
 
     # -- the end of a game --------------------------------------------------------------
     def end_game(self, winner: str | None, result: int, how: str = "bear-off") -> GameScore:
@@ -309,18 +340,35 @@ class Match:
             raise ValueError(f"the match is over: {self.winner} won {self.score[WHITE]}-{self.score[BLACK]}")
         if not self._game_over:
             raise ValueError("the game in play has not ended")
+        self.crawford = False
+        self._fresh_game()
+        self._game_over = False
+
+    def _fresh_game(self) -> None:
+        """A fresh cube at 1, centred; the Crawford game when a side is N-1 points away and the
+        Crawford game has not been played yet."""
         self.cube_value, self.cube_owner, self.offered_by = 1, None, None
         n = self.rules.match_length
-        self.crawford = False
         if self.rules.is_match and n > 1 and not self._crawford_done and max(self.score.values()) == n - 1:
             self.crawford = True
             self._crawford_done = True
-        self._game_over = False
 
     @property
     def game_over(self) -> bool:
         """The game in play has ended (and :meth:`next_game` has not been called)."""
         return self._game_over
+
+    def restart_game(self) -> None:
+        """Start the game in play again, unscored (an environment's reset before its game
+        ended): a fresh cube at 1, centred, no double waiting. The Crawford game stays the
+        Crawford game; another game becomes it when a side is N-1 points away and the
+        Crawford game has not been played (a score set by hand). After a finished game this
+        is :meth:`next_game`. ValueError when the match is over."""
+        if self._game_over:
+            self.next_game()
+            return
+        self._check_live()
+        self._fresh_game()
 
     def to_state(self) -> dict:
         """Everything the match holds, as JSON-able values (for a store); :meth:`from_state`

@@ -264,6 +264,19 @@ def set_one_position_kernel(kernel) -> None:
     _ONE_POSITION = kernel
 
 
+#: The compiled generator of a batch (``kernel(b int8 (B, 26), d int8 (B, 2), paths) -> AfterStates |
+#: None``), or None; registered by :mod:`bgrl.evaluation.movegen_nb` like :data:`_ONE_POSITION` (when
+#: :func:`bgrl.evaluation.compiled.ensure` runs: the rules core imports no numba), and giving what :func:`generate` gives for the same batch (its chunks of 1,024 included).
+_BATCH = None
+
+
+def set_batch_kernel(kernel) -> None:
+    """Run :func:`generate` of two or more positions through ``kernel`` (None: the numpy code).
+    Called by :mod:`bgrl.evaluation.movegen_nb`; the results do not change."""
+    global _BATCH
+    _BATCH = kernel
+
+
 def generate(boards, dice, *, validate: bool = True, paths: bool = False) -> AfterStates:
     """Every distinct legal after-state for a batch of (board, dice) pairs.
 
@@ -300,6 +313,11 @@ def generate(boards, dice, *, validate: bool = True, paths: bool = False) -> Aft
         res = _ONE_POSITION(b, d, paths)
         if res is not None:
             return res
+    elif n_pos > 1:
+        if _BATCH is not None:
+            res = _BATCH(b, d, paths)
+            if res is not None:
+                return res
     if n_pos <= _CHUNK:
         return _generate(b, d, paths)
     parts = [_generate(b[i : i + _CHUNK], d[i : i + _CHUNK], paths) for i in range(0, n_pos, _CHUNK)]

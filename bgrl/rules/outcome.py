@@ -6,13 +6,16 @@ import numpy as np
 
 from bgrl.rules.board import MOVER_BAR, NUM_CHECKERS, OPP_BAR, borne_off
 
-__all__ = ["SINGLE", "GAMMON", "BACKGAMMON", "RESULT_NAMES", "RESULT_VALUES", "game_result", "game_results", "is_race", "check_not_over"]
+__all__ = ["SINGLE", "GAMMON", "BACKGAMMON", "RESULT_NAMES", "RESULT_VALUES", "RESULT_TITLES", "game_result", "game_results", "is_race", "check_not_over"]
 
 SINGLE, GAMMON, BACKGAMMON = 1, 2, 3
 #: The one table of result names: points of a game's result (cube 1) -> its name.
 RESULT_NAMES = {SINGLE: "single", GAMMON: "gammon", BACKGAMMON: "backgammon"}
 #: Its inverse: name -> points (for a resignation's value).
 RESULT_VALUES = {name: points for points, name in RESULT_NAMES.items()}
+#: Its display form for a sentence ("a single game", "a gammon"), derived from RESULT_NAMES.
+#: The points a result scores with the cube are :meth:`bgrl.rules.cube.CubeState.points`.
+RESULT_TITLES = {points: "single game" if name == "single" else name for points, name in RESULT_NAMES.items()}
 
 
 def game_results(boards: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgrl.rules.board import borne_off, flip, pip_counts
+from bgrl.rules.board import borne_off, flip, pip_counts, position_id
 
 __all__ = ["white_view", "render"]
 
@@ -54,8 +54,6 @@ def render(board: np.ndarray, white_on_roll: bool, dice=None, show_ids: bool = T
         board is drawn bottom right.
     status : replaces the "On roll" line (e.g. for a finished game, where no side is on roll).
     """
-    from bgrl.rules.board import position_id
-
     if viewer not in ("white", "black"):
         raise ValueError(f"viewer must be 'white' or 'black', got {viewer!r}")
     w = white_view(board, white_on_roll)

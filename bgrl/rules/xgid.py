@@ -40,7 +40,7 @@ import numpy as np
 
 from bgrl.rules.board import NUM_CHECKERS, Position, board_from_position_id, flip, validate_board
 from bgrl.rules.cube import CubeState
-from bgrl.rules.dice import validate_dice
+from bgrl.rules.dice import parse_dice, validate_dice
 
 __all__ = ["XGIDError", "parse_xgid", "parse_xgid_cube", "to_xgid", "read_position", "read_position_cube",
            "looks_like_xgid"]
@@ -357,8 +357,6 @@ def position_and_dice(position, dice=None) -> tuple[Position, tuple[int, int]]:
 
     Raises ValueError (TypeError for a non-text, non-pair ``dice``) naming what was expected.
     """
-    from bgrl.rules.dice import parse_dice
-
     if isinstance(position, Position):
         pos, xgid_dice = position, None
     elif isinstance(position, str):

@@ -33,7 +33,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from bgrl._version import __version__
-from bgrl.service import schemas as S, status, v1, wildbg
+from bgrl.service import apidocs, schemas as S, status, v1, wildbg
 from bgrl.service.engine import Engine
 from bgrl.service.errors import add_error_handlers, engine_error
 from bgrl.service.limiter import ClientGone, DeadlineExceeded, Limiter, Overloaded, WorkerLost, admit_thread, run_job
@@ -82,6 +82,8 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
     app = FastAPI(
         title="bgrl",
         version=__version__,
+        docs_url=None,  # /docs is bgrl.service.apidocs: Swagger UI served from here, no CDN
+        redoc_url=None,
         summary="Backgammon engine: moves, hints and evaluations at named levels; wildbg-compatible /move and /eval.",
         lifespan=lifespan,
         responses={400: {"model": S.ErrorResponse, "description": "bad position, Position ID, XGID, dice or level"},
@@ -92,6 +94,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
                    504: {"model": S.ErrorResponse, "description": "past the deadline"}},
     )
     app.include_router(web_router)  # the web board at / and /v1/games (docs/web.md)
+    app.include_router(apidocs.router)  # /docs, offline
     app.state.settings, app.state.metrics = cfg, metrics
     app.state.game_rate = RateLimit(cfg.games_per_minute, cfg.games_burst)  # new web games per client address
     add_error_handlers(app, cfg)

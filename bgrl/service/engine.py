@@ -40,6 +40,7 @@ from bgrl._resources import shipped_checkpoint
 from bgrl._version import __version__
 from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent
+from bgrl.agents.registry import load_ranker
 from bgrl.agents.search import MAX_PLY, after_state_probs
 from bgrl.evaluation.match_equity import default_met
 from bgrl.evaluation.networks import ManifestError, open_network
@@ -458,6 +459,12 @@ class Engine:
         lv = LEVELS[name].with_ply(ply)
         return LevelAgent(lv, self._nets[lv.network], seed=seed)
 
+    def ranker(self, name: str, ply: int | None = None) -> HintRanker:
+        """The noise-free ranker of level ``name`` over its loaded network
+        (:func:`bgrl.agents.registry.load_ranker`; cheap: nothing is opened); ``ply`` overrides
+        the level's."""
+        return load_ranker(name, ply, networks=self._nets)
+
     def _check_ply(self, ply: int | None) -> None:
         if ply is not None and not 0 <= int(ply) <= self.max_ply():
             raise ServiceError("bad_ply", f"ply must be 0..{self.max_ply()} (gnubg convention), got {_clip(ply)}")
@@ -505,7 +512,7 @@ class Engine:
         for i, (_pos, _d, name, ply, dmp) in enumerate(items):
             groups.setdefault((name, ply, dmp, i in raw), []).append(i)
         for (name, ply, dmp, bare), idx in groups.items():
-            ranker = HintRanker.from_agent(self._agent(name, ply=ply))
+            ranker = self.ranker(name, ply)
             # every decision's legal plays from one generator call (legal_plays, batched)
             plays = legal_plays_batch(generate(np.stack([items[i][0].board for i in idx]),
                                                np.array([items[i][1] for i in idx], dtype=np.int8), paths=True))

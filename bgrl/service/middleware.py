@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse
 from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES
 from bgrl.service.engine import MAX_SEED
 
-__all__ = ["BodyLimit", "Guard", "LeanRoutes", "RateLimit", "SECURITY_HEADERS", "PAGE_CSP", "DOCS_CSP", "DOCS_PATHS",
+__all__ = ["BodyLimit", "Guard", "LeanRoutes", "RateLimit", "SECURITY_HEADERS", "PAGE_CSP",
            "LOOPBACK_HOSTS", "PAGE_HEADERS", "host_name", "error_response", "lean_move_body", "lean_wildbg_query",
            "dumps", "loads"]
 
@@ -97,17 +97,11 @@ class BodyLimit:
 
 
 # ----------------------------------------------------------------------------- bounded requests, hosts, headers, rates
-#: Content-Security-Policy of every answer but the API docs: scripts and styles from this
-#: server only (no inline script or style attribute on the page), no framing.
+#: Content-Security-Policy of every answer, the API docs included (Swagger UI is served from
+#: this server, bgrl.service.apidocs): scripts and styles from this server only (no inline
+#: script or style attribute on the page), no framing.
 PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
             "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-#: Content-Security-Policy of FastAPI's ``/docs`` (Swagger UI) and ``/redoc``: these pages
-#: load their script, style and fonts from CDNs and start with an inline script.
-DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-            "font-src 'self' https://fonts.gstatic.com; img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
-            "connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
-DOCS_PATHS = frozenset(("/docs", "/docs/oauth2-redirect", "/redoc"))
 #: The security headers of every answer (errors of the HTTP layer included).
 SECURITY_HEADERS = {"content-security-policy": PAGE_CSP, "x-frame-options": "DENY", "x-content-type-options": "nosniff",
                     "referrer-policy": "no-referrer"}
@@ -119,7 +113,7 @@ def _header_list(csp: str) -> list[tuple[bytes, bytes]]:
     return [(k.encode(), (csp if k == "content-security-policy" else v).encode()) for k, v in SECURITY_HEADERS.items()]
 
 
-PAGE_HEADERS, _DOCS_HEADERS = _header_list(PAGE_CSP), _header_list(DOCS_CSP)
+PAGE_HEADERS = _header_list(PAGE_CSP)
 
 
 def host_name(value: bytes | str) -> str | None:
@@ -147,8 +141,7 @@ def host_name(value: bytes | str) -> str | None:
 
 class Guard:
     """ASGI middleware: the ``Host`` allow-list (400 ``bad_host``), ``HEAD`` answered as
-    ``GET`` without the body, and :data:`SECURITY_HEADERS` on every answer (:data:`DOCS_CSP`
-    on :data:`DOCS_PATHS`).
+    ``GET`` without the body, and :data:`SECURITY_HEADERS` on every answer.
 
     A Host is served when it names a loopback address or ``localhost``, the address the
     connection reached (the server's own address, as a client typing it would send),
@@ -185,7 +178,7 @@ class Guard:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        extra = _DOCS_HEADERS if scope.get("path") in DOCS_PATHS else PAGE_HEADERS
+        extra = PAGE_HEADERS
         head = scope.get("method") == "HEAD"
 
         async def guarded(msg):

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 
-from bgrl._version import __version__
+from bgrl._version import UBGI_VERSION, __version__
 from bgrl.agents.cube import pre_roll_decision
 from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES, LEVELS
 from bgrl.agents.search import MAX_PLY
@@ -50,7 +50,8 @@ from bgrl.service.engine import MAX_SEED, Engine, ServiceError, parse_position, 
 
 __all__ = ["UbgiSession", "main_loop", "PROTOCOL_VERSION"]
 
-PROTOCOL_VERSION = "0.2"
+#: The protocol version (defined once, in :mod:`bgrl._version`, where ``bgrl ubgi --help`` reads it too).
+PROTOCOL_VERSION = UBGI_VERSION
 
 
 class _Err(Exception):

@@ -32,7 +32,6 @@ from starlette.exceptions import HTTPException
 
 from bgrl.agents.cube import cube_hint, cubeful_rank, value_mwc
 from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
-from bgrl.agents.hints import HintRanker
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, JUDGE_LEVEL
 from bgrl.evaluation.probabilities import equity as equity_of
 from bgrl.records.files import read_games_text
@@ -426,7 +425,7 @@ async def game_hint(gid: str, req: HintIn, request: Request):
 def _cube_advice(eng, s: GameSession, level: str, ply: int) -> dict:
     """The cube hint of a cube session's decision: the player's double before the roll, or
     the answer to the computer's double."""
-    ranker = HintRanker.from_agent(eng._agent(level))
+    ranker = eng.ranker(level)
     m = s.match
     if s.awaiting == "cube":
         cube, board, role = m.cube_for(s.human), s.game.board, "double"
@@ -504,7 +503,7 @@ def _session_review(eng, s: GameSession, level: str) -> dict:
     reviews = [g.pop("_review") for g in games]
     out = {"judge": level, "ply": eng.level(level).ply, "games": games}
     if s.match is not None:
-        ranker = HintRanker.from_agent(eng._agent(level))
+        ranker = eng.ranker(level)
         infos = [s.cube_info(i) for i, r in enumerate(s.all_records()) if r.turns]
         judge_cube(reviews, infos, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply")
         allc = []
@@ -627,7 +626,7 @@ def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None =
     labels = labels or {WHITE: WHITE, BLACK: BLACK}
     # the level's HintRanker, as bgrl review uses: one search for the game, and a play kept at a
     # shallower ply by a move filter valued again at the best play's (the same figures as the CLI)
-    rv = review_records([rec], HintRanker.from_agent(eng._agent(level)), name=level)[0]
+    rv = review_records([rec], eng.ranker(level), name=level)[0]
     turns = []
     for t, tr in zip(rec.turns, rv.turns):
         pos = Position.from_id(t.position_id)
@@ -688,7 +687,7 @@ def _upload_review(cancel, eng, req: UploadIn, level: str) -> dict:
         games.append(g)
     reviews = [g.pop("_review") for g in games]
     if any(c is not None for c in cube_info):  # the cube actions of a .mat file, judged as bgrl review judges them
-        ranker = HintRanker.from_agent(eng._agent(level))
+        ranker = eng.ranker(level)
         try:
             judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply")
         except ValueError as exc:

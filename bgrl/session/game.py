@@ -144,16 +144,21 @@ class GameSession:
         self.cube_actions: list[dict] = []  # the game in play's cube actions (CubeAction fields)
         self.game_start: dict | None = None  # cube sessions: the score and Crawford state the game in play began with
         self.cube_infos: list[dict] = []  # per earlier game: its cube_actions and game_start
+        self.names: tuple[str, str] | None = None  # (player, computer) in the records; None: "you", "bgrl LEVEL"
+        self.event_seq = 0  # events emitted so far (each event's "seq"), so a view renders each once
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def new(cls, *, level: str, colour: str = WHITE, seed: int | None = None, hint_level: str | None = None,
             opening: bool = False, start: Position | None = None, first_dice=None, rules: MatchRules | None = None,
-            game_id: str | None = None) -> "GameSession":
+            game_id: str | None = None, match: Match | None = None, names: tuple[str, str] | None = None) -> "GameSession":
         """A new session. ``start``: a set-up position with the player on roll (then
         ``first_dice`` is the player's first roll, or None to roll); ``rules``: the cube and
-        match options (None: the cubeless money game). SessionError ``bad_position`` for a
-        finished position, ``bad_request`` for a set-up position with the opening roll."""
+        match options (None: the cubeless money game); ``match``: a :class:`Match` to continue
+        instead (e.g. an XGID's cube and score, with ``start``); ``names``: (player, computer)
+        as the game records name them (default ``"you"``, ``"bgrl LEVEL"``). SessionError
+        ``bad_position`` for a finished position, ``bad_request`` for a set-up position with the
+        opening roll."""
         if colour not in (WHITE, BLACK):
             raise SessionError("bad_request", f"colour must be 'white' or 'black', got {colour!r}")
         if start is not None and opening:
@@ -177,7 +182,8 @@ class GameSession:
         s.game = Game() if start is None else Game(start.board, white_on_roll=(colour == WHITE))
         s.set_up = start is not None
         s.opening = opening
-        s.match = None if rules is None else Match(rules)
+        s.match = match if match is not None else (None if rules is None else Match(rules))
+        s.names = None if names is None else (str(names[0]), str(names[1]))
         s._new_record()
         s._mark_game_start()
         return s
@@ -212,8 +218,9 @@ class GameSession:
                 "score": tuple(start["score"]), "crawford": bool(start["crawford"]), "jacoby": r.jacoby}
 
     def _new_record(self) -> None:
-        self.record = GameRecord(white="you" if self.human == WHITE else f"bgrl {self.level}",
-                                 black="you" if self.human == BLACK else f"bgrl {self.level}",
+        you, computer = self.names or ("you", f"bgrl {self.level}")
+        self.record = GameRecord(white=you if self.human == WHITE else computer,
+                                 black=you if self.human == BLACK else computer,
                                  start_position_id=self.game.position.position_id, start_on_roll=self.game.on_roll,
                                  seed=self.seed, date=_now())
 
@@ -233,6 +240,7 @@ class GameSession:
             "match": None if self.match is None else self.match.to_state(), "awaiting": self.awaiting,
             "cube_turn": self.cube_turn, "scored": self.scored, "cube_actions": self.cube_actions,
             "game_start": self.game_start, "cube_infos": self.cube_infos,
+            "names": None if self.names is None else list(self.names), "event_seq": self.event_seq,
         }
 
     @classmethod
@@ -262,6 +270,9 @@ class GameSession:
             s.match = None if d["match"] is None else Match.from_state(d["match"])
             s.awaiting, s.cube_turn, s.scored = d["awaiting"], d["cube_turn"], bool(d["scored"])
             s.cube_actions, s.game_start, s.cube_infos = list(d["cube_actions"]), d["game_start"], list(d["cube_infos"])
+            names = d.get("names")  # absent in games stored before the terminal kept them
+            s.names = None if names is None else (str(names[0]), str(names[1]))
+            s.event_seq = int(d.get("event_seq", len(s.events)))
         except (KeyError, TypeError, ValueError) as exc:
             raise SessionError("bad_state", f"a stored game that cannot be read ({type(exc).__name__}: {str(exc)[:120]})") from None
         return s
@@ -304,6 +315,8 @@ class GameSession:
         return g.board.copy() if mover == self.human else flip(g.board)
 
     def _event(self, ev: dict) -> None:
+        self.event_seq += 1
+        ev["seq"] = self.event_seq
         self.events.append(ev)
         del self.events[:-MAX_EVENTS]
 
@@ -361,7 +374,7 @@ class GameSession:
             white_first, dice, throws = opening_roll(self.rng)
             self.game.white_on_roll = white_first
             self.record.start_on_roll = self.game.on_roll
-            self._event({"who": "both", "note": "Opening roll: " + ", ".join(f"White {w}, Black {b}" for w, b in throws)
+            self._event({"who": "both", "kind": "opening", "throws": [list(t) for t in throws], "note": "Opening roll: " + ", ".join(f"White {w}, Black {b}" for w, b in throws)
                          + f"; {self.game.on_roll.capitalize()} moves first with {dice[0]}-{dice[1]}."})
             return dice
         a, b = random_roll(self.rng)
@@ -403,7 +416,8 @@ class GameSession:
                     g.apply(g.board, dice)
                 else:
                     text = play.shown(True, other_side=True)
-                    ev = {"who": "computer", "dice": list(dice), "play": text, "steps": play_steps(play.moves, other_side=True),
+                    ev = {"who": "computer", "dice": list(dice), "play": text, "play_dice": play.shown(False, other_side=True),
+                          "steps": play_steps(play.moves, other_side=True),
                           "before": board_view(flip(pos.board))["points"],
                           "note": f"The computer rolls {dice[0]}-{dice[1]} and plays {text} (in your numbering)."}
                     g.apply(play.after_state, dice)
@@ -416,7 +430,8 @@ class GameSession:
                 return
             self.record.add_turn(g.on_roll, pos, dice, plays[0] if plays else None)
             if plays:
-                self._event({"who": "you", "dice": list(dice), "play": plays[0].compact, "steps": play_steps(plays[0].moves),
+                self._event({"who": "you", "dice": list(dice), "play": plays[0].compact, "play_dice": plays[0].shown(False),
+                             "forced": True, "steps": play_steps(plays[0].moves),
                              "note": f"You roll {dice[0]}-{dice[1]}: forced play {plays[0].compact}, played for you."})
                 g.apply(plays[0].after_state, dice)
             else:
@@ -507,6 +522,8 @@ class GameSession:
             return True
         if self.first_dice is not None:  # a set-up position with its roll on the table: no cube action before it
             return False
+        if self.opening and not self.record.turns:  # nobody is on roll before the opening roll
+            return False
         turn = len(self.record.turns)
         if self.cube_turn == turn:
             return False
@@ -534,6 +551,19 @@ class GameSession:
         elif res.how != "pass":  # a pass is scored by the pass itself
             m.end_game(res.winner, res.points, res.how)
         self.scored = True
+
+    def cube_question(self) -> tuple[str, np.ndarray, object] | None:
+        """The cube decision waiting for the player, as a hint judges it: ``(role, board,
+        cube)`` with ``role`` ``"double"`` (the player's double before the roll) or
+        ``"answer"`` (the computer's double), ``board`` the doubler's position before its roll
+        (int8 (26,), from the doubler's side) and ``cube`` the doubler's
+        :class:`bgrl.rules.cube.CubeState` before the double; None when no cube decision waits."""
+        m = self.match
+        if m is None or self.game.over is not None or self.awaiting not in ("cube", "answer"):
+            return None
+        if self.awaiting == "cube":
+            return "double", self.game.board.copy(), m.cube_for(self.human)
+        return "answer", self.game.board.copy(), m.cube_for(m.offered_by)  # the value before the double
 
     def _cube_session(self) -> Match:
         if self.match is None:
@@ -633,7 +663,7 @@ class GameSession:
             note += " The Crawford game: no doubling."
         elif m.post_crawford:
             note += " Post-Crawford: the cube is back in play."
-        self._event({"who": "both", "note": note + f" {self.game.on_roll.capitalize()} moves first."})
+        self._event({"who": "both", "kind": "game", "note": note + f" {self.game.on_roll.capitalize()} moves first."})
         self.advance(engine)
 
 

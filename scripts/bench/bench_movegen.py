@@ -5,7 +5,9 @@ reference, GNU Backgammon (gnubg_nn.moves) and OpenSpiel, printed as one table.
     python scripts/bench/bench_movegen.py --seconds 2
 
 * bgrl: ``bgrl.rules.movegen.generate(boards, dice, validate=False)`` at batch sizes 1, 64,
-  1024, 8192 over the same positions from random games (random dice);
+  1024, 8192 over the same positions from random games (random dice), on the numpy code
+  (``bgrl.evaluation.compiled.disabled()``) and on the compiled kernels (issue 39: the
+  one-position and the batch generator of ``bgrl.evaluation.movegen_nb``, the same after-states);
 * reference: ``tests/reference_movegen.py`` (plain Python, one position at a time);
 * gnubg: ``gnubg_nn.moves`` per position (board conversion done beforehand), if installed;
 * OpenSpiel: ``pyspiel.load_game("backgammon")``: list the legal actions and apply each
@@ -16,7 +18,7 @@ reference, GNU Backgammon (gnubg_nn.moves) and OpenSpiel, printed as one table.
 
 Each measurement repeats for ``--seconds`` of this process's CPU time (time.process_time: one
 thread; time spent waiting for a core on a shared machine is not counted).  Ratios are bgrl's positions/s
-(batch 8192, and batch 1) divided by the row's.  Also printed: peak traced memory of one
+(compiled, batch 8192, and batch 1) divided by the row's.  Also printed: peak traced memory of one
 generate call on a batch of 8192 (tracemalloc), the core count and the numpy version.
 """
 
@@ -179,11 +181,20 @@ def main(argv=None) -> int:
     print(f"{n} positions from bgrl random games with random dice; {args.seconds:g} s per measurement\n")
 
     rows = []  # (name, pos/s, states/s, note)
+    import numba  # noqa: F401 - "auto": the compiled kernels run once numba is imported
+    from bgrl.evaluation import compiled
+
+    have = compiled.ensure()
     for bs in BATCH_SIZES:
-        ps, ss = bench_bgrl(boards, dice, bs, args.seconds)
-        rows.append((f"bgrl.rules.movegen.generate  B={bs}", ps, ss, "batched numpy, validate=False"))
+        with compiled.disabled():
+            ps, ss = bench_bgrl(boards, dice, bs, args.seconds)
+        rows.append((f"generate, numpy  B={bs}", ps, ss, "batched numpy, validate=False"))
+    if have:  # the compiled kernels (bgrl.evaluation.movegen_nb): the same after-states, in the same order
+        for bs in BATCH_SIZES:
+            ps, ss = bench_bgrl(boards, dice, bs, args.seconds)
+            rows.append((f"generate, compiled  B={bs}", ps, ss, "numba kernels, validate=False"))
     ours_big = rows[-1][1]
-    ours_one = rows[0][1]
+    ours_one = rows[-len(BATCH_SIZES)][1]
     ps, ss = bench_reference(boards, dice, args.seconds)
     rows.append(("reference (tests/)", ps, ss, "plain Python, one position at a time"))
     res, note = bench_gnubg(boards, dice, args.seconds)

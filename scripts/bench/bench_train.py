@@ -11,11 +11,13 @@ wall-clock rate is lower). The load average is printed before and after.
 
     python scripts/bench/bench_train.py                  # 32, 128 and 512 games in lockstep vs the dense trainer at 32
     python scripts/bench/bench_train.py --parallel 256 --rounds 5 --seconds 4
+    python scripts/bench/bench_train.py --parallel 32 128 512 --before   # issue 39: compiled vs the numpy path
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -55,10 +57,17 @@ def _configs(args):
     out = [(f"dense traces (before), {args.old_parallel} games, learning", lambda: make("dense", args.old_parallel))]
     for G in args.parallel:
         out.append((f"fast, {G} games, learning", lambda G=G: make("fast", G)))
+        if args.before:
+            out.append((f"fast, {G} games, learning{BEFORE}", lambda G=G: make("fast", G)))
         out.append((f"fast, {G} games, play only", lambda G=G: make("fast", G, learn=False)))
         if args.torch_fallback or not _kernels.AVAILABLE:
             out.append((f"fast without numba, {G} games, learning", lambda G=G: make("fast", G, kernel=False)))
     return out
+
+
+#: The suffix of a configuration run on the numpy path (bgrl.evaluation.compiled.disabled(): the
+#: numpy generator, table rows and table build, as before issue 39): the same games, bit for bit.
+BEFORE = " (numpy path, before)"
 
 
 def _shipped():
@@ -86,9 +95,13 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-bearoff", dest="bearoff", action="store_false", help="value bear-offs by the network, not the exact database")
     p.add_argument("--torch-fallback", action="store_true", help="also measure the fast trainer without its compiled kernel")
+    p.add_argument("--before", action="store_true",
+                   help="also run each fast learning configuration on the numpy path (compiled kernels off, as "
+                        "before issue 39), in turns with the others; its speed-up is printed")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     torch.set_num_threads(1)  # deliberate: see bgrl.training.td
+    from bgrl.evaluation import compiled
 
     load0 = os.getloadavg()
     configs = []
@@ -105,9 +118,10 @@ def main(argv=None) -> int:
             ev0 = td.positions_evaluated
             w0, c0 = time.perf_counter(), time.process_time()
             games = steps = 0
-            while time.perf_counter() - w0 < args.seconds:
-                games += len(td.step()["finished"])
-                steps += 1
+            with compiled.disabled() if c["name"].endswith(BEFORE) else contextlib.nullcontext():
+                while time.perf_counter() - w0 < args.seconds:
+                    games += len(td.step()["finished"])
+                    steps += 1
             c["wall"] += time.perf_counter() - w0
             c["cpu"] += time.process_time() - c0
             c["games"] += games
@@ -160,6 +174,12 @@ def main(argv=None) -> int:
         if r["parts"]:
             print(f"  {r['config']:42} " + "  ".join(f"{k} {100 * v:4.1f}%" for k, v in r["parts"].items()))
     print()
+    by_name = {r["config"]: r for r in rows}
+    for r in rows:
+        if r["config"].endswith(BEFORE) and r["config"][: -len(BEFORE)] in by_name:
+            now = by_name[r["config"][: -len(BEFORE)]]
+            print(f"{now['config']}: {now['games_per_cpu_s'] / r['games_per_cpu_s']:.2f}x the games per CPU second "
+                  f"of the numpy path (before issue 39)")
     print("games/s: per wall-clock second; games/cpu-s: per CPU second of this process (what an idle core gives).")
     return 0
 

@@ -166,6 +166,7 @@ def parse(argv=None):
     p.add_argument("--eval-games", type=int, default=400, help="evaluation games against random (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s)")
     p.add_argument("--verbose", action="store_true", help="print training progress")
+    p.add_argument("--save", default=None, help="save the Q network as an after-state scorer (bgrl.agents.afterstate)")
     args = p.parse_args(argv)
     if args.total_steps < 1 or args.num_envs < 1 or args.eval_games < 2 or args.batch_size < 1:
         p.error("--total-steps, --num-envs and --batch-size must be >= 1, --eval-games >= 2")
@@ -177,6 +178,10 @@ def main(argv=None) -> dict:
     torch.set_num_threads(1)
     t0 = time.perf_counter()
     q = train(args)
+    if args.save:
+        from bgrl.agents.afterstate import save_scorer
+
+        save_scorer(q, args.save, "encoded-opponent-on-roll", torch.zeros(2, 202), note="dqn_vector.py")
     trained = evaluate(lambda info, rng: act(q, info, rng, 0.0)[0], args.eval_games, args.seed + 10_000)
     rand = evaluate(random_policy, args.eval_games, args.seed + 10_000)
     out = {}

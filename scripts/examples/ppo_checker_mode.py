@@ -7,13 +7,14 @@
 In checker mode an action always means the same thing, ``6 * source + die - 1`` in a fixed
 ``Discrete(156)`` (move one checker from ``source``, 1..24 or 25 = the bar, by ``die``), and the
 dice left to play are the observation's last six units, so the default ``MlpPolicy`` (two
-hidden layers of 64) can learn: no custom policy and no wrapper other than sb3-contrib's
-``ActionMasker``, which hands the env's legal steps (``env.unwrapped.action_masks()``) to
-PPO at every step (Huang & Ontañón 2022, invalid-action masking). Contrast
-``sb3_maskable_ppo.py``, whose actions are indices into each roll's list of plays and which
-needs an after-state policy.
+hidden layers of 64) can learn: no custom policy and no wrapper. PPO trains on
+:class:`bgrl.env.sb3.BackgammonSB3VecEnv`, an SB3 ``VecEnv`` over the native vector env (the
+``--envs`` games stepped as arrays, one batched move generation per step), which hands the legal
+steps to PPO through ``env_method("action_masks")`` at every step (Huang & Ontañón 2022,
+invalid-action masking). Contrast ``sb3_maskable_ppo.py``, whose actions are indices into each
+roll's list of plays and which needs an after-state policy.
 
-Training: ``--envs`` copies of the env in a ``DummyVecEnv``, PPO's defaults (n_steps 2048 per
+Training: ``--envs`` games in the SB3 VecEnv, PPO's defaults (n_steps 2048 per
 env, batch 64, 10 epochs, gamma 0.99; the reward is the game's points at its end). The
 evaluation plays ``--eval-games`` games per player on the same dice (game ``i`` of each
 ``bgrl/BackgammonVector-v0`` in checker mode is seeded ``--seed + 10_000 + i``), each player
@@ -31,24 +32,19 @@ import json
 import math
 import time
 
-import gymnasium as gym
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from sb3_contrib.common.wrappers import ActionMasker
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import DummyVecEnv
 
 import bgrl.env  # noqa: F401 - registers the ids
 from bgrl.env import BackgammonVectorEnv
+from bgrl.env.sb3 import BackgammonSB3VecEnv
 
 
-def make_env(opponent: str):
-    def thunk():
-        env = gym.make("bgrl/Backgammon-v0", opponent=opponent, action_mode="checker", notation=False)
-        return ActionMasker(env, lambda e: e.unwrapped.action_masks())
-
-    return thunk
+def make_venv(envs: int, opponent: str = "random") -> BackgammonSB3VecEnv:
+    """``envs`` games of ``bgrl/Backgammon-v0`` in checker mode against ``opponent``, as one SB3 VecEnv."""
+    return BackgammonSB3VecEnv(envs, opponent=opponent, action_mode="checker")
 
 
 def evaluate(policy, opponent: str, games: int, seed: int) -> tuple[float, float]:
@@ -92,7 +88,7 @@ class EvalEvery(BaseCallback):
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--total-steps", type=int, default=300_000, help="PPO environment steps (checker moves of the agent)")
-    ap.add_argument("--envs", type=int, default=8, help="env copies in the DummyVecEnv")
+    ap.add_argument("--envs", type=int, default=8, help="games stepped together in the SB3 VecEnv")
     ap.add_argument("--eval-games", type=int, default=1000, help="games per player and opponent at the end")
     ap.add_argument("--eval-every", type=int, default=0, help="also evaluate the greedy policy against random every N steps")
     ap.add_argument("--seed", type=int, default=0)
@@ -101,14 +97,14 @@ def main(argv=None) -> dict:
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    venv = DummyVecEnv([make_env("random") for _ in range(args.envs)])
+    venv = make_venv(args.envs)
     venv.seed(args.seed)
     model = MaskablePPO("MlpPolicy", venv, seed=args.seed, verbose=0, device="cpu")
     cb = EvalEvery(args.eval_every, min(args.eval_games, 400), args.seed + 10_000)
     t0, c0 = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=args.total_steps, callback=cb)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    games = sum(int(getattr(e.unwrapped, "_episodes", 0)) for e in venv.envs)
+    games = int(venv.venv._episodes.sum())  # games begun, per slot
     print(f"trained MaskablePPO('MlpPolicy') for {model.num_timesteps:,} checker steps (~{games:,} games) in "
           f"{wall:.0f} s ({cpu:.0f} s CPU)")
     if args.save:

@@ -26,6 +26,11 @@ by all plays):
   every after-state with a shared MLP (the actor) and the board before the play with
   another (the critic).
 
+Training runs on :class:`bgrl.env.sb3.BackgammonSB3VecEnv` (an SB3 ``VecEnv`` over the native
+vector env, ``--envs`` games stepped as arrays) with ``observation="after_states"``, which gives
+:class:`AfterStateObservation`'s observations for all games at once; ``make_env()`` is the
+single-env form of the same thing.
+
 The score layer starts at zero, so the untrained policy *is* the uniform random policy over
 the legal plays: whatever the trained (sampling) policy wins beyond a random policy, PPO
 taught it. At the end three players each play ``--eval-games`` games against random on the
@@ -141,6 +146,17 @@ class _AfterStateHeads(nn.Module):
         return self.forward_actor(boards), self.forward_critic(boards)
 
 
+class _ScoreBoards(nn.Module):
+    """The actor's score of after-state boards ``(M, 26)`` (the greedy policy's logits)."""
+
+    def __init__(self, score: nn.Module):
+        super().__init__()
+        self.score = score
+
+    def forward(self, boards: torch.Tensor) -> torch.Tensor:
+        return self.score(point_units(boards))[:, 0]
+
+
 class AfterStatePolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` whose logit ``i`` is a shared network's score of after-state
     ``i`` (``action_net`` is the identity on the scores); ``value_net`` reads the critic latent.
@@ -164,8 +180,17 @@ def make_env() -> AfterStateObservation:
     return AfterStateObservation(gym.make("bgrl/Backgammon-v0", opponent="random", notation=False).unwrapped)
 
 
+def make_venv(envs: int = 1):
+    """``envs`` games of ``bgrl/Backgammon-v0`` against ``random`` as one SB3 ``VecEnv``
+    (:class:`bgrl.env.sb3.BackgammonSB3VecEnv` over the native vector env) whose observations are
+    :class:`AfterStateObservation`'s, batched (``observation="after_states"``)."""
+    from bgrl.env.sb3 import BackgammonSB3VecEnv
+
+    return BackgammonSB3VecEnv(envs, opponent="random", observation="after_states")
+
+
 def train(args) -> MaskablePPO:
-    env = make_env()
+    env = make_venv(args.envs)
     model = MaskablePPO(
         AfterStatePolicy,
         env,
@@ -224,7 +249,8 @@ def evaluate(choose, games: int, seed: int, num_envs: int = 50) -> np.ndarray:
 def parse(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--total-steps", type=int, default=20480, help="agent decisions to train on (default: %(default)s)")
-    p.add_argument("--n-steps", type=int, default=512, help="decisions per PPO rollout (default: %(default)s)")
+    p.add_argument("--envs", type=int, default=1, help="games stepped together in the SB3 VecEnv (default: %(default)s)")
+    p.add_argument("--n-steps", type=int, default=512, help="decisions per game per PPO rollout (default: %(default)s)")
     p.add_argument("--batch-size", type=int, default=128, help="PPO minibatch (default: %(default)s)")
     p.add_argument("--n-epochs", type=int, default=4, help="PPO epochs per rollout (default: %(default)s)")
     p.add_argument("--learning-rate", type=float, default=3e-3, help="Adam step size (default: %(default)s)")
@@ -233,9 +259,11 @@ def parse(argv=None):
     p.add_argument("--eval-games", type=int, default=400, help="evaluation games against random (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s)")
     p.add_argument("--verbose", action="store_true", help="print training time")
+    p.add_argument("--save", default=None, help="save the after-state score head (greedy policy) as a scorer "
+                   "(bgrl.agents.afterstate)")
     args = p.parse_args(argv)
-    if min(args.total_steps, args.n_steps, args.batch_size, args.n_epochs, args.hidden) < 1 or args.eval_games < 2:
-        p.error("--total-steps, --n-steps, --batch-size, --n-epochs and --hidden must be >= 1, --eval-games >= 2")
+    if min(args.total_steps, args.envs, args.n_steps, args.batch_size, args.n_epochs, args.hidden) < 1 or args.eval_games < 2:
+        p.error("--total-steps, --envs, --n-steps, --batch-size, --n-epochs and --hidden must be >= 1, --eval-games >= 2")
     return args
 
 
@@ -244,6 +272,11 @@ def main(argv=None) -> dict:
     torch.set_num_threads(1)
     t0 = time.perf_counter()
     model = train(args)
+    if args.save:
+        from bgrl.agents.afterstate import save_scorer
+
+        save_scorer(_ScoreBoards(model.policy.mlp_extractor.score), args.save, "boards", torch.zeros(2, 26),
+                    note="sb3_maskable_ppo.py")
 
     def policy(deterministic: bool):
         def choose(obs, masks, rng):

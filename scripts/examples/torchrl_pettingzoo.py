@@ -173,6 +173,7 @@ def parse(argv=None):
     p.add_argument("--eval-games", type=int, default=400, help="evaluation games per match (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s)")
     p.add_argument("--verbose", action="store_true", help="print training time")
+    p.add_argument("--save", default=None, help="save the value network as an after-state scorer (bgrl.agents.afterstate)")
     args = p.parse_args(argv)
     if min(args.total_steps, args.hidden, args.batch_size, args.buffer_size) < 1 or args.eval_games < 2:
         p.error("--total-steps, --hidden, --batch-size and --buffer-size must be >= 1, --eval-games >= 2")
@@ -184,6 +185,11 @@ def main(argv=None) -> dict:
     torch.set_num_threads(1)
     t0 = time.perf_counter()
     value_net, initial = train(args)
+    if args.save:
+        from bgrl.agents.afterstate import save_scorer
+
+        save_scorer(value_net.module, args.save, "encoded-opponent-on-roll", torch.zeros(2, num_features()),
+                    note="torchrl_pettingzoo.py")
     trained, untrained = ValueAgent(value_net, "trained"), ValueAgent(initial, "initial")
     out = {}
     seed = args.seed + 10_000
