@@ -163,3 +163,26 @@ def test_set_up_position_with_dice_has_its_roll_on_the_table(client):
     # without dice, the same position starts at the player's cube decision
     st2 = client.post("/v1/games", json={"level": "beginner", "seed": 4, "cube": True, "position": pid}).json()
     assert st2["cube"]["awaiting"] == "cube" and not st2["plays"]
+
+
+@pytest.mark.parametrize("body, ranked_by", [({"cube": True, "match_length": 3}, "match winning chances"),
+                                             ({"cube": True}, "cubeful equity"), ({}, "cubeless equity")])
+def test_session_review_ranks_as_the_terminal_does(client, body, ranked_by):
+    """The web board's review is bgrl.session.review's (the terminal's): a match's plays ranked
+    by MWC at the score, a money cube game's by cubeful equity, the cube actions judged and the
+    match score in points."""
+    st = client.post("/v1/games", json={"level": "beginner", "seed": 5, **body}).json()
+    if body:
+        st = play_to_end(client, st, double_at=(1,))
+    else:
+        while not st["over"]:
+            st = _act(client, st, "play", json={"position_id": st["plays"][0]["position_id"]})
+    rv = client.post(f"/v1/games/{st['id']}/review", json={}).json()
+    assert rv["ranked_by"] == ranked_by
+    turns = [t for g in rv["games"] for t in g["turns"]]
+    assert turns and all(t["equity_loss"] is None or t["equity_loss"] >= -1e-9 for t in turns)
+    if body:
+        assert rv["match"]["match_length"] == body.get("match_length", 0)
+        if body.get("match_length"):  # match points: the winner's score is the match length, not cube x result
+            assert max(rv["match"]["score"].values()) == 3 and sum(g["points"] for g in rv["match"]["games"]) >= 3
+        assert any(g.get("cube") for g in rv["games"])  # the player's double was judged

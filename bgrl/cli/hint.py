@@ -18,25 +18,13 @@ from bgrl.agents.registry import load_ranker
 from bgrl.cli._table import hint_json, hint_text, print_play_rollout
 from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
 
-__all__ = ["add_parser", "cmd_hint", "evaluator_for", "explain_text", "cube_json", "cube_text"]
+__all__ = ["add_parser", "cmd_hint", "explain_text", "cube_json", "cube_text"]
 
 #: Trials per play of ``hint --rollout`` when --trials is not given (as ``bgrl rollout``'s default).
 ROLLOUT_TRIALS = 1296
 
 _PHRASE = {"no double": "No double", "double, take": "Double, take", "double, pass": "Double, pass",
            "too good to double": "Too good to double"}
-
-
-def evaluator_for(checkpoint):
-    """(evaluator, path) of ``--checkpoint`` (None: the shipped default network), through
-    :func:`bgrl.agents.registry.load_ranker`. Kept for :mod:`bgrl.cli.play` only, until its
-    hint engine is a :func:`load_ranker` too."""
-    from pathlib import Path
-
-    if checkpoint is not None and not str(checkpoint).strip():
-        raise CLIError("--checkpoint is empty: give the path of a .pt file, a run folder or 'default'")
-    ranker = load_ranker("default" if checkpoint is None else checkpoint)
-    return ranker.evaluator, Path(ranker.network)
 
 
 def cmd_hint(args) -> int:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 
 from bgrl.agents.levels import LEVEL_NAMES, LEVELS, measured_levels
-# bgrl.cli.play imports check_level from here; it moves to bgrl.cli._common with that module
-from bgrl.cli._common import check_level  # noqa: F401
 
 __all__ = ["levels_table", "cmd_levels", "gnubg_equivalent"]
 

@@ -20,8 +20,9 @@ import numpy as np
 from bgrl._fileio import check_writable_dir
 from bgrl._text import clip
 from bgrl.agents.hints import HintRanker
-from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter
-from bgrl.cli.hint import evaluator_for
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, JUDGE_LEVEL
+from bgrl.agents.registry import load_ranker as _load_ranker
+from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter, check_level, cube_rules
 from bgrl.cli.play_view import COMMANDS, TerminalGame, draw_decision, hint_table, read_command, resign_decision
 from bgrl.rules.match import Match, MatchRules
 
@@ -110,8 +111,6 @@ def run_from_args(args, load_ranker) -> int:
             raise ValueError("--dice needs --position (the first roll of a practised position)")
         dice = parse_dice(args.dice)
     if cube and resume is None:
-        from bgrl.cli.match import cube_rules
-
         _cube_start(args, cube_rules(args))  # bad cube flags: refused before anything is opened
     save_dir = _check_save_dir(args)
     games = _open_games(args)
@@ -121,7 +120,7 @@ def run_from_args(args, load_ranker) -> int:
             session = games.resume(resume or None)
             args.opponent = session.level
             if getattr(args, "hint_level", None) is None and getattr(args, "checkpoint", None) is None:
-                from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES
+                from bgrl.agents.levels import LEVEL_NAMES
 
                 if session.hint_level in LEVEL_NAMES and session.hint_level != DEFAULT_HINT_LEVEL:
                     args.hint_level = session.hint_level
@@ -148,8 +147,6 @@ def run_from_args(args, load_ranker) -> int:
 def cubeful_game(args, agent, ranker, seed, save_dir, judge, games=None) -> TerminalGame:
     """The game of ``bgrl play --cube ...`` from parsed arguments (``games``: the store, or
     None). ValueError naming the flag for a bad combination (exit status 2)."""
-    from bgrl.cli.match import cube_rules
-
     rules = cube_rules(args)
     start, dice, match = _cube_start(args, rules)
     return TerminalGame(agent, args.color, ranker, np.random.default_rng(seed), rules=rules, match=match,
@@ -210,9 +207,7 @@ def judge_ranker() -> HintRanker:
     """The judge of ``bgrl play``'s resignations, draws and end-of-game review: the strongest
     level (:data:`bgrl.agents.levels.JUDGE_LEVEL`), whatever the opponent and the hint
     engine (--hint-level, --checkpoint) are."""
-    from bgrl.agents.levels import JUDGE_LEVEL, load_level
-
-    return level_ranker(load_level(JUDGE_LEVEL), "the judge")
+    return _load_ranker(JUDGE_LEVEL, name=f"level {JUDGE_LEVEL} (the judge)")
 
 
 def level_ranker(agent, whose: str = "the opponent's") -> HintRanker:
@@ -222,31 +217,30 @@ def level_ranker(agent, whose: str = "the opponent's") -> HintRanker:
 
 
 def play_ranker(args):
-    """The hint engine of ``bgrl play``, a :class:`bgrl.agents.hints.HintRanker`:
-    --hint-level's search, else --checkpoint at 0-ply, else the hint default's search
+    """The hint engine of ``bgrl play``, a :class:`bgrl.agents.hints.HintRanker` from
+    :func:`bgrl.agents.registry.load_ranker` (the one way from a level or a checkpoint to a
+    ranker): --hint-level's search, else --checkpoint at 0-ply, else the hint default's search
     (:data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`, the same on every surface; never the
     opponent's own level).
 
-    Returns ``load(agent) -> HintRanker``. Raises CLIError when --hint-level and
-    --checkpoint are both given."""
+    Returns ``load(agent) -> HintRanker`` (``agent`` unused: the hint engine never is the
+    opponent). Raises CLIError when --hint-level and --checkpoint are both given or
+    --checkpoint is empty, ValueError for an unknown level or an unreadable checkpoint."""
     def load(agent):
-
-        evaluator = getattr(agent, "evaluator", None)
-        if getattr(args, "hint_level", None) is not None:
-            from bgrl.agents.levels import load_level
-            from bgrl.cli.levels import check_level
-
-            if args.checkpoint is not None:
-                raise CLIError("--hint-level and --checkpoint exclude each other: both choose the hint engine")
-            return level_ranker(load_level(check_level(args.hint_level)), "--hint-level")
-        if args.checkpoint is None:  # the one hint default everywhere, never the opponent's own level
-            from bgrl.agents.levels import DEFAULT_HINT_LEVEL, load_level
-
-            return level_ranker(load_level(DEFAULT_HINT_LEVEL), "the hint default")
-        if evaluator is None or args.checkpoint is not None:
-            evaluator, path = evaluator_for(args.checkpoint)
-            return HintRanker(evaluator, 0, name=f"network {path.name}")
-        return HintRanker(evaluator, 0, name=f"network {getattr(agent, 'name', 'opponent')} (the opponent's)")
+        hint_level, checkpoint = getattr(args, "hint_level", None), getattr(args, "checkpoint", None)
+        if hint_level is not None and checkpoint is not None:
+            raise CLIError("--hint-level and --checkpoint exclude each other: both choose the hint engine")
+        if checkpoint is not None:
+            if not str(checkpoint).strip():
+                raise CLIError("--checkpoint is empty: give the path of a .pt file, a run folder or 'default'")
+            ranker = _load_ranker(checkpoint, 0)
+            ranker.name = f"network {ranker.network}"
+            return ranker
+        if hint_level is not None:
+            level = check_level(hint_level)
+            return _load_ranker(level, name=f"level {level} (--hint-level)")
+        # the one hint default everywhere, never the opponent's own level
+        return _load_ranker(DEFAULT_HINT_LEVEL, name=f"level {DEFAULT_HINT_LEVEL} (the hint default)")
 
     return load
 
@@ -254,8 +248,6 @@ def play_ranker(args):
 def cmd_play(args) -> int:
     """``bgrl play``, with or without the cube, a new game or ``--resume [ID]``."""
     if args.level is not None:
-        from bgrl.cli.levels import check_level
-
         if args.opponent != "default":
             raise CLIError("--level and --opponent exclude each other: --level LEVEL is --opponent LEVEL")
         args.opponent = check_level(args.level)

@@ -38,6 +38,7 @@ from bgrl.records.files import read_games_text
 from bgrl.records.matfile import mat_text
 from bgrl.records.record import GameRecord
 from bgrl.records.review import by_player, cube_summaries, judge_cube, review_records
+from bgrl.session.review import review_session
 from bgrl.rules.board import Position, borne_off, flip
 from bgrl.rules.game import BLACK, WHITE
 from bgrl.rules.match import MatchRules
@@ -499,13 +500,16 @@ def _session_review(eng, s: GameSession, level: str) -> dict:
     records = [r for r in s.all_records() if r.turns]
     if not records:
         raise ServiceError("no_turns", "no turn has been played yet")
-    games = [_review(eng, rec, level, s.human, labels) for rec in records]
-    reviews = [g.pop("_review") for g in games]
-    out = {"judge": level, "ply": eng.level(level).ply, "games": games}
+    ranker = eng.ranker(level)
+    # the one review of a session (bgrl.session.review, as the terminal's): a cube session's plays
+    # ranked at each turn's cube and score, its doubles, takes and passes judged
+    reviews = review_session(s, ranker, cube_judge=(ranker.evaluator, ranker.ply, level))
+    games = [_review_dict(eng, rec, rv, level, s.human, labels) for rec, rv in zip(records, reviews)]
+    for g in games:
+        g.pop("_review")
+    ranked_by = "cubeless equity" if s.match is None else ("match winning chances" if s.match.rules.is_match else "cubeful equity")
+    out = {"judge": level, "ply": eng.level(level).ply, "ranked_by": ranked_by, "games": games}
     if s.match is not None:
-        ranker = eng.ranker(level)
-        infos = [s.cube_info(i) for i, r in enumerate(s.all_records()) if r.turns]
-        judge_cube(reviews, infos, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply")
         allc = []
         for g, rv in zip(games, reviews):
             g["cube"] = [{**c.as_dict(), "player": labels[c.player]} for c in (rv.cube or [])]
@@ -618,15 +622,23 @@ def _hint_answer(pos: Position, dice, level: str, ply: int, n_legal: int, rows, 
 
 
 def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None = None) -> dict:
-    """The review of one game record by ``level``: every turn with the position, the play
-    made and the best play (steps and notation in ``viewer``'s numbering), the viewer's
-    equity after the turn (the chart), the mark and, for a play that is not the best, why
-    the best is better (:mod:`bgrl.agents.explain`); each side's summary. ``labels`` maps
-    'white'/'black' to the names the turns and summaries use (default: the colours)."""
-    labels = labels or {WHITE: WHITE, BLACK: BLACK}
+    """The cubeless review of one game record by ``level`` (an uploaded file's game), as
+    :func:`_review_dict` shows it."""
     # the level's HintRanker, as bgrl review uses: one search for the game, and a play kept at a
     # shallower ply by a move filter valued again at the best play's (the same figures as the CLI)
     rv = review_records([rec], eng.ranker(level), name=level)[0]
+    return _review_dict(eng, rec, rv, level, viewer, labels)
+
+
+def _review_dict(eng, rec: GameRecord, rv, level: str, viewer: str, labels: dict | None = None) -> dict:
+    """The page's form of ``rv`` (the :class:`bgrl.records.review.Review` of ``rec`` by
+    ``level``): every turn with the position, the play made and the best play (steps and
+    notation in ``viewer``'s numbering), the viewer's equity after the turn (the chart: the
+    review's values, so cubeful equity or MWC on the cube's equity scale in a cube session),
+    the mark and, for a play that is not the best, why the best is better
+    (:mod:`bgrl.agents.explain`); each side's summary. ``labels`` maps 'white'/'black' to the
+    names the turns and summaries use (default: the colours)."""
+    labels = labels or {WHITE: WHITE, BLACK: BLACK}
     turns = []
     for t, tr in zip(rec.turns, rv.turns):
         pos = Position.from_id(t.position_id)
