@@ -156,3 +156,32 @@ def test_scripted_cube_match_review_judges_every_cube_action_and_reports_match_p
     winner = m.winner.capitalize()
     loser = "black" if m.winner == "white" else "white"
     assert f"{winner} (" in reviews[-1] and f"wins the match {m.score[m.winner]}-{m.score[loser]}." in reviews[-1]
+
+
+def test_a_terminal_game_against_random_is_listed_on_the_web_but_continued_in_the_terminal(home, tmp_path, monkeypatch, capsys):
+    """The web board plays the levels only: a terminal game against ``random`` is listed (not
+    served here) and a command on it is a 400 ``not_served`` naming ``bgrl play --resume ID``;
+    the stored game is unchanged and still resumes in the terminal."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from bgrl.service.app import Settings, create_app
+    from bgrl.service.engine import Engine
+    from bgrl.session.owner import HEADER
+    from service_fakes import fake_evaluator
+
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    _stdin(monkeypatch, "8/5 6/5\nquit\ny\n")
+    assert main(["play", "--store", url, "--opponent", "random", "--position", "4HPwATDgc/ABMA", "--dice", "31", "--no-save"]) == 0
+    gid = re.search(r"--resume ([0-9a-f]+)", capsys.readouterr().out).group(1)
+    app = create_app(engine=Engine(evaluator=fake_evaluator, model_sha256="fake"), settings=Settings(pool_kind="thread", store=url))
+    with TestClient(app) as c:
+        mine = {HEADER: local_player_token()}
+        row, = c.get("/v1/games", headers=mine).json()["games"]
+        assert row["id"] == gid and row["served_here"] is False
+        st = c.get(f"/v1/games/{gid}", headers=mine).json()
+        r = c.post(f"/v1/games/{gid}/play", headers=mine, json={"position_id": st["plays"][0]["position_id"]})
+        assert r.status_code == 400 and r.json()["code"] == "not_served" and f"bgrl play --resume {gid}" in r.json()["message"]
+        assert c.get(f"/v1/games/{gid}", headers=mine).json()["turns"] == st["turns"]
+    _stdin(monkeypatch, "quit\ny\n")
+    assert main(["play", "--store", url, "--resume", gid, "--no-save"]) == 0

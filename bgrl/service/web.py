@@ -32,7 +32,7 @@ from starlette.exceptions import HTTPException
 
 from bgrl.agents.cube import cube_hint, cubeful_rank, value_mwc
 from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
-from bgrl.agents.levels import DEFAULT_HINT_LEVEL, JUDGE_LEVEL
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, JUDGE_LEVEL, LEVEL_NAMES
 from bgrl.evaluation.probabilities import equity as equity_of
 from bgrl.records.files import read_games_text
 from bgrl.records.matfile import mat_text
@@ -253,6 +253,20 @@ async def _read(request: Request, gid: str) -> tuple:
     return await asyncio.to_thread(read)
 
 
+def _served_here(level) -> bool:
+    """Whether this server plays the computer of a game against ``level``: the levels only (a
+    terminal game against ``random``, ``pubeval``, a checkpoint or a user's agent is listed and
+    reviewed here, and continued with ``bgrl play --resume ID``)."""
+    return level in LEVEL_NAMES
+
+
+def _check_served(s: GameSession, gid: str) -> None:
+    if not _served_here(s.level):
+        raise ServiceError("not_served", f"game {gid[:40]!r} is against {str(s.level)[:80]!r}, which the web board does not "
+                           f"play (it plays the levels {', '.join(LEVEL_NAMES)}); continue it in the terminal: "
+                           f"bgrl play --resume {gid[:40]}")
+
+
 async def _command(request: Request, gid: str, fn):
     """Read the game, run ``fn(session)`` (in a thread), and store the changed game with the
     version check before answering: of two concurrent commands on one game one succeeds and
@@ -265,6 +279,7 @@ async def _command(request: Request, gid: str, fn):
         if sg is None:
             raise _no_game(gid)
         s = GameSession.from_state(sg.state)
+        _check_served(s, gid)
         out = fn(s)
         try:
             store.update(gid, tok, sg.version, s.to_state(), s.summary(), finished=s.finished)
@@ -327,8 +342,8 @@ async def list_games(request: Request, finished: bool | None = None, limit: int 
     if tok is None:
         return {"games": []}
     rows = await asyncio.to_thread(_store(request).list, tok, finished, limit)
-    return {"games": [{"id": g.id, "finished": g.finished, "created_at": g.created_at, "updated_at": g.updated_at, **g.summary}
-                      for g in rows]}
+    return {"games": [{"id": g.id, "finished": g.finished, "created_at": g.created_at, "updated_at": g.updated_at, **g.summary,
+                       "served_here": _served_here(g.summary.get("level"))} for g in rows]}
 
 
 @router.get("/v1/games/stats", tags=["games"])

@@ -847,6 +847,10 @@ function gameRow(g) {
   const acts = document.createDocumentFragment();
   const open = node("button", { class: "small resume" }, g.finished ? "Show" : "Resume");
   open.addEventListener("click", () => act(async () => { await resume(g.id); $("play").scrollIntoView({ block: "start" }); }));
+  if (!g.finished && g.served_here === false) {  // a terminal game against random, pubeval, a checkpoint...
+    open.disabled = true;
+    open.title = `Against ${g.level}: continue it in the terminal with bgrl play --resume ${g.id}`;
+  }
   const rv = node("button", { class: "small review" }, "Review");
   rv.disabled = !g.turns;
   rv.addEventListener("click", () => act(async () => {
