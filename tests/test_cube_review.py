@@ -10,7 +10,7 @@ import pytest
 from bgrl.cli import main
 from bgrl.evaluation.cube import CubeDecision
 from bgrl.records.matfile import MatError, parse_mat, read_mat
-from bgrl.records.review import CLOSE_CUBE, review_cube
+from bgrl.records.cube_review import CLOSE_CUBE, review_cube
 
 DATA = Path(__file__).parent / "data"
 

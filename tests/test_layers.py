@@ -44,7 +44,8 @@ def test_import_bgrl_loads_numpy_only_and_torch_names_load_on_first_use():
 
 
 @pytest.mark.parametrize("module", ["bgrl.agents.search", "bgrl.agents.hints", "bgrl.agents.levels",
-                                    "bgrl.records.review", "bgrl.evaluation.probabilities", "bgrl.evaluation.pubeval"])
+                                    "bgrl.records.review", "bgrl.records.cube_review", "bgrl.records.review_report",
+                                    "bgrl.evaluation.probabilities", "bgrl.evaluation.pubeval"])
 def test_search_hints_levels_and_review_import_without_torch(module):
     assert "torch" not in _loaded_after(f"import {module}")
 
@@ -265,6 +266,18 @@ def test_in_function_project_imports_stay_few():
     assert len(statements) <= MAX_IN_FUNCTION_IMPORTS, (
         f"{len(statements)} in-function imports of project modules (at most {MAX_IN_FUNCTION_IMPORTS}): import at the "
         "module's top unless the import keeps torch or an optional extra off the start-up path")
+
+
+#: The most lines a module of bgrl/, env/ or training/ may have (issue 38: split the mixed files).
+MAX_MODULE_LINES = 800
+
+
+def test_no_module_is_over_800_lines():
+    """Every module of bgrl/, env/ and training/ has at most :data:`MAX_MODULE_LINES` lines,
+    counted as ``wc -l`` counts them (newline characters)."""
+    long = {str(path.relative_to(ROOT)): n for path in _project_modules().values()
+            if (n := path.read_bytes().count(b"\n")) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them by concern): {long}"
 
 
 def test_the_architecture_page_names_every_module():

@@ -16,7 +16,8 @@ from bgrl.evaluation.probabilities import Probabilities
 from bgrl.rules.notation import legal_plays
 from bgrl.cli.play import hint_table
 from bgrl.records.record import GameRecord
-from bgrl.records.review import format_review, review_record
+from bgrl.records.review import review_record
+from bgrl.records.review_report import format_review
 
 # the mover's 4 checkers on its 6-point, the opponent's last checker on its 1-point: every
 # play of 2-1 loses a single game for sure (exact bear-off values), so the two plays tie

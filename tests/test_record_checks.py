@@ -9,7 +9,8 @@ import pytest
 
 from bgrl.cli import main
 from bgrl.records.record import RecordError, read_record
-from bgrl.records.review import format_review, review_json, review_record
+from bgrl.records.review import review_record
+from bgrl.records.review_report import format_review, review_json
 from test_record import _edit
 from test_record import _lines_of_match_game as _lines
 
@@ -204,7 +205,7 @@ def test_names_escaped_and_cut_in_review(tmp_path):
 
 
 def test_shown_name():
-    from bgrl.records.review import shown_name
+    from bgrl.records.review_report import shown_name
 
     assert shown_name("default") == "default"
     assert shown_name("a\tb\x00c") == "a\\tb\\x00c"

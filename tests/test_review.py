@@ -13,8 +13,8 @@ from bgrl.agents.hints import HintRanker, RankedPlay, rank_plays
 from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import legal_plays, play_from_notation
 from bgrl.records.record import GameRecord, read_record
-from bgrl.records.review import (MARKS, RATINGS, format_review, mark_for, rating_for, review_json,
-                         review_record, review_records)
+from bgrl.records.review import MARKS, RATINGS, mark_for, rating_for, review_record, review_records
+from bgrl.records.review_report import format_review, review_json
 
 DATA = Path(__file__).parent / "data"
 

@@ -296,7 +296,7 @@ def test_session_from_an_edited_board(client):
 
 def test_upload_review_judges_the_cube_of_a_mat_file(client):
     """An uploaded .mat file's cube actions are judged as bgrl review judges them
-    (bgrl.records.review.judge_cube): the double and the pass are each a judged decision with
+    (bgrl.records.cube_review.judge_cube): the double and the pass are each a judged decision with
     its equities, and each player has a cube summary; a bgrl record (no cube actions) has no
     cube list."""
     from pathlib import Path

@@ -88,7 +88,7 @@ def vs_best(equity_loss: float) -> float:
     rounded to the three decimals shown, so a tie prints +0.000, never -0.000.
 
     Here, beside the row, because both the CLI's tables (:mod:`bgrl.cli._table`) and the
-    review report (:func:`bgrl.records.review.format_review`, a layer below the CLI) show it.
+    review report (:func:`bgrl.records.review_report.format_review`, a layer below the CLI) show it.
     """
     return 0.0 - round(float(equity_loss), 3) + 0.0
 

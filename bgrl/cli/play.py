@@ -2,8 +2,9 @@
 
 The game is a :class:`bgrl.session.game.GameSession` (the one game of every surface, the
 web board's too) and the terminal is its view, :class:`bgrl.cli.play_view.TerminalGame`
-(re-exported here with :func:`read_command`, :func:`hint_table`, :func:`resign_decision` and
-:func:`draw_decision`). This module reads the flags, loads the opponent, the hint ranker
+(re-exported here with :func:`bgrl.cli.terminal_text.read_command`,
+:func:`bgrl.cli.terminal_text.hint_table`, :func:`bgrl.agents.offers.resign_decision` and
+:func:`bgrl.agents.offers.draw_decision`). This module reads the flags, loads the opponent, the hint ranker
 (:func:`play_ranker`: the one hint default, or --hint-level / --checkpoint) and the judge
 (:func:`judge_ranker`), opens the store of games (``--store URL``, ``$BGRL_STORE``, else the
 SQLite file in the user's bgrl folder) under the player token of the user's bgrl folder, and
@@ -21,9 +22,11 @@ from bgrl._fileio import check_writable_dir
 from bgrl._text import clip
 from bgrl.agents.hints import HintRanker
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, JUDGE_LEVEL
+from bgrl.agents.offers import draw_decision, resign_decision
 from bgrl.agents.registry import load_ranker as _load_ranker
 from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter, check_level, cube_rules
-from bgrl.cli.play_view import COMMANDS, TerminalGame, draw_decision, hint_table, read_command, resign_decision
+from bgrl.cli.play_view import TerminalGame
+from bgrl.cli.terminal_text import COMMANDS, hint_table, read_command
 from bgrl.rules.match import Match, MatchRules
 
 __all__ = [

@@ -8,7 +8,8 @@ and passes the player's commands to it; with a store (:class:`bgrl.session.local
 every change is saved, so ``bgrl play --resume`` and the web board's "My games" see it.
 
 The dialogue reads lines from an ``input`` callable and writes to an ``output`` stream, so
-tests drive it with fake input. Its conventions:
+tests drive it with fake input; the commands it reads, its help and its hint tables are
+:mod:`bgrl.cli.terminal_text`. Its conventions:
 
 * The board is drawn and numbered from the player's side (as GNU Backgammon does); the
   computer's plays are shown in the player's numbering, and the text says so.
@@ -33,7 +34,6 @@ answers ``y`` to "Another game?", a match to N points.
 
 from __future__ import annotations
 
-import difflib
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -41,9 +41,13 @@ from pathlib import Path
 import numpy as np
 
 from bgrl._text import clip
+from bgrl.agents.cube import cube_hint
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL
-from bgrl.agents.offers import KIND, draw_decision, resign_decision
+from bgrl.agents.offers import KIND
+from bgrl.cli.terminal_text import (CONFIRMED, CUBE_HELP, CUBE_WORDS, HELP, cube_hint_text, cubeful_hint_table,
+                                    hint_table, read_command)
 from bgrl.records.record import write_record
+from bgrl.records.review_report import format_review
 from bgrl.rules.board import Position
 from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE
 from bgrl.rules.notation import IllegalPlayError, play_from_notation
@@ -52,95 +56,7 @@ from bgrl.rules.render import render
 from bgrl.session.game import MAX_SEED, GameSession
 from bgrl.session.local import AgentEngine
 
-__all__ = [
-    "COMMANDS", "CONFIRMED", "HELP", "CUBE_HELP", "CUBE_WORDS", "TerminalGame", "hint_table", "read_command",
-    "resign_decision", "draw_decision",
-]
-
-COMMANDS = ("hint", "board", "resign", "draw", "help", "quit")
-#: The commands asked to be confirmed (``y`` or ``yes``; anything else cancels).
-CONFIRMED = ("resign", "draw", "quit")
-_ALIASES = {"exit": "quit", "q": "quit", "?": "help"}
-CUBE_WORDS = ("double", "take", "pass", "beaver")
-
-HELP = """Commands:
-  a play in your own numbering (the board is drawn in it), e.g. 13/10 10/5, 24/13,
-      bar/22*, 6/off, 8/5(2); a span through a hit (8/4 for 8/5*/4) is accepted
-  hint [N]          rank the legal plays with the hint engine (equities and probabilities); N rows (default 5, 0 = all),
-                    then why the best play is best (blots and shots, points, primes, pips) against the second
-  board             draw the board again
-  resign [single|gammon|backgammon]
-                    offer to resign at that value (default single; times the cube); the computer accepts
-                    when it is at least the points it expects to win (judged by the
-                    judge level, world-class)
-  draw              offer a draw (not in a match); the computer accepts only when it is behind
-  help              this text
-  quit              leave without finishing (Ctrl-C too); a stored game goes on with bgrl play --resume
-resign, draw and quit ask for confirmation: y or yes goes ahead, anything else cancels.
-Rules: docs/rules.md in the repository."""
-
-CUBE_HELP = """Cube commands:
-  double            before you roll (at the 'cube' prompt): offer the computer a double
-  Enter or roll     roll the dice
-  take / pass       answer the computer's double (pass: you lose the current stake)
-  beaver            (money play with --beavers) take and redouble at once, keeping the cube
-  hint              at a cube prompt: the cube decision of the hint engine
-The board header shows the cube (value, owner) and the score."""
-
-
-def hint_table(ranked, engine: str, ply: int, top: int = 5, compact: bool = True, you: bool = True) -> str:
-    """The hint text: engine and ply, the best ``top`` plays (0 = all) with equity, the
-    difference to the best play and the outcome probabilities, "... and N more", and what
-    the columns mean (addressed to the player, or with ``you=False`` to "the side playing")."""
-    if not ranked:
-        return "  no die can be played: the turn passes"
-    from bgrl.agents.hints import with_shared_ranks
-    from bgrl.cli._table import VALUE_HEADER, value_cells
-
-    ranked = with_shared_ranks(ranked)  # ties share a rank
-    shown = ranked[: top if top > 0 else len(ranked)]
-    names = [r.play.shown(compact) for r in shown]
-    width = max(8, max(len(n) for n in names))
-    lines = [f"  Hint from {engine}, {ply}-ply; best first:",
-             f"  {'#':>3}  {'play':<{width}}  {VALUE_HEADER}"]
-    for r, name in zip(shown, names):
-        lines.append(f"  {r.rank:3d}  {name:<{width}}  {value_cells(r)}")
-    if len(ranked) > len(shown):
-        lines.append(f"  … and {len(ranked) - len(shown)} more")
-    who, whose = ("you expect", "your") if you else ("the side playing expects", "its")
-    lines.append(f"  equity: points per game {who} after the play (cubeless: single 1, gammon 2, backgammon 3)")
-    lines.append(f"  vs best: equity minus the best play's; win/wg/wbg: {whose} chances to win / win a gammon / win a")
-    lines.append("  backgammon; lose/lg/lbg: to lose / lose a gammon / lose a backgammon (gammons include backgammons)")
-    return "\n".join(lines)
-
-
-def read_command(line: str):
-    """Classify a typed line.
-
-    Returns one of ``("empty",)``, ``("command", name, args)``, ``("play", text)`` or
-    ``("unknown", text, suggestion_or_None)``. A line is read as a play only when it
-    contains ``/`` (plays are written ``from/to``); a word that is not a command is never
-    read as a play.
-    """
-    text = line.strip()
-    if not text:
-        return ("empty",)
-    words = text.lower().split()
-    first = _ALIASES.get(words[0], words[0])
-    if first in COMMANDS:
-        if first == "resign" and len(words) <= 2 and (len(words) == 1 or words[1] in RESIGN_VALUES):
-            return ("command", first, words[1:])
-        if first == "hint" and len(words) == 2 and words[1].isdigit():
-            return ("command", first, [int(words[1])])
-        if len(words) == 1:
-            return ("command", first, [])
-    elif "/" in text:
-        return ("play", text)
-    guess = difflib.get_close_matches(first, COMMANDS + tuple(_ALIASES), n=1, cutoff=0.5)
-    suggestion = _ALIASES.get(guess[0], guess[0]) if guess else None
-    if first in COMMANDS:
-        suggestion = f"{first} single|gammon|backgammon" if first == "resign" else first
-    return ("unknown", text, suggestion)
+__all__ = ["TerminalGame"]
 
 
 def _s(n: int) -> str:
@@ -515,40 +431,12 @@ class TerminalGame:
             self.say(f"    … and {len(ranked) - top} more")
 
     def cubeful_hint_text(self, pos, dice, top: int = 5, rows=None) -> str:
-        """The hint table with the cube: the hint engine's plays ranked by
-        :func:`bgrl.agents.cube.cubeful_rank` with the cube of the side on roll (money: cubeful
-        equity per unit of the cube; a match: match winning chances too), as the web board's
-        and ``bgrl hint``'s hints with the cube rank them."""
-        from bgrl.agents.cube import cubeful_rank, value_mwc
-
+        """The hint table with the cube (:func:`bgrl.cli.terminal_text.cubeful_hint_table`): the
+        hint engine's plays (``rows``, else ranked here) ranked with the cube of the side on roll."""
         rows = self.ranker(pos, dice) if rows is None else rows
-        if not rows:
-            return "  no die can be played: the turn passes"
-        cube = self.match.cube_for(self.game.on_roll)
-        ranked, vals = cubeful_rank(rows, cube)
-        n = len(ranked) if top <= 0 else min(top, len(ranked))
-        names = [r.play.shown(self.compact) for r in ranked[:n]]
-        width = max(8, max(len(x) for x in names))
-        match = cube.is_match
-        mwc = value_mwc(vals, cube) if match else None
-        head = f"  {'#':>3}  {'play':<{width}}  {'cubeful':>8}  {'vs best':>8}" + ("  {:>6}".format("MWC") if match else "") + \
-            f"  {'cubeless':>8}  {'win':>6}  {'wg':>6}  {'lg':>6}"
-        lines = [f"  Hint with the cube from {getattr(self.ranker, 'name', 'the hint engine')}, "
-                 f"{getattr(ranked[0], 'ply', getattr(self.ranker, 'ply', 0))}-ply; best first (cube {cube.value}):", head]
-        for i, (r, name) in enumerate(zip(ranked[:n], names)):
-            p = r.probabilities
-            cells = f"  {r.rank:3d}  {name:<{width}}  {vals[i]:+8.3f}  {vals[i] - vals[0]:+8.3f}"
-            if match:
-                cells += f"  {100 * mwc[i]:5.1f}%"
-            cells += f"  {r.equity:+8.3f}  {p.win:6.3f}  {p.win_gammon:6.3f}  {p.lose_gammon:6.3f}"
-            lines.append(cells)
-        if len(ranked) > n:
-            lines.append(f"  … and {len(ranked) - n} more")
-        scale = ("match winning chances on the equity scale of the cube (+1 = winning the cube's points)"
-                 if match else "equity per unit of the cube, after the opponent's best cube action (Janowski)")
-        lines.append(f"  cubeful: {scale}; cubeless: points per game without the cube; win/wg/lg: your chances to win, "
-                     "win a gammon, lose a gammon")
-        return "\n".join(lines)
+        return cubeful_hint_table(rows, self.match.cube_for(self.game.on_roll),
+                                  getattr(self.ranker, "name", "the hint engine"), getattr(self.ranker, "ply", 0),
+                                  top, self.compact)
 
     # ------------------------------------------------------------------ the cube
     def _hint_engine(self):
@@ -566,23 +454,11 @@ class TerminalGame:
             return "  No cube decision waits."
         if eng is None:
             return "  No cube hint: the hint engine has no network."
-        from bgrl.agents.cube import cube_hint, value_mwc
-
         role, board, cube = q
         ev, ply, name = eng
         whose = "you on roll" if role == "double" else f"{self.opponent_name} on roll, your answer is its 'take'"
         d, _ = cube_hint(ev, Position(board), cube, ply)
-        e = d.as_dict()["equities"]
-        take = "take" if d.take else "pass"
-        text = (f"  Cube hint from {name}, {ply}-ply ({whose}): {d.decision}; the answer to a double: {take}"
-                + (" (beaver)" if d.beaver and cube.why_no_beaver() is None else "") + "\n"
-                f"  cubeful equities of the side on roll: no double {e['no_double']:+.3f}, double/take "
-                f"{e['double_take']:+.3f}, double/pass {e['double_pass']:+.3f}")
-        if cube.is_match:
-            mwc = {k: 100 * float(value_mwc([v], cube)[0]) for k, v in e.items()}
-            text += (f"\n  match winning chances of the side on roll: no double {mwc['no_double']:.1f}%, double/take "
-                     f"{mwc['double_take']:.1f}%, double/pass {mwc['double_pass']:.1f}%")
-        return text
+        return cube_hint_text(d, cube, name, ply, whose)
 
     def _cube_prompt_word(self, word: str) -> str | None:
         """The words both cube prompts share: ``hint``, ``board``, ``help`` ("done"), and
@@ -768,7 +644,6 @@ class TerminalGame:
         (:func:`bgrl.session.review.review_session`): with the cube every play ranked at its
         turn's cube and score, every cube decision judged, the points with the cube and the
         match score."""
-        from bgrl.records.review import format_review
         from bgrl.session.review import CUBEFUL_VALUES, MWC_VALUES, game_results, review_session
 
         s = self.session

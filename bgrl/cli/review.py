@@ -13,8 +13,11 @@ import json
 from pathlib import Path
 
 from bgrl.agents.levels import JUDGE_LEVEL
-from bgrl.cli._common import show_progress
 from bgrl.agents.registry import load_ranker
+from bgrl.cli._common import show_progress
+from bgrl.records.cube_review import judge_cube
+from bgrl.records.review import review_records
+from bgrl.records.review_report import format_review, match_summary_lines, review_json
 
 __all__ = ["load_games", "game_files", "cmd_review", "add_review_parser"]
 
@@ -22,7 +25,7 @@ __all__ = ["load_games", "game_files", "cmd_review", "add_review_parser"]
 def load_games(path, with_cube: bool = False):
     """Read a game file: returns (records, notes per record, kind 'bgrl-game-1' or 'mat')
     (:func:`bgrl.records.files.read_games`), and with ``with_cube`` a fourth item: per record
-    the cube information for :func:`bgrl.records.review.review_cube` (None for a bgrl game
+    the cube information for :func:`bgrl.records.cube_review.review_cube` (None for a bgrl game
     record, which holds no cube actions).
 
     Raises
@@ -67,8 +70,6 @@ def _is_game_file(path: Path) -> bool:
 
 
 def cmd_review(args) -> int:
-    from bgrl.records.review import format_review, match_summary_lines, review_json, review_records
-
     if args.top < 1:
         raise ValueError(f"--top must be >= 1, got {args.top}")
     files = game_files(args.file)
@@ -128,9 +129,7 @@ def cmd_review(args) -> int:
 
 def _review_cube(reviews, cube_info, ranker) -> None:
     """Judge the cube decisions of the games that carry cube information (.mat files) with
-    the ranker's evaluator at its ply (:func:`bgrl.records.review.judge_cube`)."""
-    from bgrl.records.review import judge_cube
-
+    the ranker's evaluator at its ply (:func:`bgrl.records.cube_review.judge_cube`)."""
     judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{ranker.name}, cube at {ranker.ply}-ply")
 
 

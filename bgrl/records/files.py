@@ -18,7 +18,7 @@ __all__ = ["read_games", "read_games_text"]
 
 
 def _cube_info(games) -> list[dict]:
-    """Per ``.mat`` game, what :func:`bgrl.records.review.review_cube` needs."""
+    """Per ``.mat`` game, what :func:`bgrl.records.cube_review.review_cube` needs."""
     return [{"record": g.record, "actions": g.cube_actions, "match_length": g.match_length, "score": g.score,
              "crawford": g.crawford} for g in games]
 
@@ -26,7 +26,7 @@ def _cube_info(games) -> list[dict]:
 def read_games_text(text: str, source: str = "<upload>", with_cube: bool = False):
     """The games of a game file's text: (records, notes per record, kind ``'bgrl-game-1'``
     or ``'mat'``). ``source`` names the file in error messages. With ``with_cube`` a fourth
-    item: per record the cube information for :func:`bgrl.records.review.review_cube` (the
+    item: per record the cube information for :func:`bgrl.records.cube_review.review_cube` (the
     ``.mat`` game's cube actions, match length, score, Crawford game), None for a bgrl game
     record (which holds no cube actions).
 

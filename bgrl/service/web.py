@@ -37,7 +37,8 @@ from bgrl.evaluation.probabilities import equity as equity_of
 from bgrl.records.files import read_games_text
 from bgrl.records.matfile import mat_text
 from bgrl.records.record import GameRecord
-from bgrl.records.review import by_player, cube_summaries, judge_cube, review_records
+from bgrl.records.cube_review import cube_summaries, judge_cube
+from bgrl.records.review import by_player, review_records
 from bgrl.session.review import review_session
 from bgrl.rules.board import Position, borne_off, flip
 from bgrl.rules.game import BLACK, WHITE

@@ -203,7 +203,7 @@ class GameSession:
                                   "turn": len(self.record.turns), "position_id": position_id})
 
     def cube_info(self, index: int | None = None) -> dict | None:
-        """What :func:`bgrl.records.review.review_cube` needs of one game of a cube session
+        """What :func:`bgrl.records.cube_review.review_cube` needs of one game of a cube session
         (``index`` into :meth:`all_records`; None = the game in play), or None without the cube."""
         from bgrl.records.matfile import CubeAction
 

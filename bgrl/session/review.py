@@ -6,7 +6,7 @@ session's games are reviewed *at the cube and score of each turn*: every checker
 ranked by the mover's cubeful equity (money, per unit of the cube) or, in a match, by its
 match winning chances on gnubg's equity scale of the cube (:func:`bgrl.agents.cube.cubeful_rank`,
 the ranking of every surface's hint), and every double, take and pass is judged
-(:func:`bgrl.records.review.judge_cube`, as ``.mat`` reviews are). :func:`game_results`
+(:func:`bgrl.records.cube_review.judge_cube`, as ``.mat`` reviews are). :func:`game_results`
 gives each game's points with the cube and the match score after it.
 """
 
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bgrl.records.review import Review, judge_cube, review_records
+from bgrl.records.cube_review import judge_cube
+from bgrl.records.review import Review, review_records
 from bgrl.rules.board import Position
 from bgrl.rules.cube import CubeState
 from bgrl.rules.notation import legal_plays
