@@ -9,7 +9,8 @@ from pathlib import Path
 from bgrl._resources import shipped_path
 from bgrl.agents.levels import LEVELS
 from bgrl.agents.registry import load_agent
-from bgrl.training.config import TrainConfig
+from bgrl.evaluation.networks import load_checkpoint
+from bgrl.training.config import TrainConfig, load_config_file
 from bgrl.training.pipeline import is_pipeline_run, is_recipe, load_recipe, recipe_path, run_pipeline, shipped_recipes
 
 __all__ = ["add_train_parser", "cmd_train", "rate_after_training", "RATE_GAMES"]
@@ -169,8 +170,6 @@ def _sigterm_as_ctrl_c():
 
 
 def _cmd_train(args) -> int:
-    from bgrl.training.loop import load_config_file
-
     if _pipeline(args):
         return 0
 
@@ -247,7 +246,6 @@ def _recorded_backend(run_dir: Path):
     if not latest.is_file():
         return None
     try:
-        from bgrl.evaluation.networks import load_checkpoint
         from bgrl.training.rounds import recorded_backend
 
         trainer = load_checkpoint(latest).get("trainer")
@@ -256,8 +254,20 @@ def _recorded_backend(run_dir: Path):
         return None
 
 
+def _print_next_steps(result) -> None:
+    """What to run after a plain TD run (``on_done`` of :func:`bgrl.training.loop.train`, a
+    :class:`~bgrl.training.loop.TrainResult`): a match, a game against it, more training."""
+    final, run_dir = result.final, result.run_dir
+    print("\n".join([
+        "next:",
+        f"  bgrl match {final} pubeval --games 2000     # strength, with a 95% interval",
+        f"  bgrl play --opponent {final}                 # play against it",
+        f"  bgrl train --resume {run_dir} --games {2 * result.games}   # train on",
+    ]))
+
+
 def _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner):
-    from bgrl.training.loop import TrainConfig, train
+    from bgrl.training.loop import train
 
     if args.resume:
         fixed = [f for f in ("hidden", "seed", "init_from", "bearoff", "encoder") if flags.get(f) is not None]
@@ -269,15 +279,16 @@ def _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner):
         if args.init_from is None and "init_from" in given:
             given.pop("init_from")  # a config file shared with the first segment
         train(None, Path(args.resume), resume=True, progress=progress, overrides=given, benchmark=benchmark,
-              make_learner=make_learner)
+              make_learner=make_learner, on_done=_print_next_steps)
         return
     if args.init_from is not None and args.hidden is not None:
         raise ValueError("--hidden and --init-from exclude each other: the network's size comes from the checkpoint")
     run_dir = Path(args.run_dir or run_dir_cfg or Path("runs") / datetime.now().strftime("td-%Y%m%d-%H%M%S"))
     cfg = TrainConfig(**given)
     rating = bool(cfg.eval_every) and getattr(args, "rate_games", 0) > 0
-    log = (lambda m: print(str(m).split("\nnext:")[0])) if rating else print  # the rating prints the next steps
-    final = train(cfg, run_dir, progress=progress, benchmark=benchmark, make_learner=make_learner, log=log)
+    # the rating prints the next steps; without it, the run's own (_print_next_steps)
+    final = train(cfg, run_dir, progress=progress, benchmark=benchmark, make_learner=make_learner,
+                  on_done=None if rating else _print_next_steps)
     if final is not None and rating:
         rate_after_training(final, run_dir, cfg.games, args.rate_games, progress)
 
