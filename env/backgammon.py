@@ -16,6 +16,11 @@ An action is an index into the canonical list of the legal after-states of the r
 Dice come from a counter-based stream (:mod:`bgrl.rules.dice`) keyed by the ``reset`` seed (an
 unseeded reset continues it), so the vector env (:mod:`bgrl.env.vector`) can roll the same
 dice for its game ``i`` when seeded ``s`` as this env seeded ``s + i``.
+
+The two modes beside the default are mixins of their own modules: the doubling cube
+(``cube=True``) :class:`bgrl.env.cube.CubeMode`, one checker per step (``action_mode="checker"``)
+:class:`bgrl.env.checker.CheckerMode`. ``MAX_PLAYS`` and its derivation live in
+:mod:`bgrl.env.common` (exported here too).
 """
 
 from __future__ import annotations
@@ -29,11 +34,12 @@ from gymnasium import spaces
 from bgrl.rules.board import START_BOARD, flip
 from bgrl.rules.dice import roll_dice, seed_keys
 from bgrl.evaluation.encoding import ENCODER, encode
-from bgrl.env.common import (BLACK, WHITE, AfterStateRows, LegalPlaySpace, ResetNeeded, batch_encoder, plays_of_one, action_index, check_render_mode,  # noqa: F401
-                             check_reset_options, colour_arg, feature_bounds, load_opponent,
+from bgrl.env.common import (BLACK, MAX_PASSES, MAX_PLAYS, MAX_PLAYS_DICE, MAX_PLAYS_POSITION_ID, WHITE,  # noqa: F401
+                             AfterStateRows, LegalPlaySpace, ResetNeeded, batch_encoder, plays_of_one, action_index,
+                             check_render_mode, check_reset_options, colour_arg, feature_bounds, load_opponent,
                              use_compiled_kernels)
-from bgrl.env.checker import CheckerMode
-from bgrl.env.cube import JanowskiCube, cube_features, cube_info, next_cube_game
+from bgrl.env.checker import FORFEIT, CheckerMode
+from bgrl.env.cube import CubeMode, JanowskiCube, cube_features, cube_info, next_cube_game
 from bgrl.env.state import POSITION_OPTIONS, SearchMixin, reset_position
 from bgrl.rules.movegen import AfterStates, generate
 from bgrl.rules.render import render as render_board
@@ -52,32 +58,8 @@ __all__ = [
     "JanowskiCube",
 ]
 
-#: The largest number of distinct legal plays (after-states) of any position and roll: 2226,
-#: reached by the position ``MAX_PLAYS_POSITION_ID`` (the mover's 15 checkers on 24 23 21 20 18
-#: 16 15 13 12 10 9 7 6 4 3, i.e. pairs of points with one-point gaps) with 1-1.
-#:
-#: No exact published figure was found: GNU Backgammon sizes its move list with MAX_MOVES = 3060
-#: (eval.h), which is C(18, 4), the number of ways to share 4 checker moves among 15 checkers, a
-#: bound, not a reachable count. The exact maximum was derived here: with doubles and no checker
-#: on the bar and no bearing off, a play is determined by its *flow* (how many checkers cross
-#: each gap between consecutive points d apart), distinct flows give distinct results (the final
-#: position and the hit blots are functions of the flow, and vice versa), and every flow with
-#: out-flow <= checkers + in-flow at each point is playable; an exact dynamic program over the
-#: 24 points (Pareto frontiers of flow counts, 0..4 checkers per point) gives the maxima
-#: 2226 / 2138 / 2052 / 1965 / 1869 / 1761 for 1-1 ... 6-6, and a randomized search with
-#: bgrl.rules.movegen found the same values. The other cases are far lower: with a checker on the bar
-#: the entry is forced, leaving at most the best 3-move count (<= 600); when bearing off can
-#: occur during the play at most 3 checkers are outside the home board (bound <= 446 with bearing
-#: off relaxed to always allowed); a non-double play is a pair of checkers (<= 15 * 15 = 225).
-#: Opposing points (2+ checkers) only remove plays; blots only change which results hit.
-MAX_PLAYS = 2226
-MAX_PLAYS_POSITION_ID = "BAAQhVJKKSkFAA"
-MAX_PLAYS_DICE = (1, 1)
 
-_MAX_PASSES = 1000  # guard: consecutive passes (both sides closed out) cannot arise from the start
-
-
-class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
+class _BackgammonBase(SearchMixin, CheckerMode, CubeMode, gym.Env):
     """Shared state and plumbing. The board is kept from the side on roll (engine convention)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
@@ -140,7 +122,7 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
 
     def _roll_playable(self) -> tuple[np.ndarray, AfterStates]:
         """Roll for the side on roll, passing the turn while no die can be played."""
-        for _ in range(_MAX_PASSES):
+        for _ in range(MAX_PASSES):
             dice = self._roll()
             after = generate(self._board[None], dice[None], validate=False)  # _generate, inlined
             if after.dice_used[0]:
@@ -152,7 +134,7 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
         """Cubeless play mode: roll for the side on roll, passing the turn while no die can be
         played, and make the roll its turn (:meth:`_roll_playable` and :meth:`_set_turn` in one,
         the plays read by :func:`bgrl.env.common.plays_of_one`: the same rolls, plays and order)."""
-        for _ in range(_MAX_PASSES):
+        for _ in range(MAX_PASSES):
             dice = self._roll()
             rows, used = plays_of_one(self._board, dice)
             if used:
@@ -201,36 +183,12 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
             f"0..{k - 1} (info['action_mask'] marks them); the action space holds {MAX_PLAYS} indices",
         )
 
-    def _chosen(self, action) -> np.ndarray | None:
-        """The after-state an action plays, checked; in checker mode None until the roll is used up."""
+    def _chosen(self, action) -> np.ndarray | str | None:
+        """The after-state an action plays, checked; in checker mode None until the roll is used up,
+        and FORFEIT for a masked-out action (the game lost)."""
         if self._checker is not None:
             return self._checker_step(action)
         return self._after[self._check_action(action)]
-
-    # ------------------------------------------------------------------ the cube (cube=True)
-    _table = None  # the game's bgrl.rules.match.Match when the cube is in play (bgrl.env.cube)
-    _phase = "play"  # "play", "decide" (a cube decision before the roll) or "answer" (a double offered)
-    _first_turn = True
-
-    def _init_cube(self, cube, match_length, encoder) -> None:
-        from bgrl.env.cube import CUBE_FEATURES, check_cube_options, cube_match
-
-        self.cube, self.match_length = check_cube_options(cube, match_length)
-        self._table = cube_match(self.match_length) if self.cube else None
-        if self.cube:
-            low, high = feature_bounds(encoder)
-            low = np.concatenate([low, np.zeros(CUBE_FEATURES, dtype=np.float32)])
-            high = np.concatenate([high, np.ones(CUBE_FEATURES, dtype=np.float32)])
-            self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
-            self.action_space = LegalPlaySpace(MAX_PLAYS + 4)
-
-    def _cube_phase(self, phase: str) -> None:
-        """Enter a cube step ('decide' or 'answer'): no dice, the two cube actions legal."""
-        self._phase = phase
-        self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
-        self.action_space._legal_count = None
-        lo = MAX_PLAYS + (0 if phase == "decide" else 2)
-        self.action_space._legal_choices = np.array([lo, lo + 1])
 
     def _mask(self) -> np.ndarray:
         if self._checker is not None:
@@ -248,31 +206,6 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
             lo = MAX_PLAYS + (0 if self._phase == "decide" else 2)
             m[lo: lo + 2] = 1
         return m
-
-    def _roll_once(self) -> bool:
-        """Roll for the side on roll: True with its play to make, False (turn passed) otherwise."""
-        self._first_turn = False
-        dice = self._roll()
-        after = self._generate(dice)
-        if after.dice_used[0]:
-            self._phase = "play"
-            self._set_turn(dice, after)
-            return True
-        self._pass()
-        return False
-
-    def _check_cube_action(self, action) -> int:
-        self._check_not_over()
-        lo = MAX_PLAYS + (0 if self._phase == "decide" else 2)
-        names = ("no double", "double") if self._phase == "decide" else ("take", "pass")
-        what = "a cube decision before the roll" if self._phase == "decide" else "an answer to a double"
-        msg = (f"this is {what}, so the action must be {lo} ({names[0]}) or {lo + 1} ({names[1]}) "
-               "(info['action_mask'] marks them)")
-        a = action_index(action, MAX_PLAYS + 4, expected="the actions", illegal=lambda a, k: f"illegal action {a}: {msg}")
-        if a not in (lo, lo + 1):
-            raise ValueError(f"illegal action {a}: {msg}")
-        return a
-
 
     def _notation(self) -> list[str]:
         if not self.notation or self._over or self._dice is None:  # None: a cube step, no roll
@@ -314,6 +247,8 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
             info["dice_left"] = self._checker.features()[0].astype(np.int64)
         if self._over:
             info["winner"], info["points"] = self._winner, self._points
+            if self._illegal_action is not None:  # checker mode: a masked-out action lost the game
+                info["illegal_action"] = self._illegal_action
         return info
 
     def _new_game(self, seed: int | None) -> None:
@@ -330,6 +265,7 @@ class _BackgammonBase(SearchMixin, CheckerMode, gym.Env):
         self._over, self._winner, self._points = False, None, 0
         self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
         self._dice_queue = ()
+        self._illegal_action = None
         if self._checker is not None:
             self._checker.stop(np.zeros(1, np.int64))
 
@@ -443,7 +379,11 @@ class BackgammonEnv(_BackgammonBase):
       (:func:`bgrl.agents.cube.cube_hint`), any other never doubles and always takes.
     - ``action_mode``: ``"play"`` (default, above) or ``"checker"``: each step moves one checker
       by one die, ``Discrete(156)``, action ``6 * source + die - 1``, the dice left in the
-      observation (:mod:`bgrl.env.checker`); cubeless.
+      observation (:mod:`bgrl.env.checker`); cubeless. There an action of the space that the
+      mask rules out loses the game (reward -1, terminated, ``info["winner"]`` the opponent,
+      ``info["points"]`` 1, ``info["illegal_action"]`` the action), so gymnasium's ``check_env``
+      (which plays an action sampled before its seeded reset) passes with every colour; an
+      action outside the space raises ``ValueError``.
 
     ## Version History
 
@@ -493,75 +433,6 @@ class BackgammonEnv(_BackgammonBase):
             info["phase"] = "over" if self._over else self._phase
         return info
 
-    def _end(self, gs) -> float:
-        """The game ends by a pass (``gs``: the match's GameScore of it); the agent's reward."""
-        self._over, self._winner, self._points = True, gs.winner, gs.points
-        self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
-        self._phase = "play"
-        return float(gs.points if gs.winner == self._agent else -gs.points)
-
-    def _scored(self, pts: int) -> float:
-        """Points of a finished play (the match scores the result at the cube); the agent's reward."""
-        self._points = self._table.end_game(self._winner, pts).points
-        return float(self._points if self._winner == self._agent else -self._points)
-
-    def _advance_cube(self) -> float:
-        """With the cube: play on until the agent acts (a cube step or a play) or the game ends."""
-        from bgrl.rules.board import Position
-
-        for _ in range(_MAX_PASSES):
-            side = self._on_roll
-            may = not self._first_turn and self._table.may_double(side)
-            if side == self._agent:
-                if may:
-                    self._cube_phase("decide")
-                    return 0.0
-                if self._roll_once():
-                    return 0.0
-                continue
-            if may and self.opponent_cube.doubles(Position(self._board), self._table.cube_for(side)):
-                self._table.offer(side)
-                self._cube_phase("answer")
-                return 0.0
-            self._first_turn = False
-            dice = self._roll()
-            after = self._generate(dice)
-            if not after.dice_used[0]:
-                self._pass()
-                continue
-            k = int(self.opponent.select(after, self.np_random)[0])
-            pts = self._apply(after.boards[k])
-            if pts:
-                return self._scored(pts)
-        raise RuntimeError("no side could move for 1000 consecutive rolls")  # pragma: no cover
-
-    def _cube_step(self, a: int) -> float:
-        from bgrl.rules.board import Position
-
-        other = BLACK if self._agent == WHITE else WHITE
-        if self._phase == "decide":
-            if a == MAX_PLAYS:  # no double: roll
-                return 0.0 if self._roll_once() else self._advance_cube()
-            cube = self._table.offer(self._agent)
-            if not self.opponent_cube.takes(Position(self._board), cube):
-                return self._end(self._table.answer(other, "pass"))
-            self._table.answer(other, "take")
-            return 0.0 if self._roll_once() else self._advance_cube()
-        if a == MAX_PLAYS + 3:  # the agent passes the opponent's double
-            return self._end(self._table.answer(self._agent, "pass"))
-        self._table.answer(self._agent, "take")
-        self._phase = "play"
-        # the opponent, who doubled, now rolls and plays
-        self._first_turn = False
-        dice = self._roll()
-        after = self._generate(dice)
-        if not after.dice_used[0]:
-            self._pass()
-            return self._advance_cube()
-        k = int(self.opponent.select(after, self.np_random)[0])
-        pts = self._apply(after.boards[k])
-        return self._scored(pts) if pts else self._advance_cube()
-
     def _advance(self) -> float:
         """Play until the agent has a roll with a legal play or the game ends; return its reward."""
         if self._table is not None:
@@ -605,6 +476,8 @@ class BackgammonEnv(_BackgammonBase):
             reward = self._cube_step(self._check_cube_action(action))
         elif (after := self._chosen(action)) is None:
             reward = 0.0  # checker mode: the roll is not used up yet
+        elif after is FORFEIT:
+            reward = -1.0  # checker mode: a masked-out action lost the game
         else:
             pts = self._apply(after)
             if self._table is not None:
@@ -680,7 +553,8 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
       over from one episode (game) to the next, with the Crawford rule; a reset after the
       match is over (or ``reset(options={"new_match": True})``) starts a new match at 0-0.
     - ``action_mode``: ``"play"`` (default) or ``"checker"`` (one checker, one die per step;
-      :mod:`bgrl.env.checker`), as ``bgrl/Backgammon-v0``.
+      :mod:`bgrl.env.checker`), as ``bgrl/Backgammon-v0``: a masked-out action of the space
+      loses the game for the side that played it (reward -1 to it).
 
     ## Version History
 
@@ -731,7 +605,7 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
             return
         # with the cube: a cube step for a side that may double, else roll; a roll with no
         # legal play passes the turn to the other side's cube step
-        for _ in range(_MAX_PASSES):
+        for _ in range(MAX_PASSES):
             if not self._first_turn and self._table.may_double(self._on_roll):
                 self._cube_phase("decide")
                 return
@@ -772,6 +646,10 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
                 after = self._after[a]
             else:
                 after = self._chosen(action)
+            if after is FORFEIT:  # checker mode: a masked-out action lost the game for the mover
+                if self.render_mode == "human":
+                    self.render()
+                return self._obs(), -1.0, True, False, self._info()
             pts = 0 if after is None else self._apply(after)  # None: checker mode, the roll not used up
             reward = float(pts)
             if self._table is not None and pts:
@@ -780,25 +658,7 @@ class BackgammonSelfPlayEnv(_BackgammonBase):
             if not pts and after is not None:
                 self._next_turn()
         else:
-            a = self._check_cube_action(action)
-            reward = 0.0
-            if self._phase == "decide":
-                if a == MAX_PLAYS:  # no double: roll
-                    if not self._roll_once():
-                        self._next_turn()
-                else:
-                    self._table.offer(self._on_roll)
-                    self._cube_phase("answer")
-            elif a == MAX_PLAYS + 2:  # take: the doubler rolls
-                self._table.answer(self._actor, "take")
-                if not self._roll_once():
-                    self._next_turn()
-            else:  # pass: the doubler wins the cube value
-                gs = self._table.answer(self._actor, "pass")
-                self._over, self._winner, self._points = True, gs.winner, gs.points
-                self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
-                self._phase = "play"
-                reward = -float(gs.points)
+            reward = self._self_play_cube_step(self._check_cube_action(action))
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, self._over, False, self._info()

@@ -20,6 +20,14 @@ higher-die rule when only one die of a non-double can be played. So the full pla
 step by step are exactly the generator's legal plays of the roll (tested on the golden rules
 cases of ``tests/test_movegen.py`` and on random positions).
 
+An action of ``Discrete(156)`` that the mask rules out ends the game in the single environments
+(:class:`CheckerMode`): the side that played it loses a single game (1 point, reward -1 to it;
+``info["illegal_action"]`` names the action), as in pgx. So every action of the space is a
+valid input to ``step`` (gymnasium's ``check_env`` plays an action sampled in another state),
+and a learner without masks is told what it did. Anything outside the space (another integer, a
+float, an array) raises ``ValueError``; the vector environment and the PettingZoo environment
+refuse a masked-out action with ``ValueError`` too.
+
 The observation gains :data:`DICE_FEATURES` units: how many dice of each face (1..6) are left
 to play this turn (0..4), so the dice are in the observation.
 
@@ -31,18 +39,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgrl.rules.board import MOVER_BAR, OPP_BAR
+from bgrl.rules.board import MOVER_BAR, OPP_BAR, flip
 from bgrl.rules.movegen import generate
 from bgrl.env.common import LegalPlaySpace, action_index, feature_bounds
 
-__all__ = ["ACTION_MODES", "CHECKER_ACTIONS", "DICE_FEATURES", "CheckerTurns", "checker_action", "checker_move",
-           "check_action_mode", "single_moves"]
+__all__ = ["ACTION_MODES", "CHECKER_ACTIONS", "DICE_FEATURES", "FORFEIT", "CheckerTurns", "checker_action",
+           "checker_move", "check_action_mode", "single_moves"]
 
 ACTION_MODES = ("play", "checker")
 #: ``Discrete(CHECKER_ACTIONS)``: 26 sources (0..25) x 6 dice.
 CHECKER_ACTIONS = 26 * 6
 #: Units appended to the observation in checker mode: the dice left per face 1..6 (0..4).
 DICE_FEATURES = 6
+#: What :meth:`CheckerMode._checker_step` returns for an action the mask rules out (the game is lost).
+FORFEIT = "forfeit"
 _SRC = np.arange(26)
 
 
@@ -228,15 +238,31 @@ class CheckerMode:
         self.action_space._legal_count = None
         self.action_space._legal_choices = np.flatnonzero(t.mask[0])
 
-    def _checker_step(self, action) -> np.ndarray | None:
-        """Move one checker; the after-state of the full play when the roll is used up, else None."""
+    def _checker_step(self, action) -> np.ndarray | str | None:
+        """Move one checker; the after-state of the full play when the roll is used up, else None;
+        :data:`FORFEIT` (the game lost: :meth:`_forfeit`) for an action the mask rules out.
+        ValueError for anything outside the action space, ResetNeeded when no game is on."""
         self._check_not_over()
         t = self._checker
         a = action_index(action, CHECKER_ACTIONS, expected="the checker actions (6 * source + die - 1)",
                          illegal=lambda a, k: t.illegal(0, a))
         if not t.mask[0, a]:
-            raise ValueError(t.illegal(0, a))
+            self._forfeit(a)
+            return FORFEIT
         if t.apply(np.zeros(1, np.int64), np.array([a]))[0]:
             return t.boards[0].copy()
         self.action_space._legal_choices = np.flatnonzero(t.mask[0])
         return None
+
+    _illegal_action: int | None = None  # the masked-out action that lost the game (info["illegal_action"])
+
+    def _forfeit(self, action: int) -> None:
+        """The side on roll played ``action``, which the mask rules out: it loses a single game
+        (1 point). The checkers it moved this turn go back; the board is kept from the winner's
+        side, the winner "on roll" (as when a play ends the game)."""
+        self._checker.stop(np.zeros(1, np.int64))
+        self._board = flip(self._board)
+        self._white_on_roll = not self._white_on_roll
+        self._over, self._winner, self._points = True, self._on_roll, 1
+        self._dice, self._after = None, np.zeros((0, 26), dtype=np.int8)
+        self._illegal_action = int(action)

@@ -1,6 +1,7 @@
 """Pieces shared by the environments of :mod:`bgrl.env` (single, vector, PettingZoo): the
-observation bounds, the action space whose ``sample()`` is legal, the checks of actions,
-reset options, render modes and colours, and the opponent loader.
+observation bounds, the size of the play action space (:data:`MAX_PLAYS`, with its derivation),
+the action space whose ``sample()`` is legal, the checks of actions, reset options, render
+modes and colours, and the opponent loader.
 
 They were defined in :mod:`bgrl.env.backgammon`, which still exports every name.
 """
@@ -21,11 +22,37 @@ from bgrl.agents import base as agent_base
 from bgrl.agents.registry import load_agent
 from bgrl.evaluation import compiled
 
-__all__ = ["WHITE", "BLACK", "feature_bounds", "LegalPlaySpace", "action_index", "ResetNeeded", "check_reset_options",
-           "check_render_mode", "colour_arg", "load_opponent", "use_compiled_kernels", "AfterStateRows", "plays_of_one",
-           "batch_encoder"]
+__all__ = ["WHITE", "BLACK", "MAX_PLAYS", "MAX_PLAYS_POSITION_ID", "MAX_PLAYS_DICE", "MAX_PASSES", "feature_bounds",
+           "LegalPlaySpace", "action_index", "ResetNeeded", "check_reset_options", "check_render_mode", "colour_arg",
+           "load_opponent", "use_compiled_kernels", "AfterStateRows", "plays_of_one", "batch_encoder"]
 
 WHITE, BLACK = "white", "black"
+
+#: The largest number of distinct legal plays (after-states) of any position and roll: 2226,
+#: reached by the position ``MAX_PLAYS_POSITION_ID`` (the mover's 15 checkers on 24 23 21 20 18
+#: 16 15 13 12 10 9 7 6 4 3, i.e. pairs of points with one-point gaps) with 1-1.
+#:
+#: No exact published figure was found: GNU Backgammon sizes its move list with MAX_MOVES = 3060
+#: (eval.h), which is C(18, 4), the number of ways to share 4 checker moves among 15 checkers, a
+#: bound, not a reachable count. The exact maximum was derived here: with doubles and no checker
+#: on the bar and no bearing off, a play is determined by its *flow* (how many checkers cross
+#: each gap between consecutive points d apart), distinct flows give distinct results (the final
+#: position and the hit blots are functions of the flow, and vice versa), and every flow with
+#: out-flow <= checkers + in-flow at each point is playable; an exact dynamic program over the
+#: 24 points (Pareto frontiers of flow counts, 0..4 checkers per point) gives the maxima
+#: 2226 / 2138 / 2052 / 1965 / 1869 / 1761 for 1-1 ... 6-6, and a randomized search with
+#: bgrl.rules.movegen found the same values. The other cases are far lower: with a checker on the bar
+#: the entry is forced, leaving at most the best 3-move count (<= 600); when bearing off can
+#: occur during the play at most 3 checkers are outside the home board (bound <= 446 with bearing
+#: off relaxed to always allowed); a non-double play is a pair of checkers (<= 15 * 15 = 225).
+#: Opposing points (2+ checkers) only remove plays; blots only change which results hit.
+MAX_PLAYS = 2226
+MAX_PLAYS_POSITION_ID = "BAAQhVJKKSkFAA"
+MAX_PLAYS_DICE = (1, 1)
+
+#: Guard of the single environments: this many consecutive passes (both sides closed out) cannot
+#: arise from the start, so reaching it raises RuntimeError.
+MAX_PASSES = 1000
 
 
 def feature_bounds(name: str = ENCODER) -> tuple[np.ndarray, np.ndarray]:
@@ -207,23 +234,20 @@ def use_compiled_kernels() -> None:
     compiled.ensure()
 
 
-#: (kernel, mult, cap, generate_one) of the compiled one-position generator behind
-#: :func:`bgrl.rules.movegen.generate`, or None: read once by :func:`plays_of_one`.
-_ONE_KERNEL: tuple | None = None
-_ONE_KERNEL_READ = False
+#: :func:`bgrl.evaluation.movegen_nb.generate_one_rows` once the compiled kernels run (None before):
+#: read by :func:`plays_of_one`.
+_ONE_ROWS = None
 
 
-def _one_kernel():
-    global _ONE_KERNEL, _ONE_KERNEL_READ
-    _ONE_KERNEL_READ = True
-    try:
-        from bgrl.evaluation import movegen_nb
+def _one_rows():
+    """The compiled one-position generator's rows function, once :mod:`bgrl.evaluation.compiled`
+    has loaded it (:func:`use_compiled_kernels`); None while it has not (or is switched off)."""
+    global _ONE_ROWS
+    if _ONE_ROWS is None and compiled.active():
+        from bgrl.evaluation import movegen_nb  # loaded already by compiled.ensure(): numba stays unimported here
 
-        if movegen_nb.AVAILABLE and _movegen._ONE_POSITION is movegen_nb.generate_one:
-            _ONE_KERNEL = (movegen_nb._generate_one, movegen_nb._MULT, int(movegen_nb._DB_CAP), movegen_nb.generate_one)
-    except (ImportError, AttributeError):  # pragma: no cover - numba missing, or the kernel renamed
-        _ONE_KERNEL = None
-    return _ONE_KERNEL
+        _ONE_ROWS = movegen_nb.generate_one_rows
+    return _ONE_ROWS
 
 
 def plays_of_one(board: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, int]:
@@ -231,24 +255,19 @@ def plays_of_one(board: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, int]:
     order of :func:`bgrl.rules.movegen.generate`), and the dice the plays use (0: no legal play).
 
     ``generate(board[None], dice[None], validate=False)`` for one position, read straight from
-    the compiled one-position generator it runs (:mod:`bgrl.evaluation.movegen_nb`) without
-    building an :class:`~bgrl.rules.movegen.AfterStates`: the single environments' hot path (a
-    third of a self-play step). Falls back to :func:`generate` whenever that generator is not the
-    one registered, declines a position, or cannot be called as expected; the results are the
-    same either way (tests/test_env_speed.py)."""
-    global _ONE_KERNEL
-    k = _ONE_KERNEL if _ONE_KERNEL_READ else _one_kernel()
+    the compiled one-position generator it runs
+    (:func:`bgrl.evaluation.movegen_nb.generate_one_rows`) without building an
+    :class:`~bgrl.rules.movegen.AfterStates`: the single environments' hot path (a third of a
+    self-play step). Falls back to :func:`generate` whenever that generator is not loaded, not
+    the one registered (``movegen_nb.unregister()``, :func:`bgrl.evaluation.compiled.disabled`)
+    or declines a position; the results are the same either way (tests/test_env_speed.py)."""
     if board.dtype != np.int8 or not board.flags.c_contiguous:
         board = np.ascontiguousarray(board, dtype=np.int8)
-    if k is not None:
-        if _movegen._ONE_POSITION is k[3]:  # still the generator registered (movegen_nb.unregister() turns it off)
-            try:
-                rows, _paths, used, ok = k[0](board, int(dice[0]), int(dice[1]), k[1], k[2])
-            except Exception:  # pragma: no cover - the kernel's signature changed: use generate()
-                _ONE_KERNEL = None
-            else:
-                if ok:
-                    return rows, int(used)
+    rows_of = _ONE_ROWS or _one_rows()
+    if rows_of is not None:
+        res = rows_of(board, int(dice[0]), int(dice[1]))
+        if res is not None:
+            return res
     after = _movegen.generate(board[None], dice[None], validate=False)
     return after.boards, int(after.dice_used[0])
 

@@ -33,7 +33,7 @@ def play(env, seed, max_steps=10_000):
 
 # ---------------------------------------------------------------------------- N
 def test_max_plays_value_and_extreme_position():
-    # Derivation in bgrl/env/backgammon.py (MAX_PLAYS): exact DP over flows, bounds for the rest.
+    # Derivation in env/common.py (MAX_PLAYS, re-exported by bgrl.env.backgammon): exact DP over flows, bounds for the rest.
     assert MAX_PLAYS == 2226
     board = board_from_position_id(MAX_PLAYS_POSITION_ID)
     aft = generate(board[None], np.array([MAX_PLAYS_DICE], dtype=np.int8))

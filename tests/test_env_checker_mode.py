@@ -5,7 +5,8 @@ every environment; the masks give exactly the steps that begin a legal full play
 of full plays reachable step by step is the generator's (``bgrl.rules.movegen.generate``,
 checked with ``bgrl.rules.notation.legal_plays`` too) on every golden rules case of
 ``tests/test_movegen.py`` and on random and synthetic positions; gymnasium's ``check_env``;
-whole games with masked random steps; the opening 3-1 after a position reset.
+a masked-out action loses the game (the single environments); whole games with masked random
+steps; the opening 3-1 after a position reset.
 """
 
 from __future__ import annotations
@@ -184,46 +185,36 @@ def test_spaces_stay_fixed_and_whole_games_play_with_masked_random_steps():
             assert not info["action_mask"].any()
 
 
-def test_check_env():
-    # Self-play and the agent playing White pass gymnasium's check_env as a whole; with the
-    # default alternating colour, check_env samples its action in a game where the agent is
-    # Black before a seeded reset makes it White, so the checks are run one by one there,
-    # each action sampled in the state it is played in.
-    for env in (gym.make("bgrl/BackgammonSelfPlay-v0", action_mode="checker").unwrapped,
-                gym.make("bgrl/BackgammonSelfPlay-v0", action_mode="checker", render_mode="ansi").unwrapped,
-                gym.make("bgrl/Backgammon-v0", action_mode="checker", agent_color="white", opponent="random").unwrapped):
-        env_checker.check_env(env, skip_render_check=env.render_mode is None)
-    env = gym.make("bgrl/Backgammon-v0", action_mode="checker").unwrapped
-    env_checker.check_action_space(env.action_space)
-    env_checker.check_observation_space(env.observation_space)
-    env_checker.check_reset_return_type(env)
-    env_checker.check_reset_seed_determinism(env)
-    env_checker.check_reset_options(env)
-    env_checker.env_reset_passive_checker(env)
-    env_checker.env_step_passive_checker(env, env.action_space.sample())
+def test_check_env_default_colour():
+    # tests/test_env_check.py runs check_env on every id, action mode and colour; here the
+    # case issue 42 named: the default alternating colour and opponent
+    env_checker.check_env(gym.make("bgrl/Backgammon-v0", action_mode="checker").unwrapped)
+    # the step check plays an action sampled in the state before its seeded reset: legal there,
+    # masked out after it, so it loses the game, the same way twice
+    env = gym.make("bgrl/Backgammon-v0", action_mode="checker", opponent="pubeval").unwrapped
     for seed in (123, 7):
         env.reset(seed=seed)
-        a = env.action_space.sample()
+        a = next(a for a in range(CHECKER_ACTIONS) if not env.action_masks()[a])
         first = env.step(a)
         env.reset(seed=seed)
         again = env.step(a)
-        assert np.array_equal(first[0], again[0]) and first[1:4] == again[1:4]
+        assert np.array_equal(first[0], again[0]) and first[1:4] == again[1:4] == (-1.0, True, False)
+        assert first[4]["illegal_action"] == a and first[4]["winner"] != first[4]["agent_color"]
 
 
 def test_stable_baselines3_check_env():
     sb3 = pytest.importorskip("stable_baselines3.common.env_checker")
-    for kw in ({"agent_color": "white", "opponent": "random"},):
-        sb3.check_env(gym.make("bgrl/Backgammon-v0", action_mode="checker", **kw), warn=True)
+    for colour in ("alternate", "white", "black"):
+        sb3.check_env(gym.make("bgrl/Backgammon-v0", action_mode="checker", agent_color=colour, opponent="random"),
+                      warn=True)
 
 
 def test_illegal_steps_and_bad_modes():
     env = BackgammonSelfPlayEnv(action_mode="checker")
     env.reset(options={"position": START, "dice": [3, 1]})
-    with pytest.raises(ValueError, match=r"illegal checker action 79 \(source 13, die 2\).*legal \(source/die\): 6/1") as e:
-        env.step(checker_action(13, 2))
-    assert "\n" not in str(e.value)
-    with pytest.raises(ValueError, match="illegal checker action 156"):
+    with pytest.raises(ValueError, match="illegal checker action 156") as e:  # outside the action space
         env.step(156)
+    assert "\n" not in str(e.value) and "legal (source/die): 6/1" in str(e.value)
     with pytest.raises(ValueError, match="integer index"):
         env.step(1.5)
     env.step(checker_action(8, 3))
@@ -233,6 +224,35 @@ def test_illegal_steps_and_bad_modes():
         BackgammonSelfPlayEnv(action_mode="checkers")
     with pytest.raises(ValueError, match="cubeless"):
         BackgammonSelfPlayEnv(action_mode="checker", cube=True)
+
+
+@pytest.mark.parametrize("self_play", [True, False])
+def test_a_masked_out_action_loses_the_game(self_play):
+    """An action of Discrete(156) the mask rules out (13/11 with 3-1: the opponent's point) ends
+    the game: the side that played it loses a single game, the checkers it moved this turn go back."""
+    env = (BackgammonSelfPlayEnv(action_mode="checker", render_mode="ansi") if self_play else
+           BackgammonEnv(opponent="pubeval", agent_color="black", action_mode="checker", render_mode="ansi"))
+    obs, info = env.reset(seed=1, options={"position": START, "dice": [3, 1]})
+    mover = info["to_move"] if self_play else info["agent_color"]
+    start_obs = obs
+    obs, r, term, trunc, info = env.step(checker_action(8, 3))  # legal: the turn goes on
+    assert (r, term) == (0.0, False) and not info["action_mask"][checker_action(13, 2)]
+    obs, r, term, trunc, info = env.step(checker_action(13, 2))
+    assert (r, term, trunc) == (-1.0, True, False)
+    assert info["illegal_action"] == checker_action(13, 2) and info["points"] == 1
+    assert info["winner"] == ("black" if mover == "white" else "white")
+    assert not info["action_mask"].any() and info["dice"] is None and info["dice_left"].sum() == 0
+    if not self_play:  # from the agent's side: the board as its turn began, the dice gone
+        np.testing.assert_array_equal(info["board"], board_from_position_id(START))
+        np.testing.assert_array_equal(obs[:-6], start_obs[:-6])
+    assert "On roll" in env.render()
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step(checker_action(6, 1))
+    copy = env.clone_state()  # the finished game, restored later, keeps its reason
+    _o, info = env.reset(seed=1)
+    assert "illegal_action" not in info
+    env.restore_state(copy)
+    assert env._info()["illegal_action"] == checker_action(13, 2)
 
 
 def test_one_turn_step_by_step_then_the_other_side():

@@ -42,8 +42,12 @@ def test_plays_of_one_is_generate():
         ref = generate(board[None], dice[None], validate=False)
         np.testing.assert_array_equal(rows, ref.boards)
         assert used == int(ref.dice_used[0]) and rows.dtype == np.int8
+    board, dice = _positions(1)[0]
+    rows, used = movegen_nb.generate_one_rows(board, int(dice[0]), int(dice[1]))  # the public kernel call
+    np.testing.assert_array_equal(rows, generate(board[None], dice[None]).boards)
     movegen_nb.unregister()  # the numpy generator: the fallback gives the same
     try:
+        assert movegen_nb.generate_one_rows(board, int(dice[0]), int(dice[1])) is None
         for board, dice in _positions(60, seed=1):
             rows, used = plays_of_one(board, dice)
             ref = generate(board[None], dice[None], validate=False)

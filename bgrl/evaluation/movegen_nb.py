@@ -53,7 +53,7 @@ from bgrl.evaluation._numba import AVAILABLE, njit
 from bgrl.rules import movegen
 from bgrl.rules.movegen import MAX_MOVES, AfterStates
 
-__all__ = ["AVAILABLE", "generate_one", "generate_batch", "register", "unregister"]
+__all__ = ["AVAILABLE", "generate_one", "generate_one_rows", "generate_batch", "register", "unregister"]
 
 _MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 _BAR = 25
@@ -656,6 +656,26 @@ def generate_one(b: np.ndarray, d: np.ndarray, paths: bool = False, cap: int = _
     k = boards.shape[0]
     return AfterStates(boards=boards, parent=np.zeros(k, dtype=np.int64), dice_used=np.array([used], dtype=np.int8),
                        offsets=np.array([0, k], dtype=np.int64), positions=b, paths=mp if paths else None, dice=d)
+
+
+def generate_one_rows(board: np.ndarray, d1: int, d2: int) -> tuple[np.ndarray, int] | None:
+    """The after-states of one position as :func:`generate_one` gives them, without the
+    :class:`~bgrl.rules.movegen.AfterStates` around them (whose arrays cost more than the
+    kernel for one position): the single environments' hot path
+    (:func:`bgrl.env.common.plays_of_one`).
+
+    board : int8 (26,), C-contiguous, a valid board from the mover's side (not checked here);
+    d1, d2 : the dice, ints 1..6, either order. Returns ``(rows, dice_used)``: ``rows`` int8
+    (k, 26), a fresh array holding ``generate(board[None], [[d1, d2]]).boards`` in its order
+    (a roll with no legal play: one row, the board unchanged), and ``dice_used`` the int
+    ``dice_used[0]``. Returns None when the numpy generator must run instead: numba is
+    missing, :func:`generate_one` is not the one-position generator registered with
+    :mod:`bgrl.rules.movegen` (after :func:`unregister`), or two boards share a sort key.
+    """
+    if not AVAILABLE or movegen.one_position_kernel() is not generate_one:
+        return None
+    rows, _paths, used, ok = _generate_one(board, d1, d2, _MULT, _DB_CAP)
+    return (rows, int(used)) if ok else None
 
 
 def generate_batch(b: np.ndarray, d: np.ndarray, paths: bool = False, cap: int = _ND_CAP) -> AfterStates | None:

@@ -264,6 +264,12 @@ def set_one_position_kernel(kernel) -> None:
     _ONE_POSITION = kernel
 
 
+def one_position_kernel():
+    """The kernel :func:`generate` runs a single position through (set by
+    :func:`set_one_position_kernel`), or None for the numpy code."""
+    return _ONE_POSITION
+
+
 #: The compiled generator of a batch (``kernel(b int8 (B, 26), d int8 (B, 2), paths) -> AfterStates |
 #: None``), or None; registered by :mod:`bgrl.evaluation.movegen_nb` like :data:`_ONE_POSITION` (when
 #: :func:`bgrl.evaluation.compiled.ensure` runs: the rules core imports no numba), and giving what :func:`generate` gives for the same batch (its chunks of 1,024 included).
