@@ -18,7 +18,7 @@ move is legal and the dice left can still all be played afterwards (for a double
 :func:`bgrl.rules.movegen.generate` count of the moves still possible), with the
 higher-die rule when only one die of a non-double can be played. So the full plays reachable
 step by step are exactly the generator's legal plays of the roll (tested on the golden rules
-cases of ``tests/test_movegen.py`` and on random positions).
+cases of ``tests/rules/test_movegen.py`` and on random positions).
 
 An action of ``Discrete(156)`` that the mask rules out ends the game in the single environments
 (:class:`CheckerMode`): the side that played it loses a single game (1 point, reward -1 to it;

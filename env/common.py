@@ -260,7 +260,7 @@ def plays_of_one(board: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, int]:
     :class:`~bgrl.rules.movegen.AfterStates`: the single environments' hot path (a third of a
     self-play step). Falls back to :func:`generate` whenever that generator is not loaded, not
     the one registered (``movegen_nb.unregister()``, :func:`bgrl.evaluation.compiled.disabled`)
-    or declines a position; the results are the same either way (tests/test_env_speed.py)."""
+    or declines a position; the results are the same either way (tests/env/test_env_speed.py)."""
     if board.dtype != np.int8 or not board.flags.c_contiguous:
         board = np.ascontiguousarray(board, dtype=np.int8)
     rows_of = _ONE_ROWS or _one_rows()

@@ -1,6 +1,6 @@
 """Shared (board, dice) sources for the move-generator checks.
 
-Re-exports the generators of ``tests/test_movegen.py`` (random games, synthetic positions
+Re-exports the generators of ``tests/rules/test_movegen.py`` (random games, synthetic positions
 heavy in bar checkers / closed boards / bear-offs, all 21 rolls) and adds positions from
 games between agents (e.g. pubeval vs pubeval), whose positions are more "realistic" than
 random play (primes, anchors, races).
@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from test_movegen import ROLLS, all_rolls, random_game_positions, synthetic_positions
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "rules"))  # as pytest imports it: the module test_movegen
+from test_movegen import ROLLS, all_rolls, random_game_positions, synthetic_positions  # noqa: E402
 
 __all__ = ["ROLLS", "all_rolls", "random_game_positions", "synthetic_positions", "agent_game_positions", "mixed_cases",
            "board_from"]

@@ -1,7 +1,7 @@
 """Reference TD(lambda) learner with dense eligibility traces (the trainer before issue 8).
 
 Frozen: kept with the tests (not part of the package) as the reference that
-:mod:`bgrl.training.td` is tested against (``tests/test_training.py``) and measured
+:mod:`bgrl.training.td` is tested against (``tests/training/test_training.py``) and measured
 against (``scripts/bench/bench_train.py``, which puts ``tests/`` on ``sys.path``). It stores one
 dense trace of every weight per game (5 x hidden x inputs floats for the first layer,
 323 KB per game at 202-80-5), which makes it memory-bound at large batches. Same maths as :class:`bgrl.training.td.TDLambda`.

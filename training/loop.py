@@ -6,7 +6,7 @@ and tensorboard logs under ``tb/``. Every checkpoint of a run holds, besides the
 the whole trainer state: the games in flight with their histories (traces), the dice
 generator and the loop's counters. ``--resume`` therefore continues bit for bit: a run
 stopped after a checkpoint and resumed ends with exactly the weights of a run that was
-never stopped (tests/test_training.py), and a run killed at any moment loses at most the
+never stopped (tests/training/test_training.py), and a run killed at any moment loses at most the
 games since its last checkpoint (a new run writes ``latest.pt`` before its first game).
 Ctrl-C and SIGTERM save ``latest.pt`` after the current step and stop.
 

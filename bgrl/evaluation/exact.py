@@ -9,7 +9,7 @@ Two exact sources, tried in order:
   iteration).
 
 Where both apply (one checker each, both at home, no contact) they agree to 1e-8
-(tests/test_bearoff.py). numpy only.
+(tests/evaluation/test_bearoff.py). numpy only.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 :func:`generate_one` returns, for one ``(board, dice)``, exactly what the numpy generator
 returns for a batch of that one position: the same after-states in the same order, the same
 ``dice_used``, and with ``paths`` the same move path of every after-state (tested on the
-crosscheck cases and the rule book's cases, ``tests/test_compiled_movegen.py``). One call
+crosscheck cases and the rule book's cases, ``tests/evaluation/test_compiled_movegen.py``). One call
 costs a few microseconds where the numpy generator's fixed cost is about 0.1 ms.
 
 The rules are the numpy generator's (RULES.md; :mod:`bgrl.rules.movegen` states them), on the
@@ -32,7 +32,7 @@ generator then sorts by bytes) it returns None and the numpy generator runs. A p
 its board packed in four uint64 words (the numpy generator's 32-byte row) beside its ``own``
 mask; each position's rows are sorted by a stable counting sort on the top bits of their
 (uniform) hash and an insertion sort of the almost sorted result; the buffers are reused
-across positions (``tests/test_compiled_movegen.py``: the crosscheck cases in batches, the
+across positions (``tests/evaluation/test_compiled_movegen.py``: the crosscheck cases in batches, the
 full 1,000,000 with ``-m slow``, chunk edges, hypothesis batches, test_movegen.py's batch tests
 through it). About 2.2-2.4x the numpy generator at batch 1,024, 3.3-3.7x gnubg-nn's ``moves``
 (``python scripts/bench/bench_hint.py --done-when``).

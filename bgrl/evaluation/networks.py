@@ -487,7 +487,7 @@ def open_network(spec="default", *, cache: bool = True, backend: str = "torch", 
             if asked != "auto":
                 raise
             # "auto" with a stale or damaged twin: the .pt through torch (the same answers, slower
-            # start); tests/test_table_np.py keeps the shipped twins in step with their .pt
+            # start); tests/evaluation/test_table_np.py keeps the shipped twins in step with their .pt
     if loaded is None:
         from bgrl.evaluation.table import network_evaluator
 

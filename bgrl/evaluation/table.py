@@ -14,7 +14,7 @@ Why one class here, beside :class:`bgrl.evaluation.evaluator.NetEvaluator`. Sear
 levels and the trainers (:mod:`bgrl.training.td`, :mod:`bgrl.training.rounds`) all use
 :class:`TableNetEvaluator`. ``NetEvaluator`` stays the plain, general evaluator (any
 encoder, any network) and the reference this one is tested equal to (to float32
-rounding, ``tests/test_fasteval.py`` and ``tests/test_training.py``), the project's habit
+rounding, ``tests/evaluation/test_fasteval.py`` and ``tests/training/test_training.py``), the project's habit
 of a fast path with a reference twin. :func:`network_evaluator` picks between them.
 
 Both share the probability rules of :mod:`bgrl.evaluation.probabilities` (side flip,

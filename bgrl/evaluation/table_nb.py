@@ -11,7 +11,7 @@ Values. The table rows are summed in the numpy evaluator's order, so the first l
 equal it bit for bit; the features' product, the output layer's sums and the sigmoid's
 ``exp`` are float32 operations in another order (a BLAS kernel, numpy's vector ``exp``), so
 the probabilities agree to float32 rounding: within 2e-6 (measured: a few 1e-7;
-``tests/test_compiled_table.py``), and a ranking differs only between plays whose equities lie
+``tests/evaluation/test_compiled_table.py``), and a ranking differs only between plays whose equities lie
 that close.
 """
 

@@ -5,7 +5,7 @@
 rows of a batch, the sums), the output layer and the probability rules. The torch class
 inherits it and adds its torch path for large batches, so the two share one implementation
 and give bit for bit the same values on batches of at most
-:data:`bgrl.evaluation.table.SMALL_BATCH` positions (``tests/test_table_np.py``). Larger
+:data:`bgrl.evaluation.table.SMALL_BATCH` positions (``tests/evaluation/test_table_np.py``). Larger
 batches differ from the torch path by float32 rounding only (sigmoid and matrix-product
 kernels differ between numpy and torch).
 

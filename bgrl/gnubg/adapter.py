@@ -1,7 +1,7 @@
 """Optional adapter to GNU Backgammon's neural-net module ``gnubg_nn`` (PyPI ``gnubg-nn``).
 
 Used to cross-check :mod:`bgrl.rules.movegen` and :mod:`bgrl.rules.board` against GNU Backgammon
-(``tests/test_gnubg_crosscheck.py``, ``scripts/tools/crosscheck_gnubg.py``).  ``gnubg_nn`` is an
+(``tests/gnubg/test_gnubg_crosscheck.py``, ``scripts/tools/crosscheck_gnubg.py``).  ``gnubg_nn`` is an
 optional extra: it is imported inside the functions that need it, and a missing install
 raises :class:`ImportError` telling how to add it.
 

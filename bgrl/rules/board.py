@@ -199,7 +199,7 @@ def validate_board(board) -> np.ndarray:
 # encodes its board array in order (opponent, side on roll): with ID 4HPwAVDgc/ABMA gnubg
 # 1.07 (`set board 4HPwAVDgc/ABMA`, `set dice 2 1`, `hint`) gives the side on roll the
 # opening plays and the *opponent* the checker on the bar.  We follow the program, so IDs
-# agree with what gnubg shows (tests/test_board.py pins the example).
+# agree with what gnubg shows (tests/rules/test_board.py pins the example).
 # --------------------------------------------------------------------------------------
 
 

@@ -325,7 +325,7 @@ class LeanRoutes:
     (:func:`lean_move_body`, :func:`lean_wildbg_query`) and its position and dice parse;
     every other one (and every one the checks here cannot vouch for) goes on to FastAPI
     unchanged, so bad requests get exactly the documented errors. The answers are those
-    of the FastAPI handlers field for field (``tests/test_service_perf.py`` compares the
+    of the FastAPI handlers field for field (``tests/service/test_service_perf.py`` compares the
     two paths). ``handlers``: path -> coroutine ``(scope, body) -> bytes | None`` that
     returns the response JSON, None to hand the request on, or raises an engine error.
     """
