@@ -254,6 +254,30 @@ async def _read(request: Request, gid: str) -> tuple:
     return await asyncio.to_thread(read)
 
 
+def _if_match(request: Request) -> int | None:
+    """The game version a command was made on (header ``If-Match: <version>``, an integer as
+    the game's state gives it; quotes and ``W/`` allowed), or None without the header. A
+    command with another version than the stored one gets 409 ``conflict``. ServiceError
+    ``bad_version`` for a header that is not a version."""
+    raw = request.headers.get("if-match")
+    if raw is None:
+        return None
+    v = raw.strip().removeprefix("W/").strip('"')
+    if not v.isdigit() or len(v) > 15:
+        raise ServiceError("bad_version", f"If-Match must be the game's version (a non-negative integer, the state's "
+                           f"'version'), got {raw[:40]!r}")
+    return int(v)
+
+
+def _stamp_version(out, version: int) -> None:
+    """Put the stored game's new ``version`` into a command's answer (its ``state``, or the
+    answer itself when it is a state)."""
+    if isinstance(out, dict):
+        st = out.get("state") if isinstance(out.get("state"), dict) else out
+        if "id" in st:
+            st["version"] = version
+
+
 def _served_here(level) -> bool:
     """Whether this server plays the computer of a game against ``level``: the levels only (a
     terminal game against ``random``, ``pubeval``, a checkpoint or a user's agent is listed and
@@ -274,19 +298,24 @@ async def _command(request: Request, gid: str, fn):
     the other gets 409 ``conflict`` (the stored game stays the first's). Returns fn's value."""
     tok = _owner(request, gid)
     store = _store(request)
+    want = _if_match(request)
 
     def run():
         sg = store.get(gid, tok)
         if sg is None:
             raise _no_game(gid)
+        if want is not None and want != sg.version:  # the client acted on a game it read before a change
+            raise ServiceError("conflict", f"game {gid[:40]!r} is at version {sg.version}, not {want} (If-Match): it was "
+                               "changed since you read it; read it again (GET /v1/games/{id}) and retry")
         s = GameSession.from_state(sg.state)
         _check_served(s, gid)
         out = fn(s)
         try:
-            store.update(gid, tok, sg.version, s.to_state(), s.summary(), finished=s.finished)
+            stored = store.update(gid, tok, sg.version, s.to_state(), s.summary(), finished=s.finished)
         except ConflictError:
             raise ServiceError("conflict", f"game {gid[:40]!r} was changed by another request meanwhile; "
                                "read it again (GET /v1/games/{id}) and retry") from None
+        _stamp_version(out, stored.version)
         return out
     try:
         return await _admit(request, run)  # the store is written after the last engine call: a stopped command leaves the game as it was
@@ -329,8 +358,8 @@ async def new_game(req: NewGame, request: Request, response: Response):
 
     def start_game():
         s.advance(eng)
-        store.create(token, s.to_state(), s.summary(), finished=s.finished, game_id=s.id)
-        return s.state()
+        stored = store.create(token, s.to_state(), s.summary(), finished=s.finished, game_id=s.id)
+        return {**s.state(), "version": stored.version}
     return _with_token(await _admit(request, start_game), token, response)
 
 
@@ -390,8 +419,8 @@ async def game_stats(request: Request, level: str = JUDGE_LEVEL):
 @router.get("/v1/games/{gid}", tags=["games"])
 async def get_game(gid: str, request: Request):
     """The session state."""
-    _, s = await _read(request, gid)
-    return s.state()
+    sg, s = await _read(request, gid)
+    return {**s.state(), "version": sg.version}
 
 
 @router.delete("/v1/games/{gid}", tags=["games"])

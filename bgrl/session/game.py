@@ -294,10 +294,17 @@ class GameSession:
         return [_record_from_lines(lines) for lines in self.records] + [self.record]
 
     def _result_for_you(self) -> int:
-        over = self.game.over
-        if self.match is not None and self.match.games:
-            return self.match.games[-1].points_for(self.human)
-        return over.points_for(self.human)
+        """The session's result in points for the player: a cubeless game's points; a money
+        session's sum over its games (cube x result); a match's change of the score
+        difference since the session began (match points, so capped at the match length)."""
+        m = self.match
+        if m is not None and m.games:
+            if m.rules.is_match:
+                w, b = self.cube_info(0)["score"]  # the score the session began with (an XGID's, else 0-0)
+                start = {WHITE: int(w), BLACK: int(b)}
+                return (m.score[self.human] - start[self.human]) - (m.score[self.computer] - start[self.computer])
+            return sum(g.points_for(self.human) for g in m.games)
+        return self.game.over.points_for(self.human)
 
     @property
     def finished(self) -> bool:

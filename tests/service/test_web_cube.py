@@ -185,4 +185,7 @@ def test_session_review_ranks_as_the_terminal_does(client, body, ranked_by):
         assert rv["match"]["match_length"] == body.get("match_length", 0)
         if body.get("match_length"):  # match points: the winner's score is the match length, not cube x result
             assert max(rv["match"]["score"].values()) == 3 and sum(g["points"] for g in rv["match"]["games"]) >= 3
+            row = next(g for g in client.get("/v1/games").json()["games"] if g["id"] == st["id"])
+            score = rv["match"]["score"]  # the session's result: the match, not its last game
+            assert row["result"] == score["you"] - score["computer"]
         assert any(g.get("cube") for g in rv["games"])  # the player's double was judged

@@ -88,6 +88,24 @@ def test_two_concurrent_plays_give_one_200_and_one_409(tmp_path):
         assert now["turns"] == winner["turns"] and now["board"] == winner["board"]  # the stored game is the winner's
 
 
+def test_a_play_on_a_stale_version_gets_409_whenever_it_comes(tmp_path):
+    """One process, one request after the other: a play sent with If-Match of the version it was
+    made on gets 409 once the game has moved on (a stale tab), not 400 illegal_play; a header
+    that is not a version is a 400; every state carries its version."""
+    with _client(tmp_path) as c:
+        st = c.post("/v1/games", json={"level": "beginner", "seed": 11}).json()
+        tok = {HEADER: st["player_token"]}
+        assert c.get(f"/v1/games/{st['id']}", headers=tok).json()["version"] == st["version"]
+        pid = st["plays"][0]["position_id"]
+        first = c.post(f"/v1/games/{st['id']}/play", json={"position_id": pid}, headers={**tok, "If-Match": str(st["version"])})
+        assert first.status_code == 200 and first.json()["version"] == st["version"] + 1
+        again = c.post(f"/v1/games/{st['id']}/play", json={"position_id": pid}, headers={**tok, "If-Match": str(st["version"])})
+        assert again.status_code == 409 and again.json()["code"] == "conflict" and "If-Match" in again.json()["message"]
+        bad = c.post(f"/v1/games/{st['id']}/play", json={"position_id": pid}, headers={**tok, "If-Match": "x1"})
+        assert bad.status_code == 400 and bad.json()["code"] == "bad_version"
+        assert c.get(f"/v1/games/{st['id']}", headers=tok).json()["version"] == st["version"] + 1  # nothing else stored
+
+
 def _cube_game(c, **kw):
     return c.post("/v1/games", json={"level": "beginner", "cube": True, **kw}).json()
 

@@ -19,7 +19,12 @@ let editing = null;    // the board being edited (26 ints, the player's view, th
 // (set by POST /v1/games, sent back by the browser on same-origin requests): the page never
 // sees it. An error answer throws an Error with the server's message, its status and code.
 async function api(method, path, body) {
-  const r = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
+  const headers = { "Content-Type": "application/json" };
+  // a command on the game shown names the version it was made on: a stale tab gets 409 and reads the game again
+  if (method === "POST" && S && S.id && S.version != null && path.startsWith(`/v1/games/${encodeURIComponent(S.id)}/`)) {
+    headers["If-Match"] = String(S.version);
+  }
+  const r = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
   let j = null;
   try { j = await r.json(); } catch (e) { j = null; }
   if (!r.ok) {
