@@ -198,7 +198,7 @@ function show(state, notes = true, animateIt = true) {
   $("downloads").hidden = !(state.turns || (state.cube && state.cube.game > 1));
   $("dl-bgrl").href = `/v1/games/${state.id}/record?format=bgrl`;
   $("dl-mat").href = `/v1/games/${state.id}/record?format=mat`;
-  $("dl-mat").hidden = !!state.set_up;  // .mat always starts from the opening position
+  $("dl-mat-part").hidden = !!state.set_up;  // .mat always starts from the opening position (no dangling separator)
   $("hints").hidden = true;
   render();
   const fresh = (state.events_new || []).filter((e) => e.who === "computer" && e.steps && e.steps.length && e.before);
@@ -215,6 +215,11 @@ async function resume(id, quiet = false) {
   st.events_new = st.events;
   show(st, true, false);
   for (const [sel, v] of [["level", st.level], ["colour", st.colour], ["hint-level", st.hint_level]]) if (v) $(sel).value = v;
+  // the set-up bar shows the kind of the game resumed (its cube and match length), as when it was started
+  const c = st.cube;
+  $("cube-mode").value = !c ? "" : (c.match_length ? "match" : "money");
+  if (c && c.match_length) $("match-length").value = c.match_length;
+  $("match-label").hidden = $("cube-mode").value !== "match";
   if (!quiet) log(`Game ${st.id} continued: you play ${st.colour} against ${st.level}.`);
   return st;
 }
