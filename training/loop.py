@@ -134,7 +134,8 @@ def _read_latest(run_dir: Path, latest: Path) -> tuple[dict, dict, dict]:
     if not latest.is_file():
         if (run_dir / "config.json").is_file():
             raise CheckpointError(f"cannot resume {run_dir}: it was stopped before its first checkpoint (no latest.pt); "
-                                  f"start it again with: bgrl train --config {run_dir / 'config.json'} --run-dir {run_dir}")
+                                  f"start it again with: bgrl train --config {run_dir / 'config.json'} --run-dir {run_dir} "
+                                  "(adding the --backend and --actors it was started with, if any)")
         raise CheckpointError(f"cannot resume {run_dir}: no latest.pt there (expected a run folder made by `bgrl train`)")
     try:
         payload = load_checkpoint(latest)

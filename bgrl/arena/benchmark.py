@@ -190,7 +190,8 @@ def save_benchmark(path, bench: Benchmark) -> Path:
 SELECT_CHUNK = 250
 
 
-def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | None = None, progress=None) -> np.ndarray:
+def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | None = None, progress=None,
+            name: str | None = None) -> np.ndarray:
     """The play each decision's chooser picks: int64 (D,) index inside each decision's group.
 
     chooser : one of
@@ -216,7 +217,7 @@ def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | 
         for lo in range(0, b.decisions, SELECT_CHUNK):
             hi = min(lo + SELECT_CHUNK, b.decisions)
             part = aft if (lo, hi) == (0, b.decisions) else generate(b.board[lo:hi], b.dice[lo:hi])
-            kk = checked_select(chooser, part, rng, games=np.arange(lo, hi), what="decision")
+            kk = checked_select(chooser, part, rng, name=name, games=np.arange(lo, hi), what="decision")
             k[lo:hi] = kk - part.offsets[:-1]
             if progress is not None:
                 progress(hi - lo)
@@ -242,7 +243,8 @@ def choices(chooser, bench: Benchmark | None = None, rng: np.random.Generator | 
     raise TypeError(f"expected an agent (select), an evaluator (callable) or an object with choose_play, got {type(chooser).__name__}")
 
 
-def error_rate(chooser, bench: Benchmark | None = None, rng: np.random.Generator | None = None, progress=None) -> dict:
+def error_rate(chooser, bench: Benchmark | None = None, rng: np.random.Generator | None = None, progress=None,
+               name: str | None = None) -> dict:
     """Equity a chooser loses per decision against gnubg 2-ply's best play, in millipoints.
 
     Parameters
@@ -253,6 +255,7 @@ def error_rate(chooser, bench: Benchmark | None = None, rng: np.random.Generator
     bench : default the shipped benchmark (:func:`load_benchmark`).
     rng : for agents with randomness (default seeded, reproducible).
     progress : optional callable(n_decisions_done) (see :func:`choices`).
+    name : the chooser's name in errors (default its ``name`` attribute), e.g. the spec typed.
 
     Returns
     -------
@@ -263,7 +266,7 @@ def error_rate(chooser, bench: Benchmark | None = None, rng: np.random.Generator
     is (or ties with) gnubg 0-ply's choice. A phase without decisions gets NaN.
     """
     b = bench if bench is not None else load_benchmark()
-    k = choices(chooser, b, rng, progress)
+    k = choices(chooser, b, rng, progress, name=name)
     eq = b.equity.astype(np.float64)
     best = b.best_equity()
     loss = 1000.0 * (best - eq[b.offsets[:-1] + k])

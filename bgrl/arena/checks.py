@@ -22,7 +22,7 @@ class AgentChoiceError(ValueError):
     """An agent's ``select`` answer outside the games' own after-states (one line)."""
 
 
-_EXPECTED = "select must return one row index into after.boards per game, inside that game's rows"
+_EXPECTED = "select must return one row index into after.boards per game (or decision), inside its own rows"
 
 
 def check_choices(choice, after, name: str, games=None, what: str = "game") -> np.ndarray:

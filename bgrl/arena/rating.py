@@ -151,12 +151,12 @@ class Rating:
         return "\n".join(lines)
 
 
-def _benchmark_error(agent, bench=None) -> tuple[float, float]:
+def _benchmark_error(agent, bench=None, name: str | None = None) -> tuple[float, float]:
     """(mean, 95% half-width) of the agent's loss per decision on the benchmark, millipoints."""
     import numpy as np
 
     b = bench if bench is not None else load_benchmark()
-    k = choices(agent, b, np.random.default_rng(0))
+    k = choices(agent, b, np.random.default_rng(0), name=name)
     loss = 1000.0 * (b.best_equity() - b.equity.astype(np.float64)[b.offsets[:-1] + k])
     return float(loss.mean()), float(1.96 * loss.std(ddof=1) / math.sqrt(loss.size))
 
@@ -206,7 +206,7 @@ def rate(agent, name: str | None = None, max_games: int = DEFAULT_MAX_GAMES, see
     measured = measured_levels().get("levels", {})
     err = err_ci = None
     if benchmark is not False:
-        err, err_ci = _benchmark_error(agent, None if benchmark is True else benchmark)
+        err, err_ci = _benchmark_error(agent, None if benchmark is True else benchmark, name=name)
     nearest = _nearest_level(err, names, measured) if err is not None else len(names) // 2
     if start is not None:
         if start not in names:

@@ -60,7 +60,7 @@ def _run(args, bench, load_agent) -> int:
     for spec, agent in agents:
         t0 = time.perf_counter()
         with tqdm(total=bench.decisions, unit="decision", desc=str(spec)[:28], disable=quiet, leave=False) as bar:
-            rows[spec] = error_rate(agent, bench, progress=bar.update)
+            rows[spec] = error_rate(agent, bench, progress=bar.update, name=str(spec))
         rows[spec]["seconds"] = round(time.perf_counter() - t0, 3)
     if args.json:
         print(json.dumps({"benchmark": str(args.file or shipped_benchmark_path()), "results": rows}))

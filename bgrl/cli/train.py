@@ -287,8 +287,19 @@ def _run(args, given, flags, progress, benchmark, run_dir_cfg, make_learner):
     cfg = TrainConfig(**given)
     rating = bool(cfg.eval_every) and getattr(args, "rate_games", 0) > 0
     # the rating prints the next steps; without it, the run's own (_print_next_steps)
-    final = train(cfg, run_dir, progress=progress, benchmark=benchmark, make_learner=make_learner,
-                  on_done=None if rating else _print_next_steps)
+    try:
+        final = train(cfg, run_dir, progress=progress, benchmark=benchmark, make_learner=make_learner,
+                      on_done=None if rating else _print_next_steps)
+    except KeyboardInterrupt:
+        if not (run_dir / "latest.pt").is_file() and (run_dir / "config.json").is_file():
+            # stopped before the first checkpoint (a rounds backend starting up): nothing to resume,
+            # so the command that starts it again, with the backend it was started with
+            again = "" if args.backend in (None, "local") else f" --backend {args.backend}" + (
+                f" --actors {args.actors}" if args.actors is not None else "") + (
+                f" --address {args.address}" if args.address is not None else "")
+            print(f"interrupted before the first checkpoint: nothing to resume; start it again with: "
+                  f"bgrl train{again} --config {run_dir / 'config.json'} --run-dir {run_dir}")
+        raise
     if final is not None and rating:
         rate_after_training(final, run_dir, cfg.games, args.rate_games, progress)
 
