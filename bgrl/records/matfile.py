@@ -41,14 +41,18 @@ is recorded as ``how="resign"`` with points ``N / cube`` clipped to 1..3.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
+from bgrl.evaluation import compiled
 from bgrl.evaluation.match_equity import default_met
-from bgrl.rules.board import Position
-from bgrl.rules.notation import IllegalPlayError, legal_plays, play_from_notation
+from bgrl.rules.board import OPP_BAR, START_BOARD, Position, position_ids
+from bgrl.rules.movegen import generate
+from bgrl.rules.notation import IllegalPlayError, format_moves, legal_plays, parse_play, play_from_notation
 from bgrl.rules.dice import parse_dice
-from bgrl.records.record import GameRecord, RecordError
+from bgrl.records.record import STOP_EVERY, GameRecord, RecordError, Turn, check_stop
 from bgrl.rules.outcome import RESULT_NAMES, game_result
 from bgrl._fileio import InputFileError, read_input_text, write_text_atomic
 
@@ -67,8 +71,11 @@ class MatGame:
     """One game of a ``.mat`` file.
 
     number : the game's number in the file; record : the game as a bgrl game record (left
-    player = White); notes : what was skipped or interpreted (cube actions, how the game
-    ended); match_length : 0 for money play, else the match length in points.
+    player = White; its result's points are cubeless, see the module docstring); notes : what
+    was skipped or interpreted (cube actions, how the game ended); match_length : 0 for money
+    play, else the match length in points; cube_actions : :class:`CubeAction` in order; score
+    : (left, right) before the game; crawford : whether it is the Crawford game; points : the
+    points the file's ``Wins N points`` gives the winner (with the cube), None without it.
     """
 
     number: int
@@ -78,6 +85,7 @@ class MatGame:
     cube_actions: list = field(default_factory=list)
     score: tuple[int, int] = (0, 0)
     crawford: bool = False
+    points: int | None = None
 
 
 @dataclass(frozen=True)
@@ -151,8 +159,23 @@ def looks_like_mat(text: str) -> bool:
     return False
 
 
-def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
+def parse_mat(text: str, source: str = "<mat>", stop=None) -> list[MatGame]:
     """Parse ``.mat`` (or ``.gam``) text into games; see the module docstring.
+
+    The rolls of all games are checked together: each play is read as the checker moves it
+    writes and the results are looked up among the legal plays of one batched move
+    generation (:func:`bgrl.rules.movegen.generate`, compiled where
+    :func:`bgrl.evaluation.compiled.ensure` loads it); a game where that does not find
+    every play is read again play by play (:func:`bgrl.rules.notation.play_from_notation`),
+    which gives the same games and names the first error of the file.
+
+    Parameters
+    ----------
+    text : str
+    source : str, names the file in error messages
+    stop : callable returning bool, or None
+        called every :data:`bgrl.records.record.STOP_EVERY` lines, between games and
+        between batches of rolls; True stops the work.
 
     Raises
     ------
@@ -160,6 +183,8 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
         naming ``source`` and the line: no game found, an unreadable row, plays out of
         turn, an illegal play (with the position and the legal plays), a roll written
         without a play although one die could be played, anything after the game ended.
+    bgrl.records.record.ReadStopped
+        when ``stop()`` returned True.
     """
 
     def bad(n: int, what: str) -> MatError:
@@ -172,6 +197,8 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
     raw_games: list[dict] = []
     cur: dict | None = None
     for n, line in enumerate(text.splitlines(), start=1):
+        if n % STOP_EVERY == 0:
+            check_stop(stop, source)
         stripped = line.strip()
         if not stripped or stripped.startswith(";"):
             continue
@@ -229,22 +256,228 @@ def parse_mat(text: str, source: str = "<mat>") -> list[MatGame]:
     if not raw_games:
         raise MatError(f"{source}: no game found; expected a Jellyfish .mat file (' 0 point match', 'Game 1', "
                        "the players' names, then numbered rows like ' 1) 52: 13/8 24/22   63: 8/5 11/5')")
-    games = []
+    setups = []  # (raw game, Crawford game, the error its score is)
     crawford_seen = False
     for g in raw_games:
         at_point = bool(match_length) and g.get("scores") is not None and max(g["scores"]) == match_length - 1
+        err = None
         if match_length and g.get("scores") is not None and max(g["scores"]) >= match_length:
-            raise bad(g["line"], f"score {g['scores'][0]}-{g['scores'][1]} is at or above the match length {match_length}")
+            err = bad(g["line"], f"score {g['scores'][0]}-{g['scores'][1]} is at or above the match length {match_length}")
         crawford = at_point and not crawford_seen
         crawford_seen = crawford_seen or at_point
-        games.append(_replay(g, match_length, bad, crawford))
+        setups.append((g, crawford, err))
+    plies = _Plies()
+    fast: list = []  # per game (MatGame, its first roll, its last roll + 1) or None
+    for g, crawford, err in setups:  # every game read fast; its plays checked below, all together
+        check_stop(stop, source)
+        if err is not None:
+            break
+        board = _FastBoard(plies)
+        try:
+            fast.append((_replay(g, match_length, bad, crawford, board), board.first, len(plies.before)))
+        except (MatError, _ReadSlowly):
+            fast.append(None)
+    plies.resolve(stop, source)
+    games = []
+    for i, (g, crawford, err) in enumerate(setups):  # in file order, so the first error found is the file's first
+        if err is not None:
+            raise err
+        got = fast[i] if i < len(fast) else None
+        game = None if got is None else got[0]
+        if got is None or not plies.fill(*got):
+            check_stop(stop, source)
+            game = _replay(g, match_length, bad, crawford)
+        games.append(game)
     if extra_match is not None:
         games[-1].notes.append(f"line {extra_match}: another match follows; only the first match of the file is "
                                "read (as GNU Backgammon does)")
     return games
 
 
-def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
+class _ReadSlowly(Exception):
+    """A play :class:`_FastBoard` cannot take as written: the game is read play by play."""
+
+
+class _Board:
+    """The board of a game being read, each roll checked as it comes (the reference reader)."""
+
+    def __init__(self):
+        self.pos = Position.start()
+
+    def position_id(self) -> str:
+        return self.pos.position_id
+
+    def roll(self, rec: GameRecord, side: str, dice, moves: str, fail) -> int:
+        """``side`` rolled ``dice`` and played ``moves`` (may be empty): the turn appended to
+        ``rec``; returns the game's result (0 while it goes on). ``fail(what)`` builds the error."""
+        pos = self.pos
+        if not moves:
+            if legal_plays(pos, dice):
+                raise fail(f" rolled {dice[0]}{dice[1]} and wrote no play, but the roll can be played in position "
+                           f"{pos.position_id}")
+            rec.add_turn(side, pos, dice, None)
+            self.pos = pos.flipped()
+            return 0
+        try:
+            play = play_from_notation(pos, dice, moves)
+        except IllegalPlayError as exc:
+            raise fail(f", roll {dice[0]}{dice[1]} in position {pos.position_id}: {exc}") from None
+        rec.add_turn(side, pos, dice, play)
+        self.pos = play.position
+        return game_result(play.after_state)
+
+
+class _FastBoard:
+    """The board of a game being read fast: each play is the board after moving each checker
+    from its source straight to its destination (hitting where it lands), as
+    :func:`bgrl.rules.notation.play_from_notation` tries first; that it is a legal play, and
+    its notation and the Position IDs, come later for all games at once (:class:`_Plies`).
+    Anything else (a play written so that the straight moves are not possible) raises
+    :class:`_ReadSlowly`."""
+
+    def __init__(self, plies: "_Plies"):
+        self.plies = plies
+        self.board = [int(x) for x in START_BOARD]
+        self.pid: str | None = None
+        self.first = len(plies.before)
+
+    def position_id(self) -> str:
+        if self.pid is None:
+            self.pid = self.plies.position(self.board)
+        return self.pid
+
+    def roll(self, rec: GameRecord, side: str, dice, moves: str, fail) -> int:
+        before, pid = self.board, self.position_id()
+        after, result = None, 0
+        if moves:
+            after = _moved(before, self.plies.hops(moves))
+            if after is None:
+                raise _ReadSlowly(moves)
+            if not any(v > 0 for v in after):
+                result = game_result(np.array(after, dtype=np.int8))
+        turn = Turn(side, pid, tuple(int(d) for d in dice), None)
+        rec.turns.append(turn)
+        self.plies.add(turn, before, dice, after)
+        b = before if after is None else after
+        self.board, self.pid = [-x for x in reversed(b)], None
+        return result
+
+
+def _moved(board: list, hops) -> list | None:
+    """The board after moving each checker of ``hops`` ((from, to), 25 the bar, 0 off)
+    straight to its destination, hitting only where it lands; None where that cannot be
+    done (no checker there, or a point the opponent holds)."""
+    b = list(board)
+    for a, c in hops:
+        if b[a] <= 0:
+            return None
+        b[a] -= 1
+        if c > 0:
+            if b[c] < -1:
+                return None
+            if b[c] == -1:
+                b[c] = 1
+                b[OPP_BAR] -= 1
+            else:
+                b[c] += 1
+    return b
+
+
+class _Plies:
+    """The rolls of the games :class:`_FastBoard` read, checked together: one batched move
+    generation, each play looked up among its position's legal after-states, the notation
+    of the ones found (the generator's path, as :func:`bgrl.rules.notation.legal_plays`
+    names it) and the Position IDs asked for."""
+
+    CHUNK = 4096  # rolls per generator call (a stop check between calls)
+
+    def __init__(self):
+        self.before: list[list] = []
+        self.dice: list = []
+        self.after: list = []
+        self.turns: list[Turn] = []
+        self.positions: list[list] = []
+        self._hops: dict = {}
+        self.ok = np.zeros(0, dtype=bool)
+        self.notation: list = []
+        self.pids: list = []
+
+    def hops(self, moves: str):
+        got = self._hops.get(moves)
+        if got is None:
+            try:
+                got = parse_play(moves)
+            except IllegalPlayError:
+                raise _ReadSlowly(moves) from None
+            self._hops[moves] = got
+        return got
+
+    def position(self, board: list) -> str:
+        """A placeholder for the Position ID of ``board`` (filled in by :meth:`fill`)."""
+        self.positions.append(board)
+        return f"\0{len(self.positions) - 1}"
+
+    def add(self, turn: Turn, before: list, dice, after: list | None) -> None:
+        self.turns.append(turn)
+        self.before.append(before)
+        self.dice.append((max(dice), min(dice)))
+        self.after.append(after)
+
+    def resolve(self, stop, source: str) -> None:
+        """Check every roll: a play must be a legal after-state of its position, a roll
+        without a play a position where no die can be played."""
+        n = len(self.before)
+        self.ok = np.zeros(n, dtype=bool)
+        self.notation = [None] * n
+        if n == 0:
+            return
+        compiled.ensure()  # the compiled generator where numba is loaded anyway (the service, a review)
+        names: dict = {}
+        empty = [0] * 26
+        for lo in range(0, n, self.CHUNK):
+            check_stop(stop, source)
+            hi = min(n, lo + self.CHUNK)
+            try:
+                res = generate(np.array(self.before[lo:hi], dtype=np.int8), np.array(self.dice[lo:hi], dtype=np.int8),
+                               paths=True)
+            except ValueError:  # a board no game could reach: those games are read play by play
+                continue
+            want = np.array([empty if a is None else a for a in self.after[lo:hi]], dtype=np.int8)
+            has = np.array([a is not None for a in self.after[lo:hi]])
+            used = res.dice_used.astype(np.int64)
+            hit = np.flatnonzero((res.boards == want[res.parent]).all(axis=1))
+            row = np.full(hi - lo, -1, dtype=np.int64)
+            row[res.parent[hit]] = hit
+            good = np.where(has, (row >= 0) & (used > 0), used == 0)
+            self.ok[lo:hi] = good
+            for j in np.flatnonzero(good & has).tolist():
+                path = res.paths[row[j], : used[j]]
+                key = path.tobytes()
+                text = names.get(key)
+                if text is None:
+                    text = names[key] = format_moves(tuple((s, d, h == 1) for s, d, h in path.tolist()))
+                self.notation[lo + j] = text
+        self.pids = []
+        for lo in range(0, len(self.positions), self.CHUNK):
+            check_stop(stop, source)
+            self.pids += list(position_ids(np.array(self.positions[lo:lo + self.CHUNK], dtype=np.int8)))
+
+    def fill(self, game: MatGame, first: int, last: int) -> bool:
+        """Complete a game :class:`_FastBoard` read, its rolls ``first`` to ``last`` (excluded):
+        the plays' notation and the Position IDs; False when one of its rolls was not found
+        legal (then the game is to be read play by play)."""
+        if not self.ok[first:last].all():
+            return False
+        for j in range(first, last):
+            t = self.turns[j]
+            t.play, t.position_id = self.notation[j], self.pids[int(t.position_id[1:])]
+        game.cube_actions = [replace(a, position_id=self.pids[int(a.position_id[1:])]) for a in game.cube_actions]
+        return True
+
+
+def _replay(g: dict, match_length: int, bad, crawford: bool = False, board=None) -> MatGame:
+    """One game of the file from its actions; ``board`` plays the rolls (:class:`_Board`,
+    the default, or :class:`_FastBoard`)."""
     if g["names"] is None:
         raise bad(g["line"], "game without the players' names")
     names = g["names"]
@@ -254,7 +487,7 @@ def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
         game.notes.append(f"match play to {match_length} points (score {g['scores'][0]}-{g['scores'][1]}"
                           f"{', the Crawford game' if crawford else ''}): cube decisions judged by match equity, "
                           "checker plays by cubeless money equity")
-    pos = Position.start()
+    board = board or _Board()
     owner: int | None = None  # side owning the cube (0 left, 1 right), None centred
     pending: tuple[int, int] | None = None  # (doubler side, value offered) while a double waits for an answer
     on_roll: int | None = None
@@ -275,32 +508,19 @@ def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
             if pending is not None:
                 raise bad(act.line, f"{who} rolls {act.text[:2]} while a double to {pending[1]} waits for an answer "
                                     "(expected 'Takes' or 'Drops')")
-            dice = parse_dice(act.text[:2])
-            moves = act.text[3:].strip()
-            if not moves:
-                if legal_plays(pos, dice):
-                    raise bad(act.line, f"{who} rolled {dice[0]}{dice[1]} and wrote no play, but the roll can be "
-                                        f"played in position {pos.position_id}")
-                rec.add_turn(SIDES[act.side], pos, dice, None)
-                pos = pos.flipped()
-            else:
-                try:
-                    play = play_from_notation(pos, dice, moves)
-                except IllegalPlayError as exc:
-                    raise bad(act.line, f"{who}, roll {dice[0]}{dice[1]} in position {pos.position_id}: {exc}") from None
-                rec.add_turn(SIDES[act.side], pos, dice, play)
-                res = game_result(play.after_state)
-                if res:
-                    played_out = res
-                    ended_by = (act.line, f"{names[act.side]} bore off the last checker")
-                    rec.finish(SIDES[act.side], res, HOW[res])
-                pos = play.position
+            res = board.roll(rec, SIDES[act.side], parse_dice(act.text[:2]), act.text[3:].strip(),
+                             lambda what: bad(act.line, f"{who}{what}"))
+            if res:
+                played_out = res
+                ended_by = (act.line, f"{names[act.side]} bore off the last checker")
+                rec.finish(SIDES[act.side], res, HOW[res])
             on_roll = 1 - act.side
             continue
         word = act.text.split()[0].lower()
         m = _WINS_RE.match(act.text)
         if m:
             pts = int(m.group(1))
+            game.points = pts if game.points is None else game.points
             if played_out:
                 if SIDES[act.side] != rec.result["winner"]:
                     raise bad(act.line, f"{who} wins, but {rec.result['winner']} bore off all checkers")
@@ -339,6 +559,9 @@ def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
                 raise bad(act.line, f"{who} doubles in the Crawford game (no doubling in it)")
             if pending is not None:
                 raise bad(act.line, f"{who} doubles while a double to {pending[1]} waits for an answer")
+            if on_roll is None and not rec.turns:  # a game not begun by the opening roll: its first player may double first
+                on_roll = act.side
+                rec.start_on_roll = SIDES[act.side]
             if on_roll is None or act.side != on_roll:
                 raise bad(act.line, f"{who} doubles, but only the player about to roll may double"
                           + ("" if on_roll is None else f" ({names[on_roll]})"))
@@ -348,7 +571,7 @@ def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
             if stated is not None and stated != value:
                 raise bad(act.line, f"{who} doubles to {stated}: expected 'Doubles => {value}' (twice the cube at {cube})")
             pending = (act.side, value)
-            game.cube_actions.append(CubeAction(act.line, side, "double", value, len(rec.turns), pos.position_id))
+            game.cube_actions.append(CubeAction(act.line, side, "double", value, len(rec.turns), board.position_id()))
         elif word.startswith("raccoon") and pending is None:
             last = game.cube_actions[-1] if game.cube_actions else None
             if last is None or last.action != "beaver" or last.player == side or last.turn != len(rec.turns):
@@ -383,17 +606,18 @@ def _replay(g: dict, match_length: int, bad, crawford: bool = False) -> MatGame:
     return game
 
 
-def read_mat(path) -> list[MatGame]:
-    """Read a Jellyfish ``.mat`` / ``.gam`` file (see :func:`parse_mat`).
+def read_mat(path, stop=None) -> list[MatGame]:
+    """Read a Jellyfish ``.mat`` / ``.gam`` file (see :func:`parse_mat`, and ``stop`` there).
 
-    Raises MatError for a file that cannot be read or parsed.
+    Raises MatError for a file that cannot be read or parsed, ReadStopped when ``stop()``
+    returned True.
     """
     path = Path(path)
     try:  # at most bgrl._fileio.MAX_INPUT_BYTES; a folder, device or FIFO is refused
         text = read_input_text(path, ".mat file", "a Jellyfish .mat or .gam export", errors="replace")
     except InputFileError as exc:
         raise MatError(str(exc)) from None
-    return parse_mat(text, str(path))
+    return parse_mat(text, str(path), stop)
 
 
 # ----------------------------------------------------------------------------- writer
@@ -409,22 +633,43 @@ def _mat_moves(notation: str) -> str:
     return " ".join(out)
 
 
+_CUBE_TEXT = {"double": " Doubles => {}", "take": " Takes", "drop": " Drops", "beaver": " Beavers => {}"}
+
+
 def mat_text(records, match_length: int = 0) -> str:
     """Jellyfish ``.mat`` text of one or more :class:`bgrl.records.record.GameRecord` in GNU
     Backgammon's layout (White in the left column). Scores in each game header are the
-    points won in the games before it. ``match_length`` 0 = a money session.
+    points won in the games before it (a match's: the score its record's cube header gives,
+    where it has one). ``match_length`` 0 = a money session.
+
+    A record's cube actions (:attr:`GameRecord.cube_actions`) are written where they were
+    made, in the acting player's column, as gnubg writes them: `` Doubles => 2``,
+    `` Takes``, `` Drops``, `` Beavers => 4``; the result as ``Wins N points`` with the
+    record's points (with the cube), so :func:`parse_mat` reads back the same cube actions
+    and :attr:`MatGame.points`.
     """
     recs = [records] if isinstance(records, GameRecord) else list(records)
     lines = [f" {match_length} point match", ""]
     score = {"white": 0, "black": 0}
     for gi, rec in enumerate(recs, start=1):
+        if match_length and rec.cube is not None and "score" in rec.cube:
+            score = {"white": int(rec.cube["score"][0]), "black": int(rec.cube["score"][1])}
         lines += [f" Game {gi}", f" {rec.white} : {score['white']}".ljust(32) + f"{rec.black} : {score['black']}"]
-        rows: list[list[str]] = []
-        for t in rec.turns:
+        actions: list[tuple[str, str]] = []  # (player, text) in the order made
+        cubes = sorted(rec.cube_actions, key=lambda c: c.turn)
+        k = 0
+        for i, t in enumerate(rec.turns):
+            while k < len(cubes) and cubes[k].turn <= i:
+                actions.append((cubes[k].player, _CUBE_TEXT[cubes[k].action].format(cubes[k].value)))
+                k += 1
             text = f"{max(t.dice)}{min(t.dice)}: " + ("" if t.play is None else _mat_moves(t.play))
-            if t.player == "white" or not rows or rows[-1][1]:
+            actions.append((t.player, text.rstrip() if t.play is None else text))
+        actions += [(c.player, _CUBE_TEXT[c.action].format(c.value)) for c in cubes[k:]]
+        rows: list[list[str]] = []
+        for player, text in actions:
+            if player == "white" or not rows or rows[-1][1]:
                 rows.append(["", ""])
-            rows[-1][0 if t.player == "white" else 1] = text.rstrip() if t.play is None else text
+            rows[-1][0 if player == "white" else 1] = text
         for i, (left, right) in enumerate(rows, start=1):
             lines.append((f"{i:3d}) " + left.ljust(27) + " " + right).rstrip())
         res = rec.result

@@ -33,11 +33,11 @@ import numpy as np
 from bgrl.agents.levels import JUDGE_LEVEL
 from bgrl.agents.offers import draw_decision, resign_decision
 from bgrl.evaluation.probabilities import equity as equity_of
-from bgrl.records.record import GameRecord, Turn
+from bgrl.records.record import CubeEvent, GameRecord, Turn
 from bgrl.rules.board import Position, borne_off, flip, pip_counts
 from bgrl.rules.dice import opening_roll, random_roll
 from bgrl.rules.game import BLACK, RESIGN_VALUES, WHITE, Game, GameOver
-from bgrl.rules.match import Match, MatchRules
+from bgrl.rules.match import GameScore, Match, MatchRules
 from bgrl.rules.notation import legal_plays
 from bgrl.rules.outcome import RESULT_NAMES
 from bgrl.rules.xgid import to_xgid
@@ -192,6 +192,8 @@ class GameSession:
         m = self.match
         self.cube_actions = []
         self.game_start = None if m is None else {"score": [m.score[WHITE], m.score[BLACK]], "crawford": m.crawford}
+        if m is not None:  # the record's cube header: the rules and the cube the game begins with
+            self.record.cube = _cube_header(m.rules, self.game_start, m.cube_value, m.cube_owner)
 
     def _cube_event(self, player: str, action: str, value: int, position_id: str | None = None) -> None:
         """Record one cube action of the game in play (the fields of
@@ -201,6 +203,7 @@ class GameSession:
             position_id = self.cube_actions[-1]["position_id"] if self.cube_actions else self.game.position.position_id
         self.cube_actions.append({"line": 0, "player": player, "action": action, "value": int(value),
                                   "turn": len(self.record.turns), "position_id": position_id})
+        self.record.add_cube(player, action, int(value))
 
     def cube_info(self, index: int | None = None) -> dict | None:
         """What :func:`bgrl.records.cube_review.review_cube` needs of one game of a cube session
@@ -273,6 +276,10 @@ class GameSession:
             names = d.get("names")  # absent in games stored before the terminal kept them
             s.names = None if names is None else (str(names[0]), str(names[1]))
             s.event_seq = int(d.get("event_seq", len(s.events)))
+            m = s.match
+            if m is not None and s.record.cube is None and not s.set_up:  # stored before records held the cube
+                gs = m.games[len(s.records)] if len(s.records) < len(m.games) else None
+                _add_cube(s.record, {"actions": s.cube_actions, "start": s.game_start}, m.rules, gs)
         except (KeyError, TypeError, ValueError) as exc:
             raise SessionError("bad_state", f"a stored game that cannot be read ({type(exc).__name__}: {str(exc)[:120]})") from None
         return s
@@ -283,7 +290,8 @@ class GameSession:
         m = self.match
         return {"level": self.level, "colour": self.human, "cube": m is not None, "set_up": self.set_up,
                 "match_length": 0 if m is None else m.rules.match_length,
-                "turns": len(self.record.turns) + sum(len(r) - 1 for r in self.records), "date": self.record.date,
+                "turns": len(self.record.turns) + sum(sum(o.get("type") == "turn" for o in r) for r in self.records),
+                "date": self.record.date,
                 "over": over is not None and (m is None or m.over or not m.rules.is_match),
                 "result": None if over is None else self._result_for_you(),
                 "score": None if m is None else {"you": m.score[self.human], "computer": m.score[self.computer]}}
@@ -291,7 +299,13 @@ class GameSession:
     def all_records(self) -> list[GameRecord]:
         """The game records of the session, oldest first: a cube session's earlier games and
         the game in play (its record so far)."""
-        return [_record_from_lines(lines) for lines in self.records] + [self.record]
+        out = [_record_from_lines(lines) for lines in self.records] + [self.record]
+        m = self.match
+        if m is not None and not self.set_up:  # games stored before records held the cube
+            for i, (rec, info) in enumerate(zip(out, self.cube_infos)):
+                if rec.cube is None:
+                    _add_cube(rec, info, m.rules, m.games[i] if i < len(m.games) else None)
+        return out
 
     def _result_for_you(self) -> int:
         """The session's result in points for the player: a cubeless game's points; a money
@@ -388,14 +402,19 @@ class GameSession:
         return (max(a, b), min(a, b))
 
     def finish_record(self) -> None:
+        """Score a finished game of a cube session and write its record's result: the points
+        scored (cube x result, as the match scored them); a dropped double as the doubler's
+        single game resigned at the cube before the double (after the record's drop line, as
+        :mod:`bgrl.records.record` reads it)."""
         res = self.game.over
         if res is not None and self.match is not None and not self.scored:
             self._score_cube_game()
-        if res is not None and self.record.result is None and res.how != "pass":
+        if res is not None and self.record.result is None:
             pts = res.points
             if self.match is not None and self.match.games:
                 pts = self.match.games[-1].points
-            self.record.finish(res.winner, pts, RESULT_NAMES[res.points] if res.how == "bear-off" else res.how)
+            how = {"bear-off": RESULT_NAMES.get(res.points), "pass": "resign"}.get(res.how, res.how)
+            self.record.finish(res.winner, pts, how)
 
     def _seed(self) -> int:
         return int(self.rng.integers(0, 2**63 - 1))
@@ -678,10 +697,34 @@ def _record_from_lines(lines: list) -> GameRecord:
     """A GameRecord from its own :meth:`GameRecord.lines` (the store's copy, not a user's file)."""
     head = lines[0]
     rec = GameRecord(white=head["white"], black=head["black"], start_position_id=head["start_position_id"],
-                     start_on_roll=head["start_on_roll"], seed=head["seed"], date=head["date"])
+                     start_on_roll=head["start_on_roll"], seed=head["seed"], date=head["date"], cube=head.get("cube"))
     for obj in lines[1:]:
         if obj.get("type") == "result":
             rec.result = obj
+        elif obj.get("type") == "cube":
+            rec.add_cube(obj["player"], obj["action"], obj["value"])
         else:
             rec.turns.append(Turn(obj["player"], obj["position_id"], tuple(obj["dice"]), obj["play"]))
     return rec
+
+
+def _cube_header(rules: MatchRules, start: dict | None, value: int, owner: str | None) -> dict:
+    """A cube game's record header ``cube`` (:mod:`bgrl.records.record`): the rules, the
+    score and Crawford state the game began with (``start``, as ``game_start``; money play:
+    0-0) and its cube ``value`` and ``owner`` (None = centred)."""
+    start = start or {"score": [0, 0], "crawford": False}
+    return {"match_length": rules.match_length,
+            "score": [int(x) for x in start["score"]] if rules.is_match else [0, 0],
+            "crawford": bool(start["crawford"]) and rules.is_match, "jacoby": rules.jacoby, "beavers": rules.beavers,
+            "max_value": rules.max_value, "value": int(value), "owner": owner}
+
+
+def _add_cube(rec: GameRecord, info: dict, rules: MatchRules, score: GameScore | None) -> None:
+    """Give the record of a game stored before records held the cube (a session from the
+    opening position: its games begin with the cube at 1, centred) its cube header and cube
+    lines from ``info`` (``{"actions", "start"}``, as ``cube_infos`` holds them), and, for a
+    game ended by a dropped double (``score``, its :class:`GameScore`), its result."""
+    rec.cube = _cube_header(rules, info.get("start"), 1, None)
+    rec.cube_actions = [CubeEvent(a["player"], a["action"], int(a["value"]), int(a["turn"])) for a in info.get("actions", [])]
+    if rec.result is None and score is not None and score.how == "pass":
+        rec.finish(score.winner, score.points, "resign")

@@ -37,7 +37,9 @@ def _cut_with_result(result: dict) -> list[str]:
     ({"winner": "black", "points": True, "how": "resign"}, "points must be an integer"),
     ({"winner": "black", "points": 1.0, "how": "resign"}, "points must be an integer"),
     ({"winner": "black", "points": 1, "how": "forfeit"}, "how must be one of single, gammon, backgammon, resign, draw"),
-    ({"winner": "white", "points": 2, "how": "single"}, "a single is worth 1 point"),
+    ({"winner": "white", "points": 3, "how": "single"}, "a single is worth 1 point"),  # 2 is a single at a cube of 2
+    ({"winner": "white", "points": 12, "how": "gammon"}, r"a gammon is worth 2 point\(s\) times the cube"),
+    ({"winner": "white", "points": 3 * 2**16, "how": "backgammon"}, "times the cube .a power of 2 up to 32768"),
 ])
 def test_result_line_must_add_up(tmp_path, result, words):
     path = _write(tmp_path, _cut_with_result(result))

@@ -125,3 +125,51 @@ def test_a_set_up_position_and_its_dice(engine):
     with pytest.raises(SessionError):
         GameSession.new(level="beginner", first_dice=(3, 1))
     assert np.array_equal(_roundtrip(s).human_board(), s.human_board())
+
+
+def _old_state(s: GameSession) -> dict:
+    """``s.to_state()`` as games were stored before records held the cube: no cube header or
+    cube lines, and no result line after a dropped double."""
+    st = json.loads(json.dumps(s.to_state()))
+
+    def strip(lines, gs):
+        out = [dict(x) for x in lines if x["type"] != "cube"]
+        out[0].pop("cube", None)
+        if gs is not None and gs["how"] == "pass":
+            out = [x for x in out if x["type"] != "result"]
+        return out
+
+    games = st["match"]["games"]
+    st["records"] = [strip(r, games[i]) for i, r in enumerate(st["records"])]
+    st["record"] = strip(st["record"], games[len(st["records"])] if len(games) > len(st["records"]) else None)
+    return st
+
+
+def test_games_stored_before_records_held_the_cube_get_it_back(engine, monkeypatch):
+    """A cube session stored before (its records without the cube) exports records with the cube
+    header, the cube lines and a dropped game's result, as a session stored now does."""
+    import bgrl.agents.cube as agents_cube
+    from bgrl.records.record import parse_records
+
+    answers = iter(["take", "pass"] * 50)
+    monkeypatch.setattr(agents_cube, "answer_double", lambda agent, board, cube: next(answers))
+    monkeypatch.setattr(agents_cube, "wants_double", lambda d, cube=None: False)
+    s = GameSession.new(level="beginner", seed=9, rules=MatchRules(match_length=5))
+    s.advance(engine)
+    for _ in range(3):
+        while s.game.over is None:
+            if s.awaiting == "cube":
+                s.cube_action(engine, "double" if s.match.may_double(s.human) else "roll")
+            else:
+                s.play(engine, s.plays[0].position_id)
+        if s.match.over:
+            break
+        s.next_game(engine)
+    now = [r.lines() for r in s.all_records()]
+    assert any(x["type"] == "cube" for lines in now for x in lines)
+    old = GameSession.from_state(_old_state(s))
+    assert [r.lines() for r in old.all_records()] == now
+    text = "".join(json.dumps(x) + "\n" for lines in now for x in lines)
+    assert len(parse_records(text, "export.jsonl")) == len(now)
+    # the turns of all games, no cube or result line counted
+    assert old.summary()["turns"] == s.summary()["turns"] == sum(len(r.turns) for r in s.all_records())
