@@ -23,11 +23,36 @@ def _when(t: float) -> str:
 
 
 def _row(g) -> dict:
+    """A game's row of the list; a damaged one (its row in the store cannot be read) with ``damaged``:
+    the reason, and no summary. A summary field of an unexpected type is shown as missing."""
     s = g.summary
-    return {"id": g.id, "finished": g.finished, "updated": _when(g.updated_at), "created": _when(g.created_at),
-            "level": s.get("level"), "colour": s.get("colour"), "cube": s.get("cube", False),
-            "match_length": s.get("match_length", 0), "turns": s.get("turns", 0), "result": s.get("result"),
-            "score": s.get("score"), "version": g.version}
+    row = {"id": g.id, "finished": g.finished, "updated": _when(g.updated_at), "created": _when(g.created_at),
+           "level": s.get("level"), "colour": s.get("colour"), "cube": s.get("cube", False) is True,
+           "match_length": _number(s.get("match_length"), 0), "turns": _number(s.get("turns"), 0),
+           "result": _number(s.get("result"), None), "score": _score(s.get("score")), "version": g.version}
+    if getattr(g, "damaged", None) is not None:
+        row["damaged"] = g.damaged
+    return row
+
+
+def _number(value, default):
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _score(value):
+    if isinstance(value, dict) and all(isinstance(value.get(k), int) for k in ("you", "computer")):
+        return value
+    return None
+
+
+def _status(r: dict) -> str:
+    if "damaged" in r:
+        return f"damaged: {r['damaged'][:100]} (bgrl games delete {r['id']})"
+    status = "in progress" if not r["finished"] else (
+        "finished" if r["result"] is None else f"finished, {r['result']:+d} for you")
+    if r["score"] is not None:
+        status += f" (score {r['score']['you']}-{r['score']['computer']})"
+    return status
 
 
 def _open(args):
@@ -38,40 +63,61 @@ def _open(args):
 
 
 def _game(store, token, gid):
-    g = store.get(gid, token)
+    from bgrl.session.store import DamagedGameError, masked
+
+    try:
+        g = store.get(gid, token)
+    except DamagedGameError as exc:
+        raise CLIError(f"game {gid[:40]} is damaged in the store ({exc.reason[:200]}): it cannot be shown or "
+                       f"exported; delete it with bgrl games delete {gid[:40]}") from None
     if g is None:
-        raise CLIError(f"no game {gid[:40]!r} of this player in {store.url} (see bgrl games list)")
+        raise CLIError(f"no game {gid[:40]!r} of this player in {masked(store.url)} (see bgrl games list)")
     return g
+
+
+def _session(g):
+    """The GameSession of a stored game; a state of an unexpected format is one line."""
+    from bgrl.session.game import GameSession, SessionError
+
+    try:
+        return GameSession.from_state(g.state)
+    except SessionError as exc:
+        raise CLIError(f"game {g.id} is damaged in the store ({exc.message}): it cannot be shown or exported; "
+                       f"delete it with bgrl games delete {g.id}") from None
 
 
 def cmd_games(args) -> int:
     if args.token is not None and (len(args.token) < 32 or not all(c in "0123456789abcdef" for c in args.token)):
         raise CLIError("--token must be a player token: 32 or more hex digits (the web board's bgrl_player cookie)")
+    from bgrl.session.store import masked
+
     store, token = _open(args)
     try:
         if args.action == "list":
             finished = {"all": None, "finished": True, "in-progress": False}[args.which]
-            rows = [_row(g) for g in store.list(token, finished=finished)]
+            rows = [_row(g) for g in store.list(token, finished=finished, with_damaged=True)]
             if args.json:
-                print(json.dumps({"store": str(store.url), "games": rows}))
+                print(json.dumps({"store": masked(store.url), "games": rows}))
                 return 0
             if not rows:
-                print(f"No games in {store.url}.")
+                print(f"No games in {masked(store.url)}.")
                 return 0
             print(f"{'id':<16}  {'updated':<16}  {'level':<12}  {'kind':<16}  {'turns':>5}  status")
             for r in rows:
                 kind = "cubeless money" if not r["cube"] else (f"{r['match_length']}-point match" if r["match_length"] else "money, cube")
-                status = "in progress" if not r["finished"] else (
-                    "finished" if r["result"] is None else f"finished, {r['result']:+d} for you")
-                if r["score"] is not None:
-                    status += f" (score {r['score']['you']}-{r['score']['computer']})"
-                print(f"{r['id']:<16}  {r['updated']:<16}  {str(r['level']):<12}  {kind:<16}  {r['turns']:>5}  {status}")
+                level = str(r["level"])
+                if "damaged" in r:
+                    level = kind = "?"
+                print(f"{r['id']:<16}  {r['updated']:<16}  {level:<12}  {kind:<16}  {r['turns']:>5}  {_status(r)}")
+            return 0
+        if args.action == "delete":  # a damaged game too: deleted without reading it
+            if not store.delete(args.id, token):
+                raise CLIError(f"no game {args.id[:40]!r} of this player in {masked(store.url)} (see bgrl games list)")
+            print(f"deleted game {args.id}")
             return 0
         g = _game(store, token, args.id)
         if args.action == "show":
-            from bgrl.session.game import GameSession
-
-            st = GameSession.from_state(g.state).state()
+            st = _session(g).state()
             if args.json:
                 print(json.dumps({"game": _row(g), "state": st}))
                 return 0
@@ -86,9 +132,8 @@ def cmd_games(args) -> int:
             return 0
         if args.action == "export":
             from bgrl._fileio import write_text_atomic
-            from bgrl.session.game import GameSession
 
-            s = GameSession.from_state(g.state)
+            s = _session(g)
             records = s.all_records()
             if args.format == "mat":
                 from bgrl.records.matfile import mat_text
@@ -104,10 +149,6 @@ def cmd_games(args) -> int:
             else:
                 write_text_atomic(args.out, text)
                 print(f"wrote {args.out}")
-            return 0
-        if args.action == "delete":
-            store.delete(g.id, token)
-            print(f"deleted game {g.id}")
             return 0
     finally:
         store.close()

@@ -48,10 +48,17 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--games-per-minute", type=float, default=60.0,
                    help="new web games per client address and minute, after the burst; 429 beyond (default: %(default)s; 0: no limit)")
     s.add_argument("--games-burst", type=int, default=60, help="new web games a client address may start at once (default: %(default)s)")
+    s.add_argument("--forwarded-allow-ips", metavar="IPS", default="", help="comma-separated addresses of the reverse "
+                   "proxies whose X-Forwarded-For / X-Forwarded-Proto headers give the client's address ('*' = any); "
+                   "default: none, the client is the connection's peer (a client cannot choose the address the "
+                   "new-games limit counts)")
     s.add_argument("--game-deadline", type=float, default=10.0, metavar="SECONDS", help="seconds of a web game's engine "
                    "work (new game, the computer's turns, session hints) before 504; the work stops (default: %(default)s)")
     s.add_argument("--review-deadline", type=float, default=120.0, metavar="SECONDS", help="seconds of a review (an "
                    "uploaded file's, a web game's) before 504; it stops then, or when its client leaves (default: %(default)s)")
+    s.add_argument("--review-workers", type=int, default=1, metavar="N", help="threads per server process that run "
+                   "reviews (uploaded files, web games, the statistics), apart from the threads of game commands, "
+                   "which never wait behind a review; 8 x N reviews are admitted at once, 503 beyond (default: %(default)s)")
     s.add_argument("--store", metavar="URL", default=None, help="where games are kept: sqlite:///PATH or "
                    "postgresql://user:password@host:port/db (PostgreSQL for several --workers or replicas; default: "
                    "$BGRL_STORE, else ~/.bgrl/bgrl.db; docs/store.md)")
@@ -65,6 +72,17 @@ def _host_name(text: str):
     from bgrl.service.middleware import host_name
 
     return host_name(text.strip())
+
+
+def _address_or_network(text: str) -> bool:
+    """Whether ``text`` is an IP address or network (``--forwarded-allow-ips``), as uvicorn reads them."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return False
+    return True
 
 
 def _port_number(text: str) -> int:
@@ -121,7 +139,8 @@ def cmd_serve(args) -> int:
     if not 0 < args.port < 65536:
         raise CLIError(f"--port must be 1..65535, got {args.port}")
     for flag, v in (("--workers", args.workers), ("--max-body", args.max_body), ("--max-batch", args.max_batch),
-                    ("--max-headers", args.max_headers), ("--games-burst", args.games_burst)):
+                    ("--max-headers", args.max_headers), ("--games-burst", args.games_burst),
+                    ("--review-workers", args.review_workers)):
         if v < 1:
             raise CLIError(f"{flag} must be >= 1, got {v}")
     for flag, v in (("--pool-workers", args.pool_workers), ("--max-inflight", args.max_inflight)):
@@ -140,6 +159,11 @@ def cmd_serve(args) -> int:
     for name in args.allowed_host:
         if name != "*" and _host_name(name) is None:
             raise CLIError(f"--allowed-host {name!r} is not a host name or address: expected e.g. board.example.org, 192.168.1.5 or [fe80::1]")
+    ips = [ip.strip() for ip in args.forwarded_allow_ips.split(",") if ip.strip()]
+    for ip in ips:
+        if ip != "*" and not _address_or_network(ip):
+            raise CLIError(f"--forwarded-allow-ips: {ip[:60]!r} is not an IP address or network: expected e.g. "
+                           "127.0.0.1, 10.0.0.0/8 or * (comma-separated)")
     if not 0 <= args.batch_window <= 1000:
         raise CLIError(f"--batch-window must be 0..1000 milliseconds, got {args.batch_window}")
     if not args.grace >= 0:
@@ -164,7 +188,8 @@ def cmd_serve(args) -> int:
                         allowed_hosts=",".join([args.host, *args.allowed_host]),
                         games_per_minute=args.games_per_minute, games_burst=args.games_burst, store=store,
                         keep_finished_days=args.keep_finished_days, game_deadline_s=args.game_deadline,
-                        review_deadline_s=args.review_deadline)
+                        review_deadline_s=args.review_deadline, review_workers=args.review_workers,
+                        forwarded_allow_ips=",".join(ips))
     from bgrl.service.metrics import configure_logging
 
     configure_logging(args.log_level)

@@ -19,13 +19,18 @@ from bgrl.service.settings import Settings
 
 __all__ = ["engine_error", "add_error_handlers"]
 
+#: The status of a ServiceError by its code (400 for any other): ``conflict``, a game changed
+#: meanwhile (409); ``damaged_game``, a stored game that cannot be read (500: the store's
+#: fault, not the request's; the game can still be deleted).
+_STATUS = {"conflict": 409, "damaged_game": 500}
+
 
 def engine_error(exc: Exception, cfg: Settings) -> JSONResponse:
     """The JSON error answer of an exception from input parsing or the engine queue."""
     if isinstance(exc, ServiceError):
-        return error_response(409 if exc.code == "conflict" else 400, exc.code, exc.message)
+        return error_response(_STATUS.get(exc.code, 400), exc.code, exc.message)
     if isinstance(exc, Overloaded):
-        return error_response(503, "overloaded", f"more than {cfg.max_inflight} requests in flight; retry later",
+        return error_response(503, "overloaded", exc.message or f"more than {cfg.max_inflight} requests in flight; retry later",
                               headers={"Retry-After": str(cfg.retry_after_s)})
     if isinstance(exc, WorkerLost):
         return error_response(503, "worker_lost", "the engine worker serving this request stopped; it has been replaced: retry",

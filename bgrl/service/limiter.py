@@ -26,7 +26,11 @@ __all__ = ["Limiter", "PLY_COST", "Overloaded", "DeadlineExceeded", "ClientGone"
 
 
 class Overloaded(Exception):
-    pass
+    """Too much admitted work (answered 503); ``message``, when given, says which limit."""
+
+    def __init__(self, message: str | None = None):
+        super().__init__(message)
+        self.message = message
 
 
 class DeadlineExceeded(Exception):
@@ -57,6 +61,17 @@ class _Call:
     abandoned: bool = False
     cost: int = 1
     seconds: float = 0.0  # the deadline's length (the 504's message)
+
+
+@dataclass(eq=False)
+class _Lane:
+    """One kind of thread work (:meth:`Limiter.run_thread`): its threads, its admission limit and
+    the pieces admitted (queued or running)."""
+
+    name: str  # what the 503 names: "game commands", "reviews"
+    pool: concurrent.futures.ThreadPoolExecutor
+    limit: int
+    inflight: int = 0
 
 
 #: The cost of an engine job by the ply it searches (:meth:`Limiter._cost`): a batch holds
@@ -96,7 +111,10 @@ class Limiter:
     :meth:`~bgrl.service.engine.Engine.run_batch`'s; ``deadline_s``: its own deadline, default
     ``settings.deadline_s``).
     :meth:`run_thread` admits other engine work (the web board's), run in the server's own
-    threads with a deadline and a cancel event.
+    threads with a deadline and a cancel event: game work (new games, the computer's turns,
+    session hints) in ``job_workers`` threads, reviews (``review=True``: uploads, a game's
+    review, the statistics) in ``review_workers`` threads of their own, each kind with its own
+    admission limit, so a game command never waits behind a long review.
     """
 
     def __init__(self, settings: Settings, engine, factory=None, metrics=None):
@@ -118,10 +136,30 @@ class Limiter:
         self._sweeper: asyncio.Task | None = None
         self._pending: set[_Call] = set()  # admitted calls not answered yet (their deadlines)
         self.pool = self._new_pool()
-        self.jobs_inflight = 0  # thread work admitted, not finished (run_thread)
         self._job_events: set[threading.Event] = set()
-        self.jobs_pool = concurrent.futures.ThreadPoolExecutor(settings.job_workers or 1, thread_name_prefix="bgrl-job",
-                                                               initializer=one_torch_thread)
+        # thread work (run_thread) in two lanes: game work, and reviews on threads of their own
+        self._lanes = {
+            False: _Lane("game commands", concurrent.futures.ThreadPoolExecutor(
+                settings.job_workers or 1, thread_name_prefix="bgrl-job", initializer=one_torch_thread),
+                settings.max_jobs or 64),
+            True: _Lane("reviews", concurrent.futures.ThreadPoolExecutor(
+                settings.review_workers or 1, thread_name_prefix="bgrl-review", initializer=one_torch_thread),
+                settings.max_reviews or 8),
+        }
+
+    @property
+    def jobs_inflight(self) -> int:
+        """Game work admitted to the thread pool and not finished (queued or running)."""
+        return self._lanes[False].inflight
+
+    @property
+    def reviews_inflight(self) -> int:
+        """Reviews admitted to their thread pool and not finished (queued or running)."""
+        return self._lanes[True].inflight
+
+    @property
+    def jobs_pool(self) -> concurrent.futures.ThreadPoolExecutor:
+        return self._lanes[False].pool
 
     @property
     def _process(self) -> bool:
@@ -458,11 +496,13 @@ class Limiter:
 
     # -- thread work (the web board's engine work, reviews)
     async def run_thread(self, fn, *args, deadline_s: float | None = None, request=None, pass_cancel: bool = False,
-                         poll_s: float = 0.1, **kwargs):
+                         poll_s: float = 0.1, review: bool = False, **kwargs):
         """Admit one piece of engine work run in a thread of the server process, and its answer.
 
         ``fn(*args, **kwargs)`` (with ``pass_cancel``: ``fn(cancel, *args, **kwargs)``, ``cancel``
-        a :class:`threading.Event`) runs in one of ``job_workers`` threads, inside
+        a :class:`threading.Event`) runs in one of ``job_workers`` threads (``review``: one of
+        ``review_workers`` threads, a pool of their own, so that game work never queues behind
+        a review), inside
         :func:`bgrl.service.stopping.stop_when` of its cancel event: every network call the
         engine makes for it raises :class:`bgrl.service.stopping.Cancelled` once the event is
         set, so engine work stops by itself; ``fn`` may also poll ``cancel.is_set()`` between
@@ -471,7 +511,8 @@ class Limiter:
         awaiting task is cancelled.
 
         Raises :class:`Overloaded` (503) at once when ``max_jobs`` pieces are admitted
-        (queued or running; one told to stop counts until its thread returns),
+        (``review``: ``max_reviews``; queued or running; one told to stop counts until its
+        thread returns),
         :class:`DeadlineExceeded` (504) at the deadline (default ``settings.game_deadline_s``),
         :class:`ClientGone` (499) when the client left, and whatever ``fn`` raised
         (a :class:`bgrl.service.engine.ServiceError` is a 400). Run the cheap checks before:
@@ -480,16 +521,18 @@ class Limiter:
         ``fn`` may be stopped in the middle of any engine call it makes: it should compute
         first and change shared state (a game, a session store) only after its last engine
         call, so that a stopped piece of work leaves nothing half done. ``fn``'s own keyword
-        arguments must not be named ``deadline_s``, ``request``, ``pass_cancel`` or ``poll_s``.
+        arguments must not be named ``deadline_s``, ``request``, ``pass_cancel``, ``poll_s`` or
+        ``review``.
         """
         secs = self.settings.game_deadline_s if deadline_s is None else float(deadline_s)
+        lane = self._lanes[bool(review)]
         with self._lock:
-            over = self.jobs_inflight >= (self.settings.max_jobs or 64) or self._closing
+            over = lane.inflight >= lane.limit or self._closing
             if not over:
-                self.jobs_inflight += 1
+                lane.inflight += 1
         if over:
             self._reject("overloaded")
-            raise Overloaded()
+            raise Overloaded(f"more than {lane.limit} {lane.name} admitted at once; retry later")
         cancel = threading.Event()
         self._job_events.add(cancel)
 
@@ -501,15 +544,15 @@ class Limiter:
                     return fn(cancel, *args, **kwargs) if pass_cancel else fn(*args, **kwargs)
             finally:
                 with self._lock:
-                    self.jobs_inflight -= 1
+                    lane.inflight -= 1
                 self._job_events.discard(cancel)
 
         loop = asyncio.get_running_loop()
         try:
-            fut = loop.run_in_executor(self.jobs_pool, work)
+            fut = loop.run_in_executor(lane.pool, work)
         except RuntimeError:  # the pool is shutting down
             with self._lock:
-                self.jobs_inflight -= 1
+                lane.inflight -= 1
             self._job_events.discard(cancel)
             raise Overloaded() from None
         t_end = loop.time() + secs
@@ -544,9 +587,11 @@ class Limiter:
         """Wait up to ``grace_s`` seconds for every admitted call and thread work to be
         answered; True if all were."""
         t_end = time.monotonic() + grace_s
-        while (self.inflight > 0 or self.jobs_inflight > 0) and time.monotonic() < t_end:
+        def busy() -> bool:
+            return self.inflight > 0 or any(lane.inflight > 0 for lane in self._lanes.values())
+        while busy() and time.monotonic() < t_end:
             await asyncio.sleep(0.01)
-        return self.inflight == 0 and self.jobs_inflight == 0
+        return not busy()
 
     def shutdown(self) -> None:
         """Stop the dispatcher and the pool; worker processes are terminated (they hold no
@@ -554,7 +599,8 @@ class Limiter:
         self._closing = True
         for ev in list(self._job_events):  # thread work still running stops at its next network call
             ev.set()
-        self.jobs_pool.shutdown(wait=False, cancel_futures=True)
+        for lane in self._lanes.values():
+            lane.pool.shutdown(wait=False, cancel_futures=True)
         for task in (self._task, self._sweeper):
             if task is not None:
                 task.cancel()
@@ -577,16 +623,18 @@ async def admit_thread(request, fn, *args, deadline_s: float | None = None, **kw
     ``request.app.state.limiter``): 503 ``overloaded`` when ``max_jobs`` pieces are admitted,
     504 ``deadline_exceeded`` past ``deadline_s`` (default ``Settings.game_deadline_s``), the
     work stopped at its next network call (:class:`bgrl.service.stopping.Cancelled` inside it).
-    For the web board's game creation, computer turns and session hints."""
+    For the web board's game creation, computer turns and session hints (in the ``job_workers``
+    threads; reviews go to :func:`run_job`)."""
     return await request.app.state.limiter.run_thread(fn, *args, deadline_s=deadline_s, **kwargs)
 
 
 async def run_job(request, fn, *args, deadline_s: float | None = None, **kwargs):
     """The answer of ``fn(cancel, *args, **kwargs)``, a long piece of engine work (a review)
-    in a thread of the server, through admission control: as :func:`admit_thread` (default
-    deadline ``Settings.review_deadline_s``), and ``cancel`` (a :class:`threading.Event`,
+    in a thread of the server, through admission control: as :func:`admit_thread`, but in the
+    reviews' own threads and limit (``review_workers``, ``max_reviews``: a review never holds
+    up game work), with the default deadline ``Settings.review_deadline_s``, and ``cancel`` (a :class:`threading.Event`,
     for ``fn`` to poll between its steps; engine calls inside stop by themselves) is set too
     when the client disconnects (:class:`ClientGone`, 499), checked every 0.1 s."""
     lim = request.app.state.limiter
     secs = lim.settings.review_deadline_s if deadline_s is None else deadline_s
-    return await lim.run_thread(fn, *args, deadline_s=secs, request=request, pass_cancel=True, **kwargs)
+    return await lim.run_thread(fn, *args, deadline_s=secs, request=request, pass_cancel=True, review=True, **kwargs)

@@ -178,8 +178,14 @@ def __getattr__(name: str):
 def uvicorn_options(settings: Settings, from_env: bool = False) -> dict:
     """The uvicorn options that apply ``settings``' limits on request heads: ``http`` (the
     protocol of :func:`http_protocol`; with ``from_env`` its import string, which worker
-    processes rebuild from the environment) and, for h11, its head limit."""
+    processes rebuild from the environment) and, for h11, its head limit; and whose
+    ``X-Forwarded-For`` headers are believed: none unless ``settings.forwarded_allow_ips``
+    names proxies (uvicorn believes 127.0.0.1's by default, so any local client, or one behind
+    a local proxy that passes the header on, could choose its own address and escape the
+    per-address limit on new games)."""
     proto = http_protocol(settings)
+    ips = settings.forwarded_allow_ips.strip()
+    proxies = {"proxy_headers": True, "forwarded_allow_ips": ips} if ips else {"proxy_headers": False}
     if proto == "h11":  # pragma: no cover - without httptools
-        return {"http": "h11", "h11_max_incomplete_event_size": settings.max_header_bytes}
-    return {"http": "bgrl.service.protocol:BoundedHTTP" if from_env else proto}
+        return {"http": "h11", "h11_max_incomplete_event_size": settings.max_header_bytes, **proxies}
+    return {"http": "bgrl.service.protocol:BoundedHTTP" if from_env else proto, **proxies}

@@ -37,6 +37,11 @@ class Settings:
         workers and the event loop.
     max_jobs : thread work admitted at once (queued + running); one more gets 503 at once
         (default 0 = 64 x job_workers).
+    review_workers : threads of the server process that run reviews (an uploaded file's, a
+        web game's, the statistics' judging: :func:`run_job`), a pool of their own, so that a
+        long review never holds up game work (default 1).
+    max_reviews : reviews admitted at once (queued + running); one more gets 503 at once
+        (default 0 = 8 x review_workers).
     retry_after_s : the ``Retry-After`` header of a 503, seconds.
     batch_window_ms : longest wait, milliseconds, for more requests to join a batch once a
         worker is free (0: dispatch at once; there is no wait while no other request is
@@ -68,6 +73,11 @@ class Settings:
         ``~/.bgrl/bgrl.db`` (``bgrl serve --store``).
     keep_finished_days : finished games not touched for this many days are deleted at
         start-up (0 = kept until their owner deletes them); games in progress are always kept.
+    forwarded_allow_ips : comma-separated addresses of proxies whose ``X-Forwarded-For`` and
+        ``X-Forwarded-Proto`` headers are believed (uvicorn's ``forwarded_allow_ips``; ``*`` =
+        any); empty (the default) = none: the client address is the connection's peer, so a
+        client cannot choose the address the new-games limit counts
+        (``bgrl serve --forwarded-allow-ips``; :func:`bgrl.service.protocol.uvicorn_options`).
     """
 
     max_body_bytes: int = 16_384
@@ -79,6 +89,8 @@ class Settings:
     review_deadline_s: float = 120.0
     job_workers: int = 0  # 0 = max(1, pool_workers // 2)
     max_jobs: int = 0  # 0 = 64 x job_workers
+    review_workers: int = 1
+    max_reviews: int = 0  # 0 = 8 x review_workers
     retry_after_s: int = 1
     batch_window_ms: float = 2.0
     max_batch: int = 64
@@ -94,6 +106,7 @@ class Settings:
     games_burst: int = 60
     store: str = ""
     keep_finished_days: float = 0.0
+    forwarded_allow_ips: str = ""
 
     def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
@@ -106,6 +119,8 @@ class Settings:
                 raise ValueError(f"{name} must be > 0 and finite, got {v}")
         if self.job_workers < 0 or self.max_jobs < 0:
             raise ValueError(f"job_workers and max_jobs must be >= 0, got {self.job_workers} and {self.max_jobs}")
+        if self.review_workers < 1 or self.max_reviews < 0:
+            raise ValueError(f"review_workers must be >= 1 and max_reviews >= 0, got {self.review_workers} and {self.max_reviews}")
         if not (self.body_timeout_s > 0 and math.isfinite(self.body_timeout_s)):
             raise ValueError(f"body_timeout_s must be > 0 and finite, got {self.body_timeout_s}")
         if self.max_batch < 1 or self.batch_window_ms < 0:
@@ -120,7 +135,8 @@ class Settings:
             raise ValueError(f"games_per_minute must be >= 0 and finite and games_burst >= 1, got {self.games_per_minute} and {self.games_burst}")
         jobs = self.job_workers or max(1, pool // 2)
         return replace(self, max_inflight=self.max_inflight or 64 * pool, pool_workers=pool, pool_kind=kind,
-                       job_workers=jobs, max_jobs=self.max_jobs or 64 * jobs)
+                       job_workers=jobs, max_jobs=self.max_jobs or 64 * jobs,
+                       max_reviews=self.max_reviews or 8 * self.review_workers)
 
     @classmethod
     def from_env(cls) -> "Settings":

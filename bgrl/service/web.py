@@ -14,7 +14,9 @@ Every board, point number and play a session returns is in the *player's* number
 Each turn of the player comes with every legal play of the whole roll as single-die steps,
 so the page highlights only the landing points of legal plays. Resignations and draws are
 judged by ``world-class`` (:data:`bgrl.agents.levels.JUDGE_LEVEL`); hints default to
-:data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`, the same on every surface.
+:data:`bgrl.agents.levels.DEFAULT_HINT_LEVEL`, the same on every surface. The reviews (a
+session's, an uploaded file's, the statistics') are :mod:`bgrl.service.web_review`'s, run in
+threads of their own.
 """
 
 from __future__ import annotations
@@ -27,29 +29,23 @@ from typing import Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
 from bgrl.agents.cube import cube_hint, cubeful_rank, value_mwc
 from bgrl.agents.explain import compare_facts, fact_sentences, play_facts
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, JUDGE_LEVEL, LEVEL_NAMES
-from bgrl.evaluation.probabilities import equity as equity_of
-from bgrl.records.files import read_games_text
 from bgrl.records.matfile import mat_text
 from bgrl.records.record import GameRecord
-from bgrl.records.cube_review import cube_summaries, judge_cube
-from bgrl.records.review import by_player, review_records
-from bgrl.session.review import review_session
-from bgrl.rules.board import Position, borne_off, flip
-from bgrl.rules.game import BLACK, WHITE
+from bgrl.rules.board import Position
 from bgrl.rules.match import MatchRules
-from bgrl.rules.notation import legal_plays
 from bgrl.rules.xgid import read_position
 from bgrl.service import schemas as S
 from bgrl.service.engine import RankJob, ServiceError, parse_dice_value, parse_position
-from bgrl.session.game import GameSession, SessionError, board_view as _view, play_steps
+from bgrl.service.web_review import error_rates, session_review, upload_review
+from bgrl.session.game import GameSession, SessionError, play_steps
 from bgrl.session.owner import COOKIE, HEADER, is_token, new_token
-from bgrl.session.store import ConflictError, GameStore
+from bgrl.session.store import ConflictError, DamagedGameError, GameStore, NoGameError
 
 __all__ = ["router", "JUDGE_LEVEL", "UPLOAD_MAX_BYTES", "UPLOAD_PATH", "NewGame", "play_steps", "start_position"]
 
@@ -64,7 +60,14 @@ router = APIRouter(responses={404: {"model": S.ErrorResponse, "description": "no
 
 
 # ----------------------------------------------------------------------------- requests
-class NewGame(BaseModel):
+class _Body(BaseModel):
+    """A request body of the web routes: an unknown field is refused (422 ``extra_forbidden``), as on
+    ``/v1/move``, so that a misspelt option (``matchlength``) never starts another game silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewGame(_Body):
     level: str = Field("beginner", description="the computer's level (see GET /v1/version)")
     colour: Literal["white", "black"] = Field("white", description="the player's colour; White moves first, so black = the computer opens")
     opening_roll: bool = Field(False, description="RULES.md option: each side throws one die, the higher moves first with both")
@@ -86,20 +89,20 @@ class NewGame(BaseModel):
     cube_cap: int | None = Field(None, ge=2, le=2**15, description="with cube: the largest cube value, a power of 2 (default 32768)")
 
 
-class PlayIn(BaseModel):
+class PlayIn(_Body):
     position_id: str = Field(..., max_length=20, description="Position ID after the play (the computer on roll), one of the turn's plays")
 
 
-class HintIn(BaseModel):
+class HintIn(_Body):
     level: str | None = Field(None, description="hint level (default: the session's hint level)")
     top: int = Field(10, ge=0, le=10_000, description="rows (0 = all)")
 
 
-class ResignIn(BaseModel):
+class ResignIn(_Body):
     value: Literal["single", "gammon", "backgammon"] = "single"
 
 
-class UploadIn(BaseModel):
+class UploadIn(_Body):
     text: str = Field(..., max_length=UPLOAD_MAX_BYTES, description="the file's text: a bgrl game record (bgrl-game-1 JSON "
                       "lines) or a Jellyfish .mat export (GNU Backgammon)")
     name: str = Field("upload", max_length=200, description="the file's name, for messages")
@@ -107,9 +110,8 @@ class UploadIn(BaseModel):
     viewer: Literal["white", "black"] = Field("white", description="whose numbering the boards and plays are shown in")
 
 
-class ReviewIn(BaseModel):
+class ReviewIn(_Body):
     level: str | None = Field(None, description=f"judge level (default {JUDGE_LEVEL}, the strongest)")
-
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -242,15 +244,49 @@ def _with_token(payload: dict, token: str, response: Response) -> dict:
     return {**payload, "player_token": token}
 
 
+def _damaged(gid: str, reason: str) -> ServiceError:
+    """500 ``damaged_game``: the stored game cannot be read (a damaged row); it can still be deleted."""
+    return ServiceError("damaged_game", f"game {gid[:40]!r} is damaged in the store ({reason[:200]}): it cannot be "
+                        f"shown or played; delete it (DELETE /v1/games/{gid[:40]}, or bgrl games delete {gid[:40]})")
+
+
+def _stored(store: GameStore, gid: str, tok: str):
+    """The player's StoredGame: 404 when there is none, 500 ``damaged_game`` for a row that cannot be read."""
+    try:
+        sg = store.get(gid, tok)
+    except DamagedGameError as exc:
+        raise _damaged(gid, exc.reason) from None
+    if sg is None:
+        raise _no_game(gid)
+    return sg
+
+
+def _session(sg) -> GameSession:
+    """The GameSession of a stored game: 500 ``damaged_game`` for a state of an unexpected format."""
+    try:
+        return GameSession.from_state(sg.state)
+    except SessionError as exc:
+        raise _damaged(sg.id, exc.message) from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise _damaged(sg.id, f"{type(exc).__name__}: {str(exc)[:120]}") from None
+
+
+def _records(s: GameSession, gid: str) -> list[GameRecord]:
+    """The session's game records: 500 ``damaged_game`` when a stored earlier game cannot be read."""
+    try:
+        return s.all_records()
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise _damaged(gid, f"a game record: {type(exc).__name__}: {str(exc)[:120]}") from None
+
+
 async def _read(request: Request, gid: str) -> tuple:
-    """(StoredGame, GameSession) of the request's player, read from the store (404 otherwise)."""
+    """(StoredGame, GameSession) of the request's player, read from the store (404 otherwise,
+    500 ``damaged_game`` for a stored game that cannot be read)."""
     tok = _owner(request, gid)
 
     def read():
-        sg = _store(request).get(gid, tok)
-        if sg is None:
-            raise _no_game(gid)
-        return sg, GameSession.from_state(sg.state)
+        sg = _stored(_store(request), gid, tok)
+        return sg, _session(sg)
     return await asyncio.to_thread(read)
 
 
@@ -301,13 +337,11 @@ async def _command(request: Request, gid: str, fn):
     want = _if_match(request)
 
     def run():
-        sg = store.get(gid, tok)
-        if sg is None:
-            raise _no_game(gid)
+        sg = _stored(store, gid, tok)
         if want is not None and want != sg.version:  # the client acted on a game it read before a change
             raise ServiceError("conflict", f"game {gid[:40]!r} is at version {sg.version}, not {want} (If-Match): it was "
                                "changed since you read it; read it again (GET /v1/games/{id}) and retry")
-        s = GameSession.from_state(sg.state)
+        s = _session(sg)
         _check_served(s, gid)
         out = fn(s)
         try:
@@ -315,6 +349,8 @@ async def _command(request: Request, gid: str, fn):
         except ConflictError:
             raise ServiceError("conflict", f"game {gid[:40]!r} was changed by another request meanwhile; "
                                "read it again (GET /v1/games/{id}) and retry") from None
+        except NoGameError:  # deleted meanwhile (DELETE /v1/games/{id} raced this command): as a missing game
+            raise _no_game(gid) from None
         _stamp_version(out, stored.version)
         return out
     try:
@@ -326,11 +362,14 @@ async def _command(request: Request, gid: str, fn):
 async def _admit(request: Request, fn, *args, review: bool = False):
     """``fn(*args)`` run in a thread of the server through the service's admission control
     (:meth:`bgrl.service.limiter.Limiter.run_thread`): 503 ``overloaded`` when full, 504 past the
-    game deadline (``review``: the review deadline, and the work stops when the client leaves;
-    ``fn`` then takes the cancel event first); engine calls inside stop at the deadline."""
+    game deadline (``review``: in the reviews' own threads and limit, ``review_workers`` and
+    ``max_reviews``, so that game commands never wait behind a review; the review deadline, and
+    the work stops when the client leaves; ``fn`` then takes the cancel event first); engine
+    calls inside stop at the deadline."""
     lim = request.app.state.limiter
     if review:
-        return await lim.run_thread(fn, *args, deadline_s=lim.settings.review_deadline_s, request=request, pass_cancel=True)
+        return await lim.run_thread(fn, *args, deadline_s=lim.settings.review_deadline_s, request=request, pass_cancel=True,
+                                    review=True)
     return await lim.run_thread(fn, *args)
 
 
@@ -371,9 +410,17 @@ async def list_games(request: Request, finished: bool | None = None, limit: int 
     tok = _token(request)
     if tok is None:
         return {"games": []}
-    rows = await asyncio.to_thread(_store(request).list, tok, finished, limit)
-    return {"games": [{"id": g.id, "finished": g.finished, "created_at": g.created_at, "updated_at": g.updated_at, **g.summary,
-                       "served_here": _served_here(g.summary.get("level"))} for g in rows]}
+    rows = await asyncio.to_thread(_store(request).list, tok, finished, limit, True)
+    return {"games": [_listed(g) for g in rows]}
+
+
+def _listed(g) -> dict:
+    """A row of the list of games; a damaged one (its row cannot be read) is listed with
+    ``damaged: true`` and the ``reason``, so that it can be deleted and hides no other game."""
+    row = {"id": g.id, "finished": g.finished, "created_at": g.created_at, "updated_at": g.updated_at}
+    if g.damaged is not None:
+        return {**row, "damaged": True, "reason": g.damaged, "served_here": False}
+    return {**row, **g.summary, "served_here": _served_here(g.summary.get("level"))}
 
 
 @router.get("/v1/games/stats", tags=["games"])
@@ -381,38 +428,49 @@ async def game_stats(request: Request, level: str = JUDGE_LEVEL):
     """The request's player's statistics over their finished games: per game (oldest first)
     the error rate and cube error rate (millipoints per decision, by ``level``, computed once
     per game and stored with it), and the results per level."""
+    # ``damaged``: the games whose stored rows cannot be read (id and reason), left out of the rest
     tok = _token(request)
     if tok is None:
-        return {"games": [], "levels": {}}
+        return {"games": [], "levels": {}, "damaged": []}
     eng = _engine(request)
     eng.level(level)
     store = _store(request)
 
     def run(cancel):
-        rows = [g for g in store.list(tok, True, None)][::-1]
-        games, levels = [], {}
+        rows = [g for g in store.list(tok, True, None, True)][::-1]
+        games, levels, damaged = [], {}, []
         for g in rows:
+            if g.damaged is not None:  # a row that cannot be read: named, not counted, the others still are
+                damaged.append({"id": g.id, "reason": g.damaged})
+                continue
             summ = dict(g.summary)
             key = f"error_rates:{level}"
-            if key not in summ:  # judged once, then kept with the game
+            if not isinstance(summ.get(key), dict):  # judged once, then kept with the game
                 if cancel.is_set():
                     break
-                s = GameSession.from_state(g.state)
-                summ[key] = _error_rates(eng, s, level)
+                try:
+                    s = _session(g)
+                    _records(s, g.id)
+                except ServiceError as exc:
+                    damaged.append({"id": g.id, "reason": exc.message})
+                    continue
+                summ[key] = error_rates(eng, s, level)
                 try:
                     store.update(g.id, tok, g.version, g.state, summ, finished=True)
-                except ConflictError:
+                except (ConflictError, NoGameError):  # changed or deleted meanwhile: counted as read
                     pass
             rates = summ[key]
-            games.append({"id": g.id, "date": summ.get("date"), "level": summ.get("level"), "result": summ.get("result"),
-                          "error_rate": rates["error_rate"], "cube_error_rate": rates["cube_error_rate"]})
+            result = summ.get("result")
+            result = result if isinstance(result, (int, float)) and not isinstance(result, bool) else None
+            games.append({"id": g.id, "date": summ.get("date"), "level": summ.get("level"), "result": result,
+                          "error_rate": rates.get("error_rate"), "cube_error_rate": rates.get("cube_error_rate")})
             lv = levels.setdefault(str(summ.get("level")), {"games": 0, "won": 0, "lost": 0, "points": 0})
             lv["games"] += 1
-            r = summ.get("result") or 0
+            r = result or 0
             lv["won"] += r > 0
             lv["lost"] += r < 0
             lv["points"] += r
-        return {"judge": level, "games": games, "levels": levels}
+        return {"judge": level, "games": games, "levels": levels, "damaged": damaged}
     return await _admit(request, run, review=True)
 
 
@@ -500,20 +558,6 @@ def _cube_advice(eng, s: GameSession, level: str, ply: int) -> dict:
     return {"level": level, "ply": ranker.ply, "cube": advice, "plays": []}
 
 
-def _error_rates(eng, s: GameSession, level: str) -> dict:
-    """The player's error rate (checker plays) and cube error rate of a session's games by
-    ``level``, millipoints per decision (None without decisions)."""
-    try:
-        rv = _session_review(eng, s, level)
-    except ServiceError as exc:  # a game ended before any turn (resigned at once): no decisions
-        if exc.code != "no_turns":
-            raise
-        return {"error_rate": None, "cube_error_rate": None}
-    you = rv["summary"].get("you", {})
-    cube = rv.get("cube_summary", {}).get("you", {})
-    return {"error_rate": you.get("error_rate"), "cube_error_rate": cube.get("error_rate")}
-
-
 @router.post("/v1/games/{gid}/resign", tags=["games"])
 async def resign(gid: str, req: ResignIn, request: Request):
     """Offer to resign at ``value`` (single, gammon or backgammon, times the cube); the judge
@@ -537,40 +581,6 @@ async def draw(gid: str, request: Request):
     return await _command(request, gid, offer)
 
 
-def _session_review(eng, s: GameSession, level: str) -> dict:
-    """The review of a session's games by ``level``: each game's turns (as :func:`_review`),
-    in a cube session every double, take and pass judged (``cube``) and the points with the
-    cube and the match score; a summary per side over the games."""
-    labels = {s.human: "you", s.computer: "computer"}
-    records = [r for r in s.all_records() if r.turns]
-    if not records:
-        raise ServiceError("no_turns", "no turn has been played yet")
-    ranker = eng.ranker(level)
-    # the one review of a session (bgrl.session.review, as the terminal's): a cube session's plays
-    # ranked at each turn's cube and score, its doubles, takes and passes judged
-    reviews = review_session(s, ranker, cube_judge=(ranker.evaluator, ranker.ply, level))
-    games = [_review_dict(eng, rec, rv, level, s.human, labels) for rec, rv in zip(records, reviews)]
-    for g in games:
-        g.pop("_review")
-    ranked_by = "cubeless equity" if s.match is None else ("match winning chances" if s.match.rules.is_match else "cubeful equity")
-    out = {"judge": level, "ply": eng.level(level).ply, "ranked_by": ranked_by, "games": games}
-    if s.match is not None:
-        allc = []
-        for g, rv in zip(games, reviews):
-            g["cube"] = [{**c.as_dict(), "player": labels[c.player]} for c in (rv.cube or [])]
-            allc += list(rv.cube or [])
-        out["cube_summary"] = {labels[c]: v.as_dict() for c, v in cube_summaries(allc).items()}
-        m = s.match
-        out["match"] = {"match_length": m.rules.match_length, "score": {"you": m.score[s.human], "computer": m.score[s.computer]},
-                        "games": [{"game": i + 1, "winner": None if gs.winner is None else labels[gs.winner], "result": gs.result,
-                                   "cube": gs.cube, "points": gs.points, "how": gs.how} for i, gs in enumerate(m.games)]}
-
-    out["summary"] = {("you" if k == "you" else "computer"): v.as_dict() for k, v in by_player(reviews).items()}
-    # the latest game's fields at the top level, as the page has always read them
-    out.update({k: v for k, v in games[-1].items() if k not in out})
-    return out
-
-
 @router.post("/v1/games/{gid}/review", tags=["games"])
 async def review(gid: str, req: ReviewIn, request: Request):
     """Every turn of the session's games judged by ``level`` (default the judge level,
@@ -581,7 +591,8 @@ async def review(gid: str, req: ReviewIn, request: Request):
     level = req.level or JUDGE_LEVEL
     eng.level(level)
     _, s = await _read(request, gid)
-    return await _admit(request, lambda cancel: _session_review(eng, s, level), review=True)
+    _records(s, gid)  # a damaged earlier game: 500 damaged_game now, not a failed review
+    return await _admit(request, lambda cancel: session_review(eng, s, level), review=True)
 
 
 @router.get("/v1/games/{gid}/record", tags=["games"])
@@ -590,7 +601,7 @@ async def record(gid: str, request: Request, format: Literal["bgrl", "mat"] = "b
     lines, one game after the other) or ``mat`` (not for a session from a set-up position:
     400 ``no_mat``)."""
     _, s = await _read(request, gid)
-    records = s.all_records()
+    records = _records(s, gid)
     if format == "mat":
         if s.set_up:
             raise ServiceError("no_mat", "a game from a set-up position cannot be written as .mat (the format always "
@@ -666,97 +677,6 @@ def _hint_answer(pos: Position, dice, level: str, ply: int, n_legal: int, rows, 
     return {"level": level, "ply": ply, "dice": list(dice), "legal_plays": n_legal, "ranked_by": ranked_by, "plays": out}
 
 
-def _review(eng, rec: GameRecord, level: str, viewer: str, labels: dict | None = None) -> dict:
-    """The cubeless review of one game record by ``level`` (an uploaded file's game), as
-    :func:`_review_dict` shows it."""
-    # the level's HintRanker, as bgrl review uses: one search for the game, and a play kept at a
-    # shallower ply by a move filter valued again at the best play's (the same figures as the CLI)
-    rv = review_records([rec], eng.ranker(level), name=level)[0]
-    return _review_dict(eng, rec, rv, level, viewer, labels)
-
-
-def _review_dict(eng, rec: GameRecord, rv, level: str, viewer: str, labels: dict | None = None) -> dict:
-    """The page's form of ``rv`` (the :class:`bgrl.records.review.Review` of ``rec`` by
-    ``level``): every turn with the position, the play made and the best play (steps and
-    notation in ``viewer``'s numbering), the viewer's equity after the turn (the chart: the
-    review's values, so cubeful equity or MWC on the cube's equity scale in a cube session),
-    the mark and, for a play that is not the best, why the best is better
-    (:mod:`bgrl.agents.explain`); each side's summary. ``labels`` maps 'white'/'black' to the
-    names the turns and summaries use (default: the colours)."""
-    labels = labels or {WHITE: WHITE, BLACK: BLACK}
-    turns = []
-    for t, tr in zip(rec.turns, rv.turns):
-        pos = Position.from_id(t.position_id)
-        mine = t.player == viewer
-        if tr.played_index is not None:
-            played = tr.ranked[tr.played_index].play
-        else:
-            played = next((p for p in legal_plays(pos, t.dice) if p.notation == t.play), None) if t.play else None
-        after = pos.board if played is None else played.after_state
-        if borne_off(after)[0] == 15:  # the game ended on this turn: its points
-            e_mover = float(rec.result["points"]) if rec.result else 1.0
-        elif tr.equity is not None:
-            e_mover = tr.equity
-        else:  # forced or no play: the judge's value of the position after it
-            p, _ = eng.evaluate(Position(flip(after)), level)
-            e_mover = -float(equity_of(p))
-        view = _view(pos.board if mine else flip(pos.board))
-        best = tr.ranked[0] if tr.ranked else None
-        why = []
-        if best is not None and played is not None and tr.played_index != 0 and tr.equity_loss:
-            mover = tr.ranked[tr.played_index]
-            fb = play_facts(pos.board, best.play.after_state, best.probabilities)
-            fp = play_facts(pos.board, played.after_state, mover.probabilities)
-            why = compare_facts(best.play.shown(True), fb, played.shown(True), fp)
-        turns.append({
-            "turn": tr.turn, "player": labels[t.player], "colour": t.player, "mine": mine, "dice": [max(t.dice), min(t.dice)],
-            "position_id": t.position_id,
-            "play": None if played is None else played.shown(True, other_side=not mine),
-            "best": None if best is None else best.play.shown(True, other_side=not mine),
-            "play_steps": [] if played is None else play_steps(played.moves, other_side=not mine),
-            "best_steps": [] if best is None else play_steps(best.play.moves, other_side=not mine),
-            "equity": round(e_mover if mine else -e_mover, 6),
-            "equity_loss": None if tr.equity_loss is None else round(tr.equity_loss, 6), "mark": tr.mark,
-            "legal_plays": tr.legal, "board": view["points"], "off": view["off"], "why": why,
-        })
-    players = {labels[c]: s.as_dict() for c, s in rv.players.items()}
-    return {"judge": level, "ply": eng.level(level).ply, "result": rec.result, "turns": turns, "players": players,
-            "white": rec.white, "black": rec.black, "viewer": viewer, "_review": rv}
-
-
-def _upload_review(cancel, eng, req: UploadIn, level: str) -> dict:
-    try:
-        records, notes, kind, cube_info = read_games_text(req.text, req.name[:80], with_cube=True)
-    except ValueError as exc:
-        raise ServiceError("bad_file", str(exc)) from None
-    if not records:
-        raise ServiceError("bad_file", f"{req.name[:80]}: no game in the file")
-    games = []
-    labels_of = [{WHITE: f"{rec.white} (White)", BLACK: f"{rec.black} (Black)"} for rec in records]  # turns, summaries and cube rows
-    for i, (rec, note, labels) in enumerate(zip(records, notes, labels_of)):
-        if cancel.is_set():  # past the deadline or the client left: stop between games
-            raise ServiceError("cancelled", "the review was stopped")
-        try:
-            g = _review(eng, rec, level, req.viewer, labels)
-        except ValueError as exc:
-            raise ServiceError("bad_file", f"game {i + 1}: {exc}") from None
-        g["game"], g["notes"] = i + 1, list(note)
-        games.append(g)
-    reviews = [g.pop("_review") for g in games]
-    if any(c is not None for c in cube_info):  # the cube actions of a .mat file, judged as bgrl review judges them
-        ranker = eng.ranker(level)
-        try:
-            judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply")
-        except ValueError as exc:
-            raise ServiceError("bad_file", f"cube review: {exc}") from None
-        for g, rv, labels in zip(games, reviews, labels_of):
-            if rv.cube is not None:
-                g["cube"] = [{**c.as_dict(), "player": labels[c.player]} for c in rv.cube]
-                g["cube_players"] = {labels[c]: s.as_dict() for c, s in cube_summaries(rv.cube).items()}
-    return {"name": req.name, "kind": kind, "judge": level, "ply": eng.level(level).ply, "games": games,
-            "summary": {k: s.as_dict() for k, s in by_player(reviews).items()}}
-
-
 @router.post(UPLOAD_PATH, tags=["games"])
 async def review_upload(req: UploadIn, request: Request):
     """Review an uploaded game file (a bgrl record or a gnubg ``.mat`` export; up to
@@ -766,4 +686,4 @@ async def review_upload(req: UploadIn, request: Request):
     eng = _engine(request)
     level = req.level or JUDGE_LEVEL
     eng.level(level)
-    return await _admit(request, _upload_review, eng, req, level, review=True)
+    return await _admit(request, upload_review, eng, req, level, review=True)

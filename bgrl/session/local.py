@@ -126,7 +126,8 @@ class LocalGames:
                 raise ValueError(f"--resume: game {sg.id} is finished (see bgrl games show {sg.id}); "
                                  "expected a game in progress")
         else:
-            rows = self.store.list(self.token, finished=False, limit=1)
+            # the newest unfinished game that can be read (a damaged row is listed by bgrl games list)
+            rows = [r for r in self.store.list(self.token, finished=False, limit=None, with_damaged=True) if not r.damaged][:1]
             if not rows:
                 raise ValueError(f"--resume: no unfinished game of this player in {where} (see bgrl games list)")
             sg = rows[0]

@@ -33,6 +33,8 @@ from sqlalchemy.engine import URL, make_url
 __all__ = [
     "StoreError",
     "ConflictError",
+    "NoGameError",
+    "DamagedGameError",
     "SCHEMA_VERSION",
     "DEFAULT_URL",
     "store_url",
@@ -54,6 +56,20 @@ class StoreError(ValueError):
 
 class ConflictError(StoreError):
     """A version check failed: the game was changed by another command since it was read."""
+
+
+class NoGameError(StoreError):
+    """The game to change is not in the store, or is another owner's (deleted meanwhile)."""
+
+
+class DamagedGameError(StoreError):
+    """A stored game's row cannot be read (its state or summary is not a JSON object): ``game_id``
+    and ``reason`` say which and why. The row can still be deleted."""
+
+    def __init__(self, message: str, game_id: str, reason: str):
+        super().__init__(message)
+        self.game_id = game_id
+        self.reason = reason
 
 
 # ---------------------------------------------------------------------------------------------
@@ -81,18 +97,63 @@ def store_url(url: str | None = None) -> str:
     return os.environ.get("BGRL_STORE") or _default_url()
 
 
-_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^:/?#@]*:)[^/?#]*@")
+_USER = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://[^:/?#@]*:")
+# a password given as a query parameter (libpq's password, sslpassword)
+_QUERY_PASSWORD = re.compile(r"([?&](?:ssl)?pass(?:word|wd)?=)[^&#]*", re.IGNORECASE)
+
+
+def _password_span(text: str) -> tuple[int, int] | None:
+    """Where the password of ``scheme://user:password@host...`` is in ``text``, or None. It runs
+    to the last ``@`` before the end of the host (the first ``/``, ``?`` or ``#`` after an ``@``),
+    so that an ``@`` written in it unencoded (``user:Sec@ret@host``) is part of it; an ``@`` only
+    after ``host:port/`` is not a password's."""
+    m = _USER.match(text)
+    if m is None:
+        return None
+    start = m.end()
+    at = text.find("@", start)
+    if at < 0:
+        return None
+
+    def stop(i: int) -> int:
+        found = [j for j in (text.find(c, i) for c in "/?#") if j >= 0]
+        return min(found) if found else len(text)
+    first = stop(start)
+    if at > first and text[start:first].isdigit():  # host:port/db?...@...: no password
+        return None
+    return start, text.rfind("@", start, stop(at))
 
 
 def masked(url: str) -> str:
-    """``url`` with its password (if any) shown as ``***``."""
+    """``url`` with its passwords shown as ``***``: the one of ``user:password@`` (an unencoded
+    ``@`` in it included) and those given as query parameters (``?password=...``)."""
+    text = str(url)
+    span = _password_span(text)
+    if span is not None and span[1] > span[0]:
+        text = text[:span[0]] + "***" + text[span[1]:]
+    return _QUERY_PASSWORD.sub(r"\1***", text)
+
+
+def _secrets(url: str) -> list[str]:
+    """The passwords a store URL carries, as they may appear in a driver's message: the whole
+    password of ``user:password@`` and its parts between unencoded ``@``, SQLAlchemy's reading of
+    it, and the query's password parameters; longest first."""
+    found: set[str] = set()
+    span = _password_span(str(url))
+    if span is not None and span[1] > span[0]:
+        password = str(url)[span[0]:span[1]]
+        found.add(password)
+        found.update(part for part in password.split("@") if len(part) >= 3)  # a fragment a driver may quote
     try:
         parsed = make_url(url)
-    except Exception:  # not a URL SQLAlchemy reads: mask what looks like user:password@
-        return _PASSWORD.sub(r"\1***@", str(url), count=1)
-    if parsed.password is None:
-        return url
-    return parsed.render_as_string(hide_password=True)
+        if parsed.password:
+            found.add(str(parsed.password))
+        for key, value in parsed.query.items():
+            if _QUERY_PASSWORD.match(f"?{key}="):
+                found.update(str(v) for v in (value if isinstance(value, tuple) else (value,)) if v)
+    except Exception:
+        pass
+    return sorted(found, key=len, reverse=True)
 
 
 def _one_line(text: object) -> str:
@@ -180,7 +241,9 @@ _PG_LOCK_KEY = 0x6267726C  # "bgrl"
 
 @dataclass(frozen=True)
 class StoredGame:
-    """One game as stored: its state and summary are JSON objects; times are epoch seconds (UTC)."""
+    """One game as stored: its state and summary are JSON objects; times are epoch seconds (UTC).
+    ``damaged``: None, or (a damaged row listed by :meth:`GameStore.list` with ``with_damaged``) why
+    the row cannot be read; its state and summary are then empty."""
 
     id: str
     owner: str
@@ -190,6 +253,11 @@ class StoredGame:
     finished: bool
     created_at: float
     updated_at: float
+    damaged: str | None = None
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(type(value), "null")
 
 
 def _dump(obj: Any, what: str) -> str:
@@ -255,11 +323,9 @@ class GameStore:
         return StoreError(f"store {masked(self.url)}: {self._scrub(reason)}")
 
     def _scrub(self, text: str) -> str:
-        try:
-            password = make_url(self.url).password
-        except Exception:
-            password = None
-        return text.replace(str(password), "***") if password else text
+        for secret in _secrets(self.url):
+            text = text.replace(secret, "***")
+        return text
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -314,22 +380,36 @@ class GameStore:
 
     # -- games ---------------------------------------------------------------------------------
 
-    def _game(self, row: sa.Row) -> StoredGame:
+    def _game(self, row: sa.Row, with_damaged: bool = False) -> StoredGame:
+        """The StoredGame of a row. A row whose state or summary is not a JSON object raises
+        :class:`DamagedGameError`, or with ``with_damaged`` is returned with ``damaged`` saying why."""
+        reason = None
+        state: Any = {}
+        summary: Any = {}
         try:
             state = json.loads(row.state)
             summary = json.loads(row.summary) if row.summary else {}
-        except ValueError as err:
-            raise StoreError(f"game {row.id} in the store {self._where()} is not JSON: {_one_line(err)}") from None
-        return StoredGame(
-            id=row.id,
-            owner=row.owner,
-            version=int(row.version),
-            state=state,
-            summary=summary,
-            finished=bool(row.finished),
-            created_at=float(row.created_at),
-            updated_at=float(row.updated_at),
-        )
+        except (TypeError, ValueError) as err:  # not JSON (RecursionError is a RuntimeError: nested too deep)
+            reason = f"not JSON: {_one_line(err)}"
+        except RecursionError:
+            reason = "not JSON: nested too deep"
+        if reason is None:
+            for what, value in (("state", state), ("summary", summary)):
+                if not isinstance(value, dict):
+                    reason = f"its {what} is a JSON {_json_kind(value)}, not an object"
+                    break
+        try:
+            meta = dict(id=str(row.id), owner=str(row.owner), version=int(row.version), finished=bool(row.finished),
+                        created_at=float(row.created_at), updated_at=float(row.updated_at))
+        except (TypeError, ValueError) as err:
+            reason = reason or f"a column of an unexpected type: {_one_line(err)}"
+            meta = dict(id=str(row.id), owner=str(row.owner), version=0, finished=False, created_at=0.0, updated_at=0.0)
+        if reason is not None:
+            if not with_damaged:
+                raise DamagedGameError(f"game {str(row.id)[:40]} in the store {self._where()} is damaged ({reason}); "
+                                       "delete it (bgrl games delete ID, or DELETE /v1/games/ID)", str(row.id), reason)
+            return StoredGame(**meta, state={}, summary={}, damaged=reason)
+        return StoredGame(**meta, state=state, summary=summary)
 
     def create(
         self,
@@ -358,7 +438,8 @@ class GameStore:
         return StoredGame(game_id, owner, 1, json.loads(state_text), json.loads(summary_text), bool(finished), now, now)
 
     def get(self, game_id: str, owner: str | None = None) -> StoredGame | None:
-        """The game, or None when there is none (or it belongs to another owner, when ``owner`` is given)."""
+        """The game, or None when there is none (or it belongs to another owner, when ``owner`` is given).
+        :class:`DamagedGameError` for a row that cannot be read (it can still be deleted)."""
         query = sa.select(_games).where(_games.c.id == game_id)
         if owner is not None:
             query = query.where(_games.c.owner == owner)
@@ -377,7 +458,7 @@ class GameStore:
     ) -> StoredGame:
         """Replace the game's state (and summary) if it is still at ``version``; the stored version becomes
         ``version + 1``. :class:`ConflictError` when the game has another version (it was changed meanwhile),
-        StoreError when there is no such game of this owner."""
+        :class:`NoGameError` when there is no such game of this owner (deleted meanwhile)."""
         owner = _check_text(owner, "owner")
         version = _check_version(version)
         summary = {} if summary is None else summary
@@ -394,14 +475,17 @@ class GameStore:
             ).rowcount
             row = conn.execute(sa.select(_games).where(mine)).first()
         if row is None:
-            raise StoreError(f"no game {game_id} of this owner in the store {self._where()}")
+            raise NoGameError(f"no game {game_id} of this owner in the store {self._where()}")
         if done != 1:
             raise ConflictError(f"game {game_id} was changed meanwhile: it is at version {row.version}, not {version}")
         return self._game(row)
 
-    def list(self, owner: str, finished: bool | None = None, limit: int | None = 200) -> list[StoredGame]:
+    def list(self, owner: str, finished: bool | None = None, limit: int | None = 200,
+             with_damaged: bool = False) -> list[StoredGame]:
         """The owner's games, the most recently updated first: all, or only those finished (True) or in
-        progress (False); at most ``limit`` (None: all)."""
+        progress (False); at most ``limit`` (None: all). A row that cannot be read raises
+        :class:`DamagedGameError`, or with ``with_damaged`` is listed with ``damaged`` saying why (so that
+        one damaged game does not hide the others)."""
         query = sa.select(_games).where(_games.c.owner == owner)
         if finished is not None:
             query = query.where(_games.c.finished == bool(finished))
@@ -411,7 +495,7 @@ class GameStore:
                 raise StoreError(f"a list's limit must be a non-negative integer or None, not {limit!r}")
             query = query.limit(limit)
         with self._errors(), self._engine.connect() as conn:
-            return [self._game(row) for row in conn.execute(query)]
+            return [self._game(row, with_damaged) for row in conn.execute(query)]
 
     def delete(self, game_id: str, owner: str) -> bool:
         """Delete the owner's game; False when there is none (or it is another owner's)."""
@@ -512,6 +596,6 @@ def _make_engine(sa_url: URL, path: Path | None) -> sa.Engine:
         return sa.create_engine(sa_url, pool_pre_ping=True, connect_args=connect_args)
     except ImportError:
         raise StoreError(
-            f"the store {sa_url.render_as_string(hide_password=True)} needs psycopg 3: "
+            f"the store {masked(sa_url.render_as_string(hide_password=False))} needs psycopg 3: "
             "install bgrl's optional extra 'postgres'"
         ) from None

@@ -69,3 +69,39 @@ def test_port_not_a_number(port, capsys):
 def test_body_timeout_must_be_positive(value, capsys):
     assert main(["serve", "--body-timeout", value]) == 2
     assert "--body-timeout must be > 0" in _one_error_line(capsys)
+
+
+def _served(monkeypatch, tmp_path, *flags) -> dict:
+    """The keyword arguments (and the app) `bgrl serve` hands to uvicorn.run."""
+    seen = {}
+
+    def run(app, **kw):
+        seen.update(kw, app=app)
+    monkeypatch.setattr(uvicorn, "run", run)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["serve", "--port", str(port), "--store", f"sqlite:///{tmp_path / 'g.db'}", *flags]) == 0
+    return seen
+
+
+def test_forwarded_headers_are_believed_only_from_named_proxies(monkeypatch, tmp_path):
+    seen = _served(monkeypatch, tmp_path)
+    assert seen["proxy_headers"] is False and "forwarded_allow_ips" not in seen  # a client cannot choose its address
+    seen = _served(monkeypatch, tmp_path, "--forwarded-allow-ips", "10.0.0.1, 10.1.0.0/16")
+    assert seen["proxy_headers"] is True and seen["forwarded_allow_ips"] == "10.0.0.1,10.1.0.0/16"
+    assert seen["app"].state.settings.forwarded_allow_ips == "10.0.0.1,10.1.0.0/16"
+
+
+def test_review_workers_flag(monkeypatch, tmp_path):
+    cfg = _served(monkeypatch, tmp_path, "--review-workers", "3")["app"].state.settings
+    assert cfg.review_workers == 3 and cfg.max_reviews == 24
+
+
+@pytest.mark.parametrize("flags, expected", [
+    (["--forwarded-allow-ips", "proxy.example"], "--forwarded-allow-ips: 'proxy.example' is not an IP address"),
+    (["--review-workers", "0"], "--review-workers must be >= 1"),
+])
+def test_bad_proxy_and_review_flags(flags, expected, capsys):
+    assert main(["serve", *flags]) == 2
+    assert expected in _one_error_line(capsys)

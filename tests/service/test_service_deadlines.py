@@ -316,7 +316,8 @@ def test_run_deadline_of_its_own():
 @pytest.mark.parametrize("path", ["/t/job", "/t/job-engine"])
 def test_run_job_stops_when_the_client_leaves(path):
     """A review-like job whose client disconnects after 0.5 s: its cancel event is set (or
-    its engine calls stop) within a second, and its admission slot is free again."""
+    its engine calls stop) within a second, and its admission slot (the reviews' own) is free
+    again."""
     app, ev, state = _thread_app()
     base, server = serve_in_thread(app)
     try:
@@ -325,16 +326,16 @@ def test_run_job_stops_when_the_client_leaves(path):
         with socket.create_connection(("127.0.0.1", port)) as s:
             s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n".encode())
             t_end = time.monotonic() + 5
-            while app.state.limiter.jobs_inflight < 1:
+            while app.state.limiter.reviews_inflight < 1:
                 assert time.monotonic() < t_end
                 time.sleep(0.01)
             time.sleep(0.5)
         left = time.monotonic()
         t_end = left + 5
-        while (state["ended"] is None or app.state.limiter.jobs_inflight) and time.monotonic() < t_end:
+        while (state["ended"] is None or app.state.limiter.reviews_inflight) and time.monotonic() < t_end:
             time.sleep(0.01)
         assert state["ended"] is not None and state["ended"] - left < 1.0, state
-        assert app.state.limiter.jobs_inflight == 0
+        assert app.state.limiter.reviews_inflight == 0
         if path == "/t/job":
             assert state["cancel"].is_set()
         else:

@@ -97,3 +97,44 @@ def test_games_bad_input_is_one_line(home, capsys, tmp_path):
     assert code == 2 and "--token" in err
     code, _, err = run(capsys, "games", "list", "--store", "postgresql://u:secret@127.0.0.1:1/db")
     assert code == 2 and "secret" not in err and "***" in err
+
+
+def test_games_with_damaged_rows_are_listed_and_deletable(home, capsys):
+    """One damaged row (state not JSON, a summary that is a JSON list, a state of another format)
+    hides none of the player's other games: list marks it, show names it in one line, delete
+    removes it."""
+    import sqlite3
+
+    url = f"sqlite:///{home / 'g.db'}"
+    me = local_player_token()
+    games = [_played(s, False) for s in (1, 2, 3, 4)]
+    with GameStore.open(url) as store:
+        for s in games:
+            store.create(me, s.to_state(), s.summary(), game_id=s.id)
+    good, not_json, list_summary, other_format = (s.id for s in games)
+    with sqlite3.connect(home / "g.db") as db:
+        db.execute("UPDATE games SET state = '{oops' WHERE id = ?", (not_json,))
+        db.execute("UPDATE games SET summary = '[1, 2]' WHERE id = ?", (list_summary,))
+        db.execute("UPDATE games SET state = '{\"format\": \"other\"}' WHERE id = ?", (other_format,))
+    code, out, err = run(capsys, "games", "list", "--store", url, "--json")
+    assert code == 0, err
+    rows = {r["id"]: r for r in json.loads(out)["games"]}
+    assert set(rows) == {good, not_json, list_summary, other_format}
+    assert "damaged" not in rows[good] and rows[good]["level"] == "beginner"
+    assert "not JSON" in rows[not_json]["damaged"] and "array" in rows[list_summary]["damaged"]
+    code, out, err = run(capsys, "games", "list", "--store", url)
+    assert code == 0 and "Traceback" not in err
+    lines = {ln.split()[0]: ln for ln in out.splitlines()[1:]}
+    assert "damaged" in lines[not_json] and "damaged" in lines[list_summary] and "in progress" in lines[good]
+    for gid in (not_json, other_format):
+        for action in ("show", "export"):
+            code, _, err = run(capsys, "games", action, gid, "--store", url)
+            assert code == 2 and "damaged" in err and f"bgrl games delete {gid}" in err, err
+            assert len(err.strip().splitlines()) == 1
+    for gid in (not_json, list_summary, other_format):
+        code, out, err = run(capsys, "games", "delete", gid, "--store", url)
+        assert code == 0 and f"deleted game {gid}" in out, err
+    code, _, err = run(capsys, "games", "delete", not_json, "--store", url)
+    assert code == 2 and "no game" in err
+    code, out, _ = run(capsys, "games", "list", "--store", url, "--json")
+    assert [r["id"] for r in json.loads(out)["games"]] == [good]

@@ -27,7 +27,9 @@ from bgrl.session.store import (
     SCHEMA_VERSION,
     V1_DDL,
     ConflictError,
+    DamagedGameError,
     GameStore,
+    NoGameError,
     StoredGame,
     StoreError,
     masked,
@@ -174,6 +176,53 @@ def test_delete(store):
     assert store.delete(g.id, "alice") is True
     assert store.get(g.id) is None
     assert store.delete(g.id, "alice") is False
+
+
+def test_a_game_deleted_meanwhile_is_no_game(store):
+    """A command's write after a DELETE: NoGameError (the service answers 404), not a conflict."""
+    g = store.create("alice", {"x": 1})
+    assert store.delete(g.id, "alice")
+    with pytest.raises(NoGameError, match=f"^no game {g.id} of this owner"):
+        store.update(g.id, "alice", 1, {"x": 2})
+    assert issubclass(NoGameError, StoreError) and not issubclass(NoGameError, ConflictError)
+
+
+def _write_column(url: str, gid: str, column: str, text: str) -> None:
+    engine = _engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f"UPDATE games SET {column} = :t WHERE id = :id"), {"t": text, "id": gid})
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("column, text, reason", [
+    ("state", "{oops", "not JSON"),
+    ("state", "[1, 2]", "its state is a JSON array, not an object"),
+    ("summary", "[1]", "its summary is a JSON array, not an object"),
+    ("summary", '"x"', "its summary is a JSON string, not an object"),
+    ("state", "[" * 100_000, "not JSON"),
+])
+def test_a_damaged_row_is_named_listed_and_deletable(store, url, column, text, reason):
+    """A row whose state or summary is not a JSON object: get names it (DamagedGameError), list
+    refuses as before unless asked for the damaged rows (then it is marked, the others whole),
+    and delete removes it."""
+    good = store.create("alice", {"ok": 1}, {"level": "expert"})
+    bad = store.create("alice", {"ok": 2})
+    _write_column(url, bad.id, column, text)
+    with pytest.raises(DamagedGameError) as info:
+        store.get(bad.id, "alice")
+    assert info.value.game_id == bad.id and reason in info.value.reason
+    assert bad.id in str(info.value) and "delete it" in str(info.value) and "\n" not in str(info.value)
+    assert isinstance(info.value, StoreError)
+    with pytest.raises(DamagedGameError):
+        store.list("alice")
+    rows = {g.id: g for g in store.list("alice", with_damaged=True)}
+    assert rows[good.id] == store.get(good.id) and rows[good.id].damaged is None
+    assert reason in rows[bad.id].damaged and (rows[bad.id].state, rows[bad.id].summary) == ({}, {})
+    assert rows[bad.id].version == 1 and rows[bad.id].owner == "alice"
+    assert store.delete(bad.id, "alice") is True
+    assert store.list("alice") == [store.get(good.id)]
 
 
 def test_purge_finished_keeps_games_in_progress(store, monkeypatch):
@@ -555,6 +604,32 @@ def test_masked():
     assert masked("postgresql://bgrl@db/bgrl") == "postgresql://bgrl@db/bgrl"
     assert masked("sqlite:////tmp/x.db") == "sqlite:////tmp/x.db"
     assert "pw" not in masked("weird://u:pw@h")
+    # a password as a query parameter, and an "@" written unencoded in the password
+    assert masked("postgresql://bgrl@127.0.0.1:5999/x?password=TopSecret1") == "postgresql://bgrl@127.0.0.1:5999/x?password=***"
+    assert masked("postgresql://bgrl:Sec@ret@host/x") == "postgresql://bgrl:***@host/x"
+    assert masked("postgresql://u:p@h/db?sslpassword=a1&Password=b2&options=-csearch_path%3Dx") == \
+        "postgresql://u:***@h/db?sslpassword=***&Password=***&options=-csearch_path%3Dx"
+    assert masked("postgresql://u:a/b?c@h:5432/db") == "postgresql://u:***@h:5432/db"
+    # no password: nothing masked, an "@" after host:port/ included
+    assert masked("postgresql://h:5432/db?options=a@b") == "postgresql://h:5432/db?options=a@b"
+    assert masked("postgresql://u@h/db?options=a@b") == "postgresql://u@h/db?options=a@b"
+
+
+@pytest.mark.parametrize("url, secrets_", [
+    ("postgresql://bgrl@127.0.0.1:1/x?password=TopSecret1", ["TopSecret1"]),
+    ("postgresql://bgrl:Sec@ret@127.0.0.1:1/x", ["Sec", "ret@"]),
+    ("postgresql://bgrl:pw1@127.0.0.1:1/x?sslpassword=Other9&password=Third8", ["pw1", "Other9", "Third8"]),
+])
+def test_unreachable_postgres_masks_every_password(url, secrets_):
+    """The error of a store that cannot be reached shows no password: neither a query parameter's
+    nor any part of one with an unencoded "@" (whose rest SQLAlchemy reads as the host)."""
+    pytest.importorskip("psycopg")
+    with pytest.raises(StoreError) as info:
+        GameStore.open(url)
+    message = str(info.value)
+    assert message.startswith("cannot reach the store postgresql://bgrl") and "***" in message and "\n" not in message
+    for secret in secrets_:
+        assert secret not in message, message
 
 
 def test_repr_masks_password(store, url):

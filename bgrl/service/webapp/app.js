@@ -863,6 +863,10 @@ function gameRow(g) {
   }
   const rv = node("button", { class: "small review" }, "Review");
   rv.disabled = !g.turns;
+  if (g.damaged) {  // its row in the store cannot be read (GET /v1/games: damaged, reason): it can only be deleted
+    open.disabled = rv.disabled = true;
+    open.title = rv.title = `Damaged in the store: ${g.reason}`;
+  }
   rv.addEventListener("click", () => act(async () => {
     await resume(g.id, true);
     say("Reviewing…");
@@ -889,7 +893,8 @@ function gameRow(g) {
     });
   });
   acts.append(open, rv, mat, rec, del);
-  const tr = row([when(g.created_at), g.level, gameKind(g), g.turns, g.finished ? "finished" : "in progress",
+  const tr = row([when(g.created_at), g.level, g.damaged ? "" : gameKind(g), g.turns,
+    g.damaged ? "damaged" : g.finished ? "finished" : "in progress",
     g.result === null || g.result === undefined ? "" : signed(g.result), g.score ? `${g.score.you}\u2013${g.score.computer}` : "", acts]);
   tr.dataset.id = g.id;
   if (g.finished) tr.classList.add("finished");
