@@ -105,6 +105,10 @@ def read_games(path, with_cube: bool = False, stop=None):
     p = Path(path)
     try:  # at most bgrl._fileio.MAX_INPUT_BYTES; a folder, device or FIFO is refused
         text = read_input_text(p, "game file", _EXPECTED, errors="replace")
+        if "\ufffd" in text and text.lstrip().startswith("{"):
+            # a bgrl record is JSON, so UTF-8: read it again strictly for the error naming the byte
+            # (a .mat file may carry Latin-1 names, which are shown replaced)
+            read_input_text(p, "game file", _EXPECTED, errors="strict")
     except InputFileError as exc:
         raise RecordError(str(exc)) from None
     return read_games_text(text, str(p), with_cube=with_cube, stop=stop)
