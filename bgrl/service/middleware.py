@@ -146,7 +146,7 @@ class Guard:
     A Host is served when it names a loopback address or ``localhost``, the address the
     connection reached (the server's own address, as a client typing it would send),
     or a name of ``allowed_hosts`` (comma-separated; ``*`` = any). A request without a
-    Host header (HTTP/1.0) is served: a browser always sends one.
+    Host header is served over HTTP/1.0 only (HTTP/1.1 requires one: 400 ``bad_host``).
     """
 
     def __init__(self, app, allowed_hosts: str = ""):
@@ -162,8 +162,8 @@ class Guard:
         if self.any_host:
             return None
         given = [v for k, v in scope.get("headers", []) if k == b"host"]
-        if not given:
-            return None
+        if not given:  # HTTP/1.0 may leave it out; HTTP/1.1 must send one (RFC 9112, section 3.2)
+            return None if scope.get("http_version") == "1.0" else "an HTTP/1.1 request needs a Host header"
         if len(given) > 1:
             return "more than one Host header"
         name = host_name(given[0])

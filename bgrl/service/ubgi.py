@@ -259,6 +259,11 @@ class UbgiSession:
         self.write(f"value {key} {v}")
 
 
+#: The longest command line read (characters); a longer one is skipped with ``error bad_value``,
+#: so that one line cannot grow the engine's memory without bound.
+MAX_LINE = 65536
+
+
 def main_loop(stdin, stdout, engine_factory=None) -> int:
     """Run a session until ``quit`` or end of input. Returns the exit status (0)."""
 
@@ -273,7 +278,14 @@ def main_loop(stdin, stdout, engine_factory=None) -> int:
     except ImportError:  # pragma: no cover
         pass
     session = UbgiSession(write, engine_factory)
-    for raw in iter(stdin.readline, ""):  # one line at a time: a controller waits for each answer
+    while raw := stdin.readline(MAX_LINE + 1):  # one line at a time: a controller waits for each answer
+        if len(raw) > MAX_LINE and not raw.endswith("\n"):  # an over-long line: skipped to its end, unread
+            while (rest := stdin.readline(MAX_LINE + 1)) and not rest.endswith("\n"):
+                pass
+            write(f"error bad_value a line of more than {MAX_LINE} characters (expected one command a line)")
+            if not rest:
+                break
+            continue
         if not session.handle(raw.strip()):
             break
     return 0

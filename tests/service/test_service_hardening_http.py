@@ -196,3 +196,10 @@ def test_rebinding_host_gets_400_and_head_works(port):
     _security(r.headers)
     r = httpx.get(base + "/")
     assert r.status_code == 200 and "script-src 'self'" in r.headers["content-security-policy"]
+
+
+def test_http11_without_host_gets_400_and_http10_is_served(port):
+    status, headers, body, _ = _exchange(port, b"GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n")
+    assert status == 400 and json.loads(body)["code"] == "bad_host" and "Host" in json.loads(body)["message"]
+    _security(headers)
+    assert _exchange(port, b"GET /v1/health HTTP/1.0\r\n\r\n")[0] == 200

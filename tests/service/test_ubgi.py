@@ -206,3 +206,18 @@ def test_interactive_subprocess_answers_line_by_line():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_an_over_long_line_is_skipped_with_an_error_and_the_session_goes_on():
+    """A line over MAX_LINE characters is read in bounded pieces, answered ``error bad_value``
+    and skipped; the next command is answered as usual."""
+    import io
+
+    from bgrl.service.ubgi import MAX_LINE, main_loop
+
+    out = io.StringIO()
+    stdin = io.StringIO("ubgi\n" + "x" * (3 * MAX_LINE + 5) + "\nisready\nquit\n")
+    assert main_loop(stdin, out, engine_factory=lambda: Engine(evaluator=fake_evaluator, model_sha256="fake")) == 0
+    lines = out.getvalue().splitlines()
+    errors = [ln for ln in lines if ln.startswith("error bad_value") and str(MAX_LINE) in ln]
+    assert len(errors) == 1 and lines[-1] == "readyok"
