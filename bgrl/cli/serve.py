@@ -52,6 +52,9 @@ def add_serve_parser(sub) -> None:
                    "proxies whose X-Forwarded-For / X-Forwarded-Proto headers give the client's address ('*' = any); "
                    "default: none, the client is the connection's peer (a client cannot choose the address the "
                    "new-games limit counts)")
+    s.add_argument("--max-connections", type=int, default=1000, metavar="N", help="connections and requests in progress "
+                   "a server process holds at once; one more gets 503 at once, so stalled clients cannot grow its memory "
+                   "without bound (default: %(default)s)")
     s.add_argument("--game-deadline", type=float, default=10.0, metavar="SECONDS", help="seconds of a web game's engine "
                    "work (new game, the computer's turns, session hints) before 504; the work stops (default: %(default)s)")
     s.add_argument("--review-deadline", type=float, default=120.0, metavar="SECONDS", help="seconds of a review (an "
@@ -140,7 +143,7 @@ def cmd_serve(args) -> int:
         raise CLIError(f"--port must be 1..65535, got {args.port}")
     for flag, v in (("--workers", args.workers), ("--max-body", args.max_body), ("--max-batch", args.max_batch),
                     ("--max-headers", args.max_headers), ("--games-burst", args.games_burst),
-                    ("--review-workers", args.review_workers)):
+                    ("--review-workers", args.review_workers), ("--max-connections", args.max_connections)):
         if v < 1:
             raise CLIError(f"{flag} must be >= 1, got {v}")
     for flag, v in (("--pool-workers", args.pool_workers), ("--max-inflight", args.max_inflight)):
@@ -189,7 +192,7 @@ def cmd_serve(args) -> int:
                         games_per_minute=args.games_per_minute, games_burst=args.games_burst, store=store,
                         keep_finished_days=args.keep_finished_days, game_deadline_s=args.game_deadline,
                         review_deadline_s=args.review_deadline, review_workers=args.review_workers,
-                        forwarded_allow_ips=",".join(ips))
+                        forwarded_allow_ips=",".join(ips), max_connections=args.max_connections)
     from bgrl.service.metrics import configure_logging
 
     configure_logging(args.log_level)

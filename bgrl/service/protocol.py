@@ -44,6 +44,9 @@ def http_protocol(settings: Settings | None = None):
         return "h11"
     max_bytes, max_count, timeout_s = cfg.max_header_bytes, cfg.max_headers, cfg.header_timeout_s
 
+    #: A head timer that fires this many seconds after it was due means the event loop ran late.
+    LATE_S = 0.25
+
     class BoundedHttpTools(HttpToolsProtocol):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
@@ -52,12 +55,16 @@ def http_protocol(settings: Settings | None = None):
             self._head_size = 0  # bytes of request line and headers the parser gave
             self._head_count = 0
             self._head_timer = None
+            self._head_due = 0.0
+            self._head_late_once = False
             self._refusal: tuple[int, str, str] | None = None
             self._discard = False
 
         # -- the head's clock
         def _arm(self) -> None:
             self._disarm()
+            self._head_due = self.loop.time() + timeout_s
+            self._head_late_once = False
             self._head_timer = self.loop.call_later(timeout_s, self._head_timeout)
 
         def _disarm(self) -> None:
@@ -68,6 +75,13 @@ def http_protocol(settings: Settings | None = None):
         def _head_timeout(self) -> None:
             self._head_timer = None
             if self.transport.is_closing() or not self._in_head:
+                return
+            if self.loop.time() - self._head_due > LATE_S and not self._head_late_once:
+                # the event loop itself ran late (the process was busy or descheduled): bytes that came in
+                # time may not have been read yet (libuv runs due timers before polling), so let one
+                # poll happen before judging the client
+                self._head_late_once = True
+                self._head_timer = self.loop.call_later(0.05, self._head_timeout)
                 return
             if self._head_bytes or self._head_size:
                 self._refuse(408, "header_timeout", f"the request head did not arrive within {timeout_s:g} s")
@@ -182,10 +196,11 @@ def uvicorn_options(settings: Settings, from_env: bool = False) -> dict:
     ``X-Forwarded-For`` headers are believed: none unless ``settings.forwarded_allow_ips``
     names proxies (uvicorn believes 127.0.0.1's by default, so any local client, or one behind
     a local proxy that passes the header on, could choose its own address and escape the
-    per-address limit on new games)."""
+    per-address limit on new games); and ``limit_concurrency``, ``settings.max_connections``."""
     proto = http_protocol(settings)
     ips = settings.forwarded_allow_ips.strip()
     proxies = {"proxy_headers": True, "forwarded_allow_ips": ips} if ips else {"proxy_headers": False}
+    proxies["limit_concurrency"] = int(settings.max_connections)  # stalled clients cannot hold memory without bound
     if proto == "h11":  # pragma: no cover - without httptools
         return {"http": "h11", "h11_max_incomplete_event_size": settings.max_header_bytes, **proxies}
     return {"http": "bgrl.service.protocol:BoundedHTTP" if from_env else proto, **proxies}

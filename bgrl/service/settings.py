@@ -78,6 +78,10 @@ class Settings:
         any); empty (the default) = none: the client address is the connection's peer, so a
         client cannot choose the address the new-games limit counts
         (``bgrl serve --forwarded-allow-ips``; :func:`bgrl.service.protocol.uvicorn_options`).
+    max_connections : connections (and requests in progress) a server process holds at once;
+        one more is answered 503 at once (uvicorn's ``limit_concurrency``), so that stalled
+        clients (each holding up to its body, ``max_body`` bytes, until ``body_timeout_s``)
+        cannot grow the process's memory without bound (``bgrl serve --max-connections``).
     """
 
     max_body_bytes: int = 16_384
@@ -107,6 +111,7 @@ class Settings:
     store: str = ""
     keep_finished_days: float = 0.0
     forwarded_allow_ips: str = ""
+    max_connections: int = 1000
 
     def resolved(self, injected: bool = False) -> "Settings":
         pool = self.pool_workers or max(1, os.cpu_count() or 1)
@@ -121,6 +126,8 @@ class Settings:
             raise ValueError(f"job_workers and max_jobs must be >= 0, got {self.job_workers} and {self.max_jobs}")
         if self.review_workers < 1 or self.max_reviews < 0:
             raise ValueError(f"review_workers must be >= 1 and max_reviews >= 0, got {self.review_workers} and {self.max_reviews}")
+        if self.max_connections < 1:
+            raise ValueError(f"max_connections must be >= 1, got {self.max_connections}")
         if not (self.body_timeout_s > 0 and math.isfinite(self.body_timeout_s)):
             raise ValueError(f"body_timeout_s must be > 0 and finite, got {self.body_timeout_s}")
         if self.max_batch < 1 or self.batch_window_ms < 0:

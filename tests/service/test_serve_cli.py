@@ -105,3 +105,12 @@ def test_review_workers_flag(monkeypatch, tmp_path):
 def test_bad_proxy_and_review_flags(flags, expected, capsys):
     assert main(["serve", *flags]) == 2
     assert expected in _one_error_line(capsys)
+
+
+def test_max_connections_bounds_uvicorn_and_is_checked(monkeypatch, tmp_path, capsys):
+    """--max-connections is uvicorn's limit_concurrency (stalled clients cannot hold memory
+    without bound); default 1,000; below 1 is a one-line error, exit 2."""
+    assert _served(monkeypatch, tmp_path)["limit_concurrency"] == 1000
+    assert _served(monkeypatch, tmp_path, "--max-connections", "64")["limit_concurrency"] == 64
+    assert main(["serve", "--max-connections", "0", "--store", f"sqlite:///{tmp_path / 'g.db'}"]) == 2
+    assert "--max-connections must be >= 1" in capsys.readouterr().err

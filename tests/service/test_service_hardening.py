@@ -367,7 +367,8 @@ def test_settings_checked_and_carried_by_the_environment(monkeypatch):
     proto = protocol.BoundedHTTP  # what `bgrl serve --workers N` names to uvicorn ("bgrl.service.protocol:BoundedHTTP")
     assert proto.__name__ == "BoundedHttpTools"
     # and no X-Forwarded-For believed unless forwarded_allow_ips names the proxies
-    assert uvicorn_options(s, from_env=True) == {"http": "bgrl.service.protocol:BoundedHTTP", "proxy_headers": False}
+    assert uvicorn_options(s, from_env=True) == {"http": "bgrl.service.protocol:BoundedHTTP", "proxy_headers": False,
+                                                 "limit_concurrency": 1000}
 
 
 # ----------------------------------------------------------------------------- bgrl serve

@@ -178,7 +178,10 @@ def test_keep_alive_and_a_late_body_still_work(port):
         s.settimeout(10)
         s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert _parse(s.recv(65536))[0] == 200
+        answered = time.monotonic()
         time.sleep(HEADER_TIMEOUT * 0.25)  # a pause between requests, well inside the header timeout
+        if time.monotonic() - answered > HEADER_TIMEOUT * 0.8:  # this process was descheduled (a loaded CI machine)
+            pytest.skip("the test process stalled past the header timeout between the two requests")
         s.sendall(f"POST /v1/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   f"Content-Length: {len(body)}\r\n\r\n".encode())
         time.sleep(HEADER_TIMEOUT * 1.5)  # past the header timeout, within the body timeout
