@@ -48,9 +48,9 @@ import numpy as np
 
 from bgrl.evaluation import compiled
 from bgrl.evaluation.match_equity import default_met
-from bgrl.rules.board import OPP_BAR, START_BOARD, Position, position_ids
+from bgrl.rules.board import START_BOARD, Position, position_ids
 from bgrl.rules.movegen import generate
-from bgrl.rules.notation import IllegalPlayError, format_moves, legal_plays, parse_play, play_from_notation
+from bgrl.rules.notation import IllegalPlayError, board_after_hops, format_moves, legal_plays, parse_play, play_from_notation
 from bgrl.rules.dice import parse_dice
 from bgrl.records.record import STOP_EVERY, GameRecord, RecordError, Turn, check_stop
 from bgrl.rules.outcome import RESULT_NAMES, game_result
@@ -350,7 +350,7 @@ class _FastBoard:
         before, pid = self.board, self.position_id()
         after, result = None, 0
         if moves:
-            after = _moved(before, self.plies.hops(moves))
+            after = board_after_hops(before, self.plies.hops(moves))
             if after is None:
                 raise _ReadSlowly(moves)
             if not any(v > 0 for v in after):
@@ -361,26 +361,6 @@ class _FastBoard:
         b = before if after is None else after
         self.board, self.pid = [-x for x in reversed(b)], None
         return result
-
-
-def _moved(board: list, hops) -> list | None:
-    """The board after moving each checker of ``hops`` ((from, to), 25 the bar, 0 off)
-    straight to its destination, hitting only where it lands; None where that cannot be
-    done (no checker there, or a point the opponent holds)."""
-    b = list(board)
-    for a, c in hops:
-        if b[a] <= 0:
-            return None
-        b[a] -= 1
-        if c > 0:
-            if b[c] < -1:
-                return None
-            if b[c] == -1:
-                b[c] = 1
-                b[OPP_BAR] -= 1
-            else:
-                b[c] += 1
-    return b
 
 
 class _Plies:

@@ -37,7 +37,7 @@ from bgrl._text import clip
 __all__ = [
     "plays_at", "legal_plays_batch",
     "Play", "IllegalPlayError", "legal_plays", "legal_plays_and_after_states", "notations", "format_moves",
-    "compact_notation", "parse_play", "play_from_notation",
+    "compact_notation", "parse_play", "play_from_notation", "board_after_hops",
 ]
 
 
@@ -530,10 +530,13 @@ def _simulate(board: np.ndarray, dice: tuple[int, int], hops: list[tuple[int, in
     return results, best[0]
 
 
-def _direct(board: np.ndarray, hops: list[tuple[int, int]]) -> bytes | None:
-    """The board after moving each checker straight from its source to its destination
-    (hitting only where it lands), or None if a hop is impossible that way."""
-    b = board.astype(np.int16).copy()
+def board_after_hops(board, hops) -> list[int] | None:
+    """The board (list of 26 ints, mover's view) after moving each checker of ``hops``
+    (``(from, to)`` pairs: 25 the bar, 0 off) straight from its source to its destination,
+    hitting only where it lands; None where a hop is impossible that way (no checker there,
+    or a point the opponent holds). The first candidate of :func:`play_from_notation` and of
+    the ``.mat`` reader (:mod:`bgrl.records.matfile`); no rule beyond that is checked."""
+    b = [int(x) for x in board]
     for a, c in hops:
         if b[a] <= 0:
             return None
@@ -546,7 +549,13 @@ def _direct(board: np.ndarray, hops: list[tuple[int, int]]) -> bytes | None:
                 b[OPP_BAR] -= 1
             else:
                 b[c] += 1
-    return b.astype(np.int8).tobytes()
+    return b
+
+
+def _direct(board: np.ndarray, hops: list[tuple[int, int]]) -> bytes | None:
+    """:func:`board_after_hops` as the bytes of an int8 board (the key of a play's after-state)."""
+    b = board_after_hops(board, hops)
+    return None if b is None else np.asarray(b, dtype=np.int8).tobytes()
 
 
 def _max_dice_reason(dice: tuple[int, int], used: tuple[int, ...], need: int) -> str | None:

@@ -57,6 +57,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from bgrl.env.backgammon import MAX_PLAYS
+from bgrl.env.sb3 import after_state_observations
 from bgrl.evaluation.encoding import POINT_UNITS
 
 ROWS = MAX_PLAYS + 1  # row 0: the board before the play; rows 1..k: the legal after-states
@@ -217,13 +218,8 @@ def observe_batch(info) -> tuple[np.ndarray, np.ndarray]:
     """The vector env's ``info`` as :class:`AfterStateObservation` observations, int8
     ``(N, MAX_PLAYS + 1, 26)``, and the bool ``(N, MAX_PLAYS)`` action masks (a game waiting
     for its autoreset, with no legal play, gets action 0 unmasked; the env ignores its action)."""
-    groups = info["after_states"]
-    offsets = np.asarray(groups.offsets)
-    counts = np.diff(offsets)
-    obs = np.zeros((counts.size, ROWS, 26), dtype=np.int8)
-    obs[:, 0] = info["board"]
-    game = np.repeat(np.arange(counts.size), counts)
-    obs[game, 1 + np.arange(offsets[-1]) - offsets[:-1][game]] = groups.boards
+    obs = after_state_observations(info)  # the SB3 vector env's own observations
+    counts = np.diff(np.asarray(info["after_states"].offsets))
     masks = np.asarray(info["action_mask"]).astype(bool)
     masks[counts == 0, 0] = True
     return obs, masks
