@@ -249,12 +249,13 @@ class HintRanker:
     #: the network's name or file name, where :func:`bgrl.agents.registry.load_ranker` made the ranker
     network: str | None = None
 
-    def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None):
+    def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None, prune=None):
         if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= int(ply) <= MAX_PLY:
             raise ValueError(f"ply must be an int 0..{MAX_PLY} (gnubg's convention), got {ply!r}")
         self.evaluator = evaluator
         self.ply = int(ply)
         self.filters = tuple(filters) if filters else GNUBG_FILTERS
+        self.prune = prune  # bgrl.agents.search.ReplyPruning for searches of 2-ply and deeper, or None
         self.name = name or f"{self.ply}-ply"
         self.search_calls = 0
 
@@ -276,7 +277,8 @@ class HintRanker:
         if name is None:
             parts = [x for x in lv.definition().split(", ") if not x.startswith("noise")]
             name = f"level {lv.name} ({', '.join(parts)}, without noise)"
-        ranker = cls(agent.evaluator, lv.ply, lv.filters, name=name)
+        prune = agent.pruning(lv.ply) if hasattr(agent, "pruning") else None
+        ranker = cls(agent.evaluator, lv.ply, lv.filters, name=name, prune=prune)
         ranker.level = lv
         return ranker
 
@@ -412,7 +414,8 @@ class HintRanker:
         if self.ply == 0:  # search_plays at 0-ply is the evaluator alone: skip its bookkeeping
             probs = np.asarray(self.evaluator(boards), dtype=np.float64).reshape(boards.shape[0], 5)
             return probs, np.zeros(boards.shape[0], dtype=np.int8)
-        res = search_plays(self.evaluator, boards, offsets, self.ply, self.filters, search_forced=True)
+        res = search_plays(self.evaluator, boards, offsets, self.ply, self.filters, search_forced=True,
+                           prune=self.prune if self.ply >= 2 else None)
         return res.probs, res.ply
 
     def value_at(self, after_states: np.ndarray, plies) -> np.ndarray:
@@ -429,7 +432,7 @@ class HintRanker:
             step = self.CHUNK[int(d)] * 8
             for c in range(0, idx.size, step):
                 part = idx[c:c + step]
-                out[part] = after_state_probs(self.evaluator, a[part], int(d))
+                out[part] = after_state_probs(self.evaluator, a[part], int(d), self.prune if d >= 2 else None)
         return out
 
 

@@ -28,13 +28,36 @@ from bgrl.agents.base import Agent, check_decision
 from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
-from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, group_argmax, search_plays
+from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, ReplyPruning, group_argmax, search_plays
 from bgrl.evaluation.probabilities import equity
 
-__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "DEFAULT_PLAY_LEVEL", "JUDGE_LEVEL", "STRONGEST_NETWORK", "LevelAgent", "load_level", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
+__all__ = ["Level", "Pruning", "DEFAULT_PRUNING", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "DEFAULT_PLAY_LEVEL", "JUDGE_LEVEL", "STRONGEST_NETWORK", "LevelAgent", "load_level", "reply_pruning", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
 
 #: Name of the measured-figures file inside the package ``bgrl.checkpoints``.
 MEASURED_FILE = "levels.json"
+
+
+@dataclass(frozen=True)
+class Pruning:
+    """The reply pruning of a level's searches of 2-ply and deeper
+    (:class:`bgrl.agents.search.ReplyPruning`, gnubg's pruning nets).
+
+    network : str, a shipped network name: the cheap evaluator that ranks each roll's replies;
+    keep : int >= 1, how many of them the level's own network then values.
+    """
+
+    network: str
+    keep: int = 5
+
+    def __post_init__(self):
+        if isinstance(self.keep, bool) or int(self.keep) < 1:
+            raise ValueError(f"Pruning.keep must be >= 1, got {self.keep}")
+
+
+#: The pruning of every search of 2-ply or deeper: the ``default`` network (80 hidden units,
+#: td198r inputs; about 0.4 us a position against 3 us for distilled7's 640) ranks each roll's
+#: replies and the level's network values the best 5. Chosen by ``scripts/bench/bench_prune.py``.
+DEFAULT_PRUNING = Pruning("default", 5)
 
 
 @dataclass(frozen=True)
@@ -47,7 +70,9 @@ class Level:
     filters : tuple of :class:`bgrl.agents.search.MoveFilter`, between plies (unused at 0-ply);
     noise : float >= 0, standard deviation of the equity noise (points per game) added to
         each play's value before choosing (gnubg's levels: 0.060/0.050/0.040/0.015/0);
-    note : str, one line on what the level is meant to be.
+    note : str, one line on what the level is meant to be;
+    prune : :class:`Pruning`, how its searches of 2-ply and deeper prune the replies (default
+        :data:`DEFAULT_PRUNING`; unused at 0- and 1-ply, which value every reply).
     """
 
     name: str
@@ -56,6 +81,11 @@ class Level:
     filters: tuple = field(default=GNUBG_FILTERS)
     noise: float = 0.0
     note: str = ""
+    prune: Pruning = DEFAULT_PRUNING
+
+    def pruned(self, ply: int | None = None) -> bool:
+        """Whether a search of this level at ``ply`` (default: its own) prunes the replies."""
+        return (self.ply if ply is None else int(ply)) >= 2
 
     def __post_init__(self):
         if not 0 <= self.ply <= MAX_PLY:
@@ -79,6 +109,8 @@ class Level:
         parts = [f"{self.network} net", f"{self.ply}-ply"]
         if self.ply > 0:
             parts.append("filter " + " ".join(f"{f.keep}/{f.window:g}" for f in self.filters[: self.ply]))
+        if self.pruned():
+            parts.append(f"prune {self.prune.network}/{self.prune.keep}")
         parts.append(f"noise {self.noise:g}")
         return ", ".join(parts)
 
@@ -90,6 +122,7 @@ class Level:
             "filters": [[f.keep, f.window] for f in self.filters[: self.ply]],
             "noise": self.noise,
             "note": self.note,
+            **({"prune": [self.prune.network, self.prune.keep]} if self.pruned() else {}),
         }
 
 
@@ -105,16 +138,15 @@ LEVELS: dict[str, Level] = {
         Level("advanced", "td198g", 0, (), 0.0, "the best pure TD(lambda) network (td198g inputs), 0-ply"),
         Level("expert", "distilled2", 0, (), 0.0, "the network the strongest one was distilled from, 0-ply (gnubg's expert is 0-ply too)"),
         Level("world-class", "distilled7", 1, _F1, 0.0, "the strongest shipped network (640 hidden units), 1-ply, gnubg's 0-ply filter"),
-        Level("grandmaster", "distilled2c", 2, GNUBG_FILTERS, 0.0, "the strongest network whose 2-ply search fits the hint budget "
-              "(320 hidden units, fit to the 640-unit distilled7's 1-ply values; 640 costs twice as much), 2-ply, gnubg's filters "
-              "8/0.16 then 2/0.04 (gnubg's world-class setting searches 2-ply too)"),
+        Level("grandmaster", "distilled7", 2, GNUBG_FILTERS, 0.0, "the strongest shipped network (640 hidden units), 2-ply, "
+              "gnubg's filters 8/0.16 then 2/0.04 (gnubg's world-class setting searches 2-ply too), each roll's replies "
+              "pruned by the default network (its best 5 valued), as gnubg prunes with its pruning nets"),
     )
 }
 LEVEL_NAMES = tuple(LEVELS)
 #: The strongest shipped network (the lowest 0-ply error rate on the shipped benchmark,
-#: checkpoints/manifest.json): the network of ``world-class``. The top level searches 2-ply on a
-#: smaller network (``distilled2c``, 320 hidden units), as 2-ply on 640 units costs twice the
-#: 2-ply hint budget. ``scripts/bench/vs_gnubg.py`` plays this network in its 0- and 1-ply pairings.
+#: checkpoints/manifest.json): the network of ``world-class`` and ``grandmaster``.
+#: ``scripts/bench/vs_gnubg.py`` plays this network in its 0- and 1-ply pairings.
 #: Read from the table, so it follows ``world-class`` when that level moves to another network.
 STRONGEST_NETWORK = LEVELS["world-class"].network
 #: The level used when none is named: ``bgrl hint``, :func:`bgrl.agents.levels.hint`, the
@@ -197,12 +229,25 @@ class LevelAgent(Agent):
 
     uses_rng = False  # the noise comes from a hash (play_noise)
 
-    def __init__(self, level: Level, evaluator, seed: int = 0, meta: dict | None = None):
+    def __init__(self, level: Level, evaluator, seed: int = 0, meta: dict | None = None, pruner=None, backend: str = "torch"):
         self.level = level
         self.evaluator = evaluator
         self.seed = int(seed)
         self.name = level.name
         self.meta = meta or {}
+        self._pruner = pruner  # the evaluator of level.prune.network, opened at the first 2-ply search
+        self._backend = backend
+
+    def pruning(self, ply: int | None = None) -> ReplyPruning | None:
+        """The reply pruning of this agent's search at ``ply`` (default: its level's), or None
+        below 2-ply (:meth:`Level.pruned`). The pruning network is the one given as ``pruner``,
+        else the shipped ``level.prune.network``, opened once per process."""
+        lv = self.level
+        if not lv.pruned(ply):
+            return None
+        if self._pruner is None:
+            self._pruner = _evaluator(lv.prune.network, self._backend)[0]
+        return ReplyPruning(self._pruner, int(lv.prune.keep))
 
     def select(self, after: AfterStates, rng=None, seeds=None) -> np.ndarray:
         """Index int64 (B,) into ``after.boards`` of the play chosen for each decision.
@@ -213,7 +258,7 @@ class LevelAgent(Agent):
             # one decision at 0-ply (choose_play): the evaluator alone, the first best play, as search_plays gives it
             eq = equity(np.asarray(self.evaluator(after.boards), dtype=np.float64).reshape(-1, 5))
             return np.array([int(np.argmax(eq))], dtype=np.int64)
-        res = search_plays(self.evaluator, after.boards, after.offsets, lv.ply, lv.filters)
+        res = search_plays(self.evaluator, after.boards, after.offsets, lv.ply, lv.filters, prune=self.pruning())
         if lv.noise <= 0:
             return res.best
 
@@ -279,7 +324,19 @@ def load_level(name: str, seed: int = 0, backend: str = "torch") -> LevelAgent:
     if lv is None:
         raise ValueError(f"unknown level {name!r}: expected one of {', '.join(LEVEL_NAMES)}")
     ev, meta = _evaluator(lv.network, backend)
-    return LevelAgent(lv, ev, seed=seed, meta=meta)
+    return LevelAgent(lv, ev, seed=seed, meta=meta, backend=backend)
+
+
+def reply_pruning(ply: int, pruning: Pruning = DEFAULT_PRUNING, backend: str = "torch", networks=None) -> ReplyPruning | None:
+    """The :class:`bgrl.agents.search.ReplyPruning` of a search at ``ply``: None below 2-ply,
+    else ``pruning``'s network (from ``networks``, a ``{name: evaluator}`` already opened,
+    where it is there; else the shipped one, opened once per process with ``backend``)."""
+    if int(ply) < 2:
+        return None
+    ev = networks.get(pruning.network) if networks is not None else None
+    if ev is None:
+        ev = _evaluator(pruning.network, backend)[0]
+    return ReplyPruning(ev, int(pruning.keep))
 
 
 def measured_levels(path: str | Path | None = None) -> dict:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bgrl.agents.base import DEFAULT_CHECKPOINT, Agent, NetAgent, PlayChooserAgent, PubevalAgent, RandomAgent
 from bgrl.agents.hints import HintRanker
-from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent, load_level
+from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent, load_level, reply_pruning
 from bgrl._resources import resolve_checkpoint
 from bgrl.agents.gnubg import GnubgAgent, parse_gnubg_spec
 
@@ -186,9 +186,9 @@ def load_ranker(spec: str | Path | None = None, ply: int | None = None, *, check
         lv = LEVELS[s]
         if checkpoint is not None:
             loaded = _open(checkpoint, backend)
-            agent, network = LevelAgent(lv, loaded.evaluator, meta=loaded.meta), loaded.path.name
+            agent, network = LevelAgent(lv, loaded.evaluator, meta=loaded.meta, backend=backend), loaded.path.name
         elif networks is not None:
-            agent, network = LevelAgent(lv, networks[lv.network]), lv.network
+            agent, network = LevelAgent(lv, networks[lv.network], pruner=networks.get(lv.prune.network)), lv.network
         else:
             agent, network = load_level(s, backend=backend), lv.network
         ranker = HintRanker.from_agent(agent, ply, name=name)
@@ -201,7 +201,8 @@ def load_ranker(spec: str | Path | None = None, ply: int | None = None, *, check
             raise ValueError(f"unknown level {s!r}: {expected}")
         loaded = _open(path, backend)
         use_ply = 0 if ply is None else int(ply)
-        ranker = HintRanker(loaded.evaluator, use_ply, name=name or f"{loaded.path.name}, {use_ply}-ply")
+        ranker = HintRanker(loaded.evaluator, use_ply, name=name or f"{loaded.path.name}, {use_ply}-ply",
+                            prune=reply_pruning(use_ply, backend=backend))
         network = loaded.path.name
     ranker.network = network
     return ranker

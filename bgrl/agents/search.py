@@ -20,6 +20,15 @@ depth d, the candidates of each decision are ranked by their (d-1)-ply equity an
 shallower value and ply. :data:`GNUBG_FILTERS` are gnubg's "normal" filters: 8 plays within
 0.16 at 0-ply, then 2 within 0.04 at 1-ply.
 
+Pruning of the replies, in gnubg's style (its "pruning neural nets", gnubg manual, "Evaluation
+settings"): in a search of 2-ply or deeper most of the arithmetic goes into choosing the
+opponent's best reply of each roll by 0-ply equity, about 20 candidates each, to value only
+the chosen one. With a :class:`ReplyPruning`, a cheap evaluator ranks the candidates of each
+roll first and only its best ``keep`` are valued by the search's evaluator, which then picks
+among them (a roll with at most ``keep`` plays is valued whole). The reply found is the same
+whenever the cheap ranking puts the true best among its first ``keep``
+(``scripts/bench/bench_prune.py`` measures how often, and what the misses cost).
+
 Everything is array work: one depth of the search over all candidates x 21 rolls x replies
 is one :func:`bgrl.rules.movegen.generate` call and one evaluator call, whatever the number of
 decisions in the batch (so matches batch the search over all games in lockstep).
@@ -51,6 +60,8 @@ __all__ = [
     "search_plays",
     "apply_filter",
     "exact_rows",
+    "ReplyPruning",
+    "best_replies",
 ]
 
 MAX_PLY = 3
@@ -84,6 +95,23 @@ GNUBG_FILTERS = (MoveFilter(8, 0.16), MoveFilter(2, 0.04))
 
 
 @dataclass(frozen=True)
+class ReplyPruning:
+    """How a search of 2-ply or deeper prunes the reply choices (see the module docstring).
+
+    evaluator : callable, the cheap evaluator that ranks the candidates (same protocol as the
+        search's: after-states int8 (M, 26) -> probabilities (M, 5) of the side that played);
+    keep : int >= 1, the candidates of each roll the search's evaluator values.
+    """
+
+    evaluator: object
+    keep: int = 5
+
+    def __post_init__(self):
+        if isinstance(self.keep, bool) or int(self.keep) < 1:
+            raise ValueError(f"ReplyPruning.keep must be >= 1, got {self.keep}")
+
+
+@dataclass(frozen=True)
 class SearchResult:
     """Values of every play of a batch of decisions (rows as in the input after-states).
 
@@ -113,7 +141,7 @@ def group_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return is_max[np.searchsorted(is_max, starts)]
 
 
-def after_state_probs(evaluator, after_states: np.ndarray, ply: int) -> np.ndarray:
+def after_state_probs(evaluator, after_states: np.ndarray, ply: int, prune: ReplyPruning | None = None) -> np.ndarray:
     """n-ply value of after-states (see the module docstring).
 
     Parameters
@@ -121,6 +149,8 @@ def after_state_probs(evaluator, after_states: np.ndarray, ply: int) -> np.ndarr
     evaluator : callable, after-states int8 (M, 26) -> probabilities (M, 5) of the mover
     after_states : int8 (M, 26), each from the side that has just played
     ply : int, 0..MAX_PLY
+    prune : ReplyPruning, optional
+        Prune every reply choice of the search (none by default: every candidate valued).
 
     Returns
     -------
@@ -135,7 +165,7 @@ def after_state_probs(evaluator, after_states: np.ndarray, ply: int) -> np.ndarr
     if ply == 0 or a.shape[0] == 0:
         return np.asarray(evaluator(a), dtype=np.float64).reshape(a.shape[0], 5)
     if a.shape[0] > CHUNK:  # bound the memory of one step (matches search thousands of games)
-        return np.concatenate([after_state_probs(evaluator, a[i : i + CHUNK], ply) for i in range(0, a.shape[0], CHUNK)])
+        return np.concatenate([after_state_probs(evaluator, a[i : i + CHUNK], ply, prune) for i in range(0, a.shape[0], CHUNK)])
     res = game_results(a)
     live = res == 0
     out = np.zeros((a.shape[0], 5))
@@ -153,15 +183,58 @@ def after_state_probs(evaluator, after_states: np.ndarray, ply: int) -> np.ndarr
     opp = flip(a[live])
     nr = ROLLS.shape[0]
     aft = generate(np.repeat(opp, nr, axis=0), np.tile(ROLLS, (n, 1)), validate=False)
-    p0 = np.asarray(evaluator(aft.boards), dtype=np.float64)
-    best = group_argmax(equity(p0), aft.offsets)
-    if ply == 1:
-        reply = p0[best]
-    else:
-        reply = after_state_probs(evaluator, aft.boards[best], ply - 1)
+    best, reply = best_replies(evaluator, aft.boards, aft.offsets, prune)
+    if ply > 1:
+        reply = after_state_probs(evaluator, aft.boards[best], ply - 1, prune)
     mine = flip_probs(reply).reshape(n, nr, 5)
     out[live] = np.einsum("nrk,r->nk", mine, ROLL_WEIGHTS)
     return out
+
+
+def best_replies(evaluator, boards: np.ndarray, offsets: np.ndarray, prune: ReplyPruning | None = None):
+    """The best play of each group by 0-ply equity, and its probabilities.
+
+    boards int8 (M, 26) after-states grouped by ``offsets`` int (G+1,) (groups non-empty) ->
+    ``(best int64 (G,), probs float64 (G, 5))``: the row of each group's best play (ties to the
+    first) and the search evaluator's probabilities of it. With ``prune``, groups of more than
+    ``prune.keep`` plays are ranked by ``prune.evaluator`` first and only their best ``keep``
+    are valued by ``evaluator`` (see the module docstring).
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if prune is None:
+        p0 = np.asarray(evaluator(boards), dtype=np.float64).reshape(-1, 5)
+        best = group_argmax(equity(p0), offsets)
+        return best, p0[best]
+    keep = int(prune.keep)
+    counts = np.diff(offsets)
+    parent = np.repeat(np.arange(counts.size), counts)
+    wide = counts[parent] > keep
+    chosen = ~wide
+    if wide.any():
+        rows = np.flatnonzero(wide)
+        cheap = equity(np.asarray(prune.evaluator(boards[rows]), dtype=np.float64).reshape(-1, 5))
+        chosen[rows[_top_in_groups(cheap, parent[rows], offsets, keep)]] = True
+    idx = np.flatnonzero(chosen)
+    p0 = np.asarray(evaluator(boards[idx]), dtype=np.float64).reshape(-1, 5)
+    eq = np.full(parent.size, -np.inf)
+    eq[idx] = equity(p0)
+    best = group_argmax(eq, offsets)
+    probs = np.empty((best.size, 5))
+    probs[:] = p0[np.searchsorted(idx, best)]
+    return best, probs
+
+
+def _top_in_groups(values: np.ndarray, group: np.ndarray, offsets: np.ndarray, keep: int) -> np.ndarray:
+    """Indices into ``values`` float (n,) of the ``keep`` largest of each group (``group`` int
+    (n,), sorted, each group larger than ``keep``; ``offsets`` the groups' first rows in the
+    full batch, used for their sizes); ties to the earlier index."""
+    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    sizes = np.diff(np.r_[first, group.size])
+    local = np.arange(group.size) - np.repeat(first, sizes)
+    grid = np.full((first.size, int(sizes.max())), -np.inf)
+    grid[np.repeat(np.arange(first.size), sizes), local] = values
+    top = np.argsort(-grid, axis=1, kind="stable")[:, :keep]
+    return (first[:, None] + top).ravel()
 
 
 def apply_filter(eq: np.ndarray, candidate: np.ndarray, parent: np.ndarray, offsets: np.ndarray, flt: MoveFilter) -> np.ndarray:
@@ -179,7 +252,8 @@ def apply_filter(eq: np.ndarray, candidate: np.ndarray, parent: np.ndarray, offs
     return candidate & (rank < int(flt.keep)) & (e >= gbest[parent] - float(flt.window))
 
 
-def search_plays(evaluator, boards: np.ndarray, offsets: np.ndarray, ply: int, filters=GNUBG_FILTERS, search_forced: bool = False) -> SearchResult:
+def search_plays(evaluator, boards: np.ndarray, offsets: np.ndarray, ply: int, filters=GNUBG_FILTERS, search_forced: bool = False,
+                 prune: ReplyPruning | None = None) -> SearchResult:
     """Value every play of B decisions, the best ones at ``ply`` (move filters between plies).
 
     Parameters
@@ -194,6 +268,9 @@ def search_plays(evaluator, boards: np.ndarray, offsets: np.ndarray, ply: int, f
         d-ply to (d+1)-ply; the last one is reused when the sequence is shorter than ``ply``
     search_forced : also search decisions with a single play (default: they stay at 0-ply,
         there is nothing to choose)
+    prune : ReplyPruning, optional
+        Prune the reply choices of every depth (:func:`after_state_probs`); the plays of the
+        decisions themselves are all valued by ``evaluator``.
 
     Plays with an exact value (:func:`exact_rows`: finished games, and bear-offs and
     one-checker positions when the evaluator uses :mod:`bgrl.evaluation.exact`) are not searched: their
@@ -225,7 +302,7 @@ def search_plays(evaluator, boards: np.ndarray, offsets: np.ndarray, ply: int, f
         idx = np.flatnonzero(cand)
         if idx.size == 0:
             break
-        p = after_state_probs(evaluator, b[idx], d)
+        p = after_state_probs(evaluator, b[idx], d, prune)
         probs[idx] = p
         eq[idx] = equity(p)
         depth[idx] = d

@@ -33,11 +33,17 @@ if AVAILABLE:
         """pre[j] = 1 / (1 + exp(-pre[j])) in float32, with Cephes' expf (range reduction by
         ln 2, a degree-6 polynomial, 2^n from the exponent bits; within about 1 ulp of a
         correctly rounded exp): a loop the compiler vectorises, where a call of libm's expf per
-        unit would not be (about 5x slower here)."""
+        unit would not be (about 5x slower here).
+
+        Inputs below -64 give sigmoid(-64) (1.6e-28) instead of a smaller value: below about
+        -87 the exact one is a subnormal float32 (and so are its products with the output
+        weights), and the CPU's slow path for subnormals made a 640-unit network's kernel 3x
+        slower on real positions (saturated units). The change in an output's sum is below
+        1e-24, far under float32 rounding."""
         one = np.float32(1.0)
         for j in range(pre.shape[0]):
             x = -pre[j]
-            x = min(max(x, np.float32(-87.0)), np.float32(88.0))
+            x = min(max(x, np.float32(-87.0)), np.float32(64.0))
             n = np.floor(x * np.float32(1.44269504088896341) + np.float32(0.5))
             r = x - n * np.float32(0.693359375) - n * np.float32(-2.12194440e-4)
             p = np.float32(1.9875691500e-4)
@@ -61,16 +67,63 @@ if AVAILABLE:
         return acc
 
     @njit(cache=True, nogil=True)
-    def _forward(a, tab, bias, featw, feats, w2, b2, race_enc, out, on_p, on_o, race, cand):  # pragma: no cover
+    def _row_sum(tab, nz, n, bias, pre):  # pragma: no cover - compiled
+        """pre = (((tab[nz[0]] + tab[nz[1]]) + ...) + tab[nz[n-1]]) + bias, added strictly in that
+        order (so the bits of a row-by-row sum), four rows a pass over the hidden units (a
+        quarter of the loads and stores of ``pre``)."""
+        h = pre.shape[0]
+        for j in range(h):
+            pre[j] = np.float32(0.0)
+        k = 0
+        while k + 4 <= n:
+            t0, t1, t2, t3 = tab[nz[k]], tab[nz[k + 1]], tab[nz[k + 2]], tab[nz[k + 3]]
+            for j in range(h):
+                pre[j] = (((pre[j] + t0[j]) + t1[j]) + t2[j]) + t3[j]
+            k += 4
+        while k < n:
+            t0 = tab[nz[k]]
+            for j in range(h):
+                pre[j] += t0[j]
+            k += 1
+        for j in range(h):
+            pre[j] += bias[j]
+
+    @njit(cache=True, nogil=True, fastmath={"contract"})
+    def _feature_product(v, featw, dot):  # pragma: no cover - compiled
+        """dot[j] = sum over f, in order, of v[f] * featw[f, j] (float32; a loop of its own, which
+        the compiler vectorises over the hidden units)."""
+        h = dot.shape[0]
+        for j in range(h):
+            dot[j] = np.float32(0.0)
+        f = 0
+        while f + 4 <= v.shape[0]:  # four features a pass over the units, still added in order
+            w0, w1, w2, w3 = featw[f], featw[f + 1], featw[f + 2], featw[f + 3]
+            x0, x1, x2, x3 = v[f], v[f + 1], v[f + 2], v[f + 3]
+            for j in range(h):
+                dot[j] = (((dot[j] + x0 * w0[j]) + x1 * w1[j]) + x2 * w2[j]) + x3 * w3[j]
+            f += 4
+        while f < v.shape[0]:
+            x0, w0 = v[f], featw[f]
+            for j in range(h):
+                dot[j] += x0 * w0[j]
+            f += 1
+
+    @njit(cache=True, nogil=True)
+    def _forward(a, tab, zero, bias, featw, feats, w2, b2, race_enc, out, on_p, on_o, race, cand):  # pragma: no cover
         m = a.shape[0]
         hidden = tab.shape[1]
         n_feat = feats.shape[1]
         rows = np.empty(55, dtype=np.int64)
+        nz = np.empty(55, dtype=np.int64)
+        logit = np.empty(5, dtype=np.float32)
+        lbits = np.empty(5, dtype=np.int32)
+        lscale = lbits.view(np.float32)
         pre = np.empty(hidden, dtype=np.float32)
         dot = np.empty(hidden, dtype=np.float32)
         bits = np.empty(hidden, dtype=np.int32)
         scale = bits.view(np.float32)
         one = np.float32(1.0)
+        p = np.empty(5, dtype=np.float64)
         for r in range(m):
             bar_m = -np.int64(a[r, 0])  # the side on roll after the play: the opponent's bar
             bar_o = np.int64(a[r, 25])  # the side that played
@@ -112,30 +165,24 @@ if AVAILABLE:
             on_o[r] = n_on_m
             race[r] = is_race
             cand[r] = is_race or (n_on_m == 1 and n_on_o == 1)
-            # first layer: the rows' sum in the numpy evaluator's order, then the bias
-            t = tab[rows[0]]
-            for j in range(hidden):
-                pre[j] = t[j]
-            for k in range(1, n_rows):
-                t = tab[rows[k]]
-                for j in range(hidden):
-                    pre[j] += t[j]
-            for j in range(hidden):
-                pre[j] += bias[j]
+            # first layer: the rows' sum in the numpy evaluator's order (rows of exact zeros left
+            # out: adding one changes no bits but a zero's sign, whose sigmoid is the same), then the bias
+            n_nz = 0
+            for k in range(n_rows):  # without a branch (which rows are zeros is data, unpredictable)
+                t = rows[k]
+                nz[n_nz] = t
+                n_nz += 1 - np.int64(zero[t])
+            _row_sum(tab, nz, n_nz, bias, pre)
             if n_feat > 0:  # the features' product first (each unit's sum over the features in order), then added
-                for j in range(hidden):
-                    dot[j] = np.float32(0.0)
-                for f in range(n_feat):
-                    v = feats[r, f]
-                    for j in range(hidden):
-                        dot[j] += v * featw[f, j]
+                _feature_product(feats[r], featw, dot)
                 for j in range(hidden):
                     pre[j] += dot[j]
             _sigmoid_into(pre, bits, scale)
-            p = np.empty(5, dtype=np.float64)
             for k in range(5):
-                acc = _dot(pre, w2[k])
-                p[k] = np.float64(one / (one + np.exp(-(acc + b2[k]))))
+                logit[k] = _dot(pre, w2[k]) + b2[k]
+            _sigmoid_into(logit, lbits, lscale)
+            for k in range(5):
+                p[k] = np.float64(logit[k])
             # flip_probs: to the side that played
             q0 = 1.0 - p[0]
             q1 = p[3]
@@ -197,7 +244,7 @@ def forward(a: np.ndarray, tab, bias, featw, feats, w2, b2, race_enc: bool):
     cand = np.empty(m, dtype=bool)
     if feats is None:
         feats, featw = np.zeros((m, 0), dtype=np.float32), _NO_FEATURES
-    _forward(a, tab, bias, featw, np.ascontiguousarray(feats), np.ascontiguousarray(w2), np.ascontiguousarray(b2),
+    _forward(a, tab, _zero_mask(tab.shape[0]), bias, featw, np.ascontiguousarray(feats), np.ascontiguousarray(w2), np.ascontiguousarray(b2),
              bool(race_enc), out, on_p, on_o, race, cand)
     return out, on_p, on_o, race, cand
 

@@ -39,7 +39,7 @@ import numpy as np
 from bgrl._resources import shipped_checkpoint
 from bgrl._version import __version__
 from bgrl.agents.hints import HintRanker, RankedPlay
-from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent
+from bgrl.agents.levels import DEFAULT_PLAY_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent, reply_pruning
 from bgrl.agents.registry import load_ranker
 from bgrl.agents.search import MAX_PLY, after_state_probs
 from bgrl.evaluation.match_equity import default_met
@@ -457,7 +457,7 @@ class Engine:
         """The LevelAgent of a level over its loaded network (cheap: the networks are shared);
         ``ply`` overrides the level's (its filters kept when they reach that deep)."""
         lv = LEVELS[name].with_ply(ply)
-        return LevelAgent(lv, self._nets[lv.network], seed=seed)
+        return LevelAgent(lv, self._nets[lv.network], seed=seed, pruner=self._nets.get(lv.prune.network))
 
     def ranker(self, name: str, ply: int | None = None) -> HintRanker:
         """The noise-free ranker of level ``name`` over its loaded network
@@ -647,7 +647,8 @@ class Engine:
             lv = self.level(name)
             # The opponent "has just played" into this position: its probabilities, flipped.
             after = np.stack([flip(items[i][0].board) for i in idx])
-            p = after_state_probs(self._nets[LEVELS[name].network], after, lv.ply)
+            p = after_state_probs(self._nets[LEVELS[name].network], after, lv.ply,
+                                  reply_pruning(lv.ply, LEVELS[name].prune, networks=self._nets))
             for k, i in enumerate(idx):
                 out[i] = (flip_probs(p[k]), lv.ply)
         return out

@@ -36,6 +36,29 @@ def test_table_names_and_order():
         assert callable(agent.hint) and callable(agent.choose_play)
 
 
+def test_searches_of_two_ply_and_deeper_prune_the_replies(decisions):
+    from bgrl.agents.hints import HintRanker
+    from bgrl.agents.levels import DEFAULT_PRUNING, STRONGEST_NETWORK, _evaluator
+    from bgrl.agents.search import GNUBG_FILTERS, ReplyPruning, search_plays
+
+    gm, wc = LEVELS["grandmaster"], LEVELS["world-class"]
+    assert gm.network == wc.network == STRONGEST_NETWORK and gm.filters == GNUBG_FILTERS
+    assert gm.pruned() and not wc.pruned() and wc.with_ply(2).pruned() and not gm.with_ply(1).pruned()
+    assert "prune default/5" in gm.definition() and "prune" not in wc.definition()
+    assert gm.as_dict()["prune"] == ["default", 5] and "prune" not in wc.as_dict()
+    agent = load_level("grandmaster")
+    assert agent.pruning(1) is None and load_level("world-class").pruning() is None
+    pr = agent.pruning()
+    assert pr.keep == DEFAULT_PRUNING.keep and pr.evaluator is _evaluator(DEFAULT_PRUNING.network)[0]
+    assert HintRanker.from_agent(load_level("world-class"), 2).prune is not None
+    assert HintRanker.from_agent(load_level("world-class")).prune is None
+    # the agent's choice is the pruned search's
+    pos, dice = decisions[0]
+    aft = generate(pos.board[None], np.array([dice]))
+    want = search_plays(agent.evaluator, aft.boards, aft.offsets, 2, GNUBG_FILTERS, prune=ReplyPruning(pr.evaluator, 5)).best
+    assert np.array_equal(agent.select(aft), want)
+
+
 def test_unknown_level_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown level 'supergrandmaster'"):
         load_level("supergrandmaster")

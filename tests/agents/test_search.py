@@ -15,7 +15,9 @@ from bgrl.agents.search import (
     ROLL_WEIGHTS,
     ROLLS,
     MoveFilter,
+    ReplyPruning,
     after_state_probs,
+    best_replies,
     apply_filter,
     group_argmax,
     search_plays,
@@ -54,8 +56,10 @@ def exact(board):
     return np.array([r >= 1, r >= 2, r >= 3, 0, 0], dtype=float)
 
 
-def ref_value(evaluator, a, ply):
-    """Straightforward loops: one after-state, one roll, one reply at a time."""
+def ref_value(evaluator, a, ply, prune=None):
+    """Straightforward loops: one after-state, one roll, one reply at a time. ``prune``: a
+    (pruner, keep) pair: a roll's replies beyond ``keep`` are first cut to the pruner's best
+    ``keep`` (ties to the earlier reply)."""
     if game_result(a):
         return exact(a)
     if ply == 0:
@@ -65,13 +69,17 @@ def ref_value(evaluator, a, ply):
     for d1 in range(1, 7):
         for d2 in range(1, 7):  # all 36 rolls, each 1/36
             replies = generate(opp[None], np.array([[d1, d2]], dtype=np.int8)).boards
+            if prune is not None and len(replies) > prune[1]:
+                cheap = [float(equity(prune[0](r[None])[0])) for r in replies]
+                order = sorted(range(len(replies)), key=lambda i: (-cheap[i], i))[: prune[1]]
+                replies = replies[sorted(order)]
             best, best_eq, best_p = None, -np.inf, None
             for r in replies:
                 p = evaluator(r[None])[0]
                 e = float(equity(p))
                 if e > best_eq:
                     best, best_eq, best_p = r, e, p
-            v = best_p if ply == 1 else ref_value(evaluator, best, ply - 1)
+            v = best_p if ply == 1 else ref_value(evaluator, best, ply - 1, prune)
             total += flip_probs(v) / 36.0
     return total
 
@@ -104,6 +112,54 @@ def test_two_ply_equals_loop_reference(contact_after_states):
     a = contact_after_states[:1]
     got = after_state_probs(pip_evaluator, a, 2)[0]
     np.testing.assert_allclose(got, ref_value(pip_evaluator, a[0], 2), atol=1e-9)
+
+
+def test_pruned_search_equals_loop_reference(ev, contact_after_states):
+    """Replies ranked by a cheap evaluator (the pip count), the best 3 valued by the network."""
+    prune = ReplyPruning(pip_evaluator, 3)
+    a = contact_after_states[:3]
+    got = after_state_probs(ev, a, 1, prune)
+    for x, g in zip(a, got):
+        np.testing.assert_allclose(g, ref_value(ev, x, 1, (pip_evaluator, 3)), atol=2e-6)
+    assert not np.allclose(got, after_state_probs(ev, a, 1), atol=1e-4)  # a pip count is a poor pruner: it shows
+
+
+def test_pruned_two_ply_equals_loop_reference(contact_after_states):
+    """At 2-ply every reply choice is pruned, the leaves' too (here the network is the pip
+    evaluator and the pruner a reversed one, so that pruning changes the answer)."""
+    def reversed_pips(b):
+        return pip_evaluator(b)[:, ::-1].copy()
+
+    a = contact_after_states[:1]
+    got = after_state_probs(pip_evaluator, a, 2, ReplyPruning(reversed_pips, 2))[0]
+    np.testing.assert_allclose(got, ref_value(pip_evaluator, a[0], 2, (reversed_pips, 2)), atol=1e-9)
+
+
+def test_pruning_that_keeps_every_reply_changes_nothing(ev, contact_after_states):
+    a = contact_after_states
+    want = after_state_probs(pip_evaluator, a, 2)
+    assert np.array_equal(after_state_probs(pip_evaluator, a, 2, ReplyPruning(ev, 10_000)), want)
+    aft = generate(flip(a), np.tile(np.array([[6, 5]], dtype=np.int8), (a.shape[0], 1)))
+    best, probs = best_replies(ev, aft.boards, aft.offsets, ReplyPruning(pip_evaluator, 10_000))
+    best0, probs0 = best_replies(ev, aft.boards, aft.offsets)
+    assert np.array_equal(best, best0) and np.array_equal(probs, probs0)
+
+
+def test_pruned_choice_is_among_the_pruners_best(ev, contact_after_states):
+    aft = generate(flip(contact_after_states), np.tile(np.array([[4, 2]], dtype=np.int8), (contact_after_states.shape[0], 1)))
+    best, probs = best_replies(ev, aft.boards, aft.offsets, ReplyPruning(pip_evaluator, 2))
+    cheap = equity(pip_evaluator(aft.boards))
+    for g in range(aft.offsets.size - 1):
+        lo, hi = aft.offsets[g], aft.offsets[g + 1]
+        top = lo + np.argsort(-cheap[lo:hi], kind="stable")[:2]
+        assert best[g] in top
+        np.testing.assert_allclose(probs[g], ev(aft.boards[best[g]][None])[0], rtol=0, atol=2e-6)  # float32 rounding: batch size
+
+
+@pytest.mark.parametrize("keep", [0, -1, True])
+def test_reply_pruning_needs_a_positive_keep(keep):
+    with pytest.raises(ValueError, match="keep"):
+        ReplyPruning(pip_evaluator, keep)
 
 
 def test_finished_game_is_exact_at_every_ply(ev):

@@ -28,6 +28,7 @@ from bgrl.agents.hints import HintRanker  # noqa: E402
 from bgrl.agents.levels import LEVELS, load_level  # noqa: E402
 from bgrl.evaluation import compiled  # noqa: E402
 from bgrl.evaluation.networks import open_network  # noqa: E402
+from bgrl.evaluation.table import TableNetEvaluator  # noqa: E402
 from bgrl.evaluation.probabilities import equity  # noqa: E402
 from bgrl.rules.board import Position, position_id  # noqa: E402
 from bgrl.rules.movegen import generate  # noqa: E402
@@ -78,11 +79,13 @@ def test_forward_pass_within_float32_rounding(name, backend):
         assert (got >= 0).all() and (got[:, 1] <= got[:, 0]).all() and (got[:, 3] <= 1 - got[:, 0] + 1e-12).all()
 
 
-def test_the_numpy_evaluator_uses_the_kernel_at_any_size_and_the_torch_one_up_to_small_batch():
+def test_both_evaluators_use_the_kernel_at_any_size_but_the_trainers_torch_path():
     torch_ev = open_network(shipped_checkpoint("default"), backend="torch").evaluator
     np_ev = open_network(shipped_checkpoint("default"), backend="numpy").evaluator
-    assert torch_ev.compiled_max() == torch_ev.small_batch == 64
+    assert torch_ev.small_batch == 64 and torch_ev.compiled_max() > 1 << 40
     assert np_ev.compiled_max() > 1 << 40
+    trainer_ev = TableNetEvaluator(torch_ev.net, "td198r", small_batch=0)  # the trainers' evaluator: torch only
+    assert trainer_ev.compiled_max() == 0
     a = _after_states()[:300]
     ev = open_network(shipped_checkpoint("default"), backend="numpy", cache=False).evaluator
     ev.compiled = True
@@ -258,16 +261,35 @@ def test_table_build_bit_for_bit(encoder, inputs, hidden):
 
 
 def test_torch_path_same_values_with_kernels_on_and_off():
-    """Large batches (the torch path: training, rollouts) give the same bits either way, exact
-    values looked up for the candidate rows only."""
+    """The trainers' torch path (small_batch=0) gives the same bits with the kernels on (their
+    table rows and bags) and off, exact values looked up for the candidate rows only; the
+    inference evaluators' large batches (the compiled forward pass) agree to float32 rounding."""
     a = _after_states(5)
     for level in ("world-class", "expert", "intermediate"):  # 640, 320 (bags of the non-zero rows) and 80 units
         ev = load_level(level).evaluator
-        assert a.shape[0] > ev.small_batch
+        trainer_ev = TableNetEvaluator(ev.net, ev.encoder, small_batch=0)
         with compiled.disabled():
-            ref = ev(a)
+            ref = trainer_ev(a)
+            ref_inference = ev(a)
         compiled.ensure()
-        assert np.array_equal(ev(a), ref)
+        assert np.array_equal(trainer_ev(a), ref)
+        assert np.array_equal(ref_inference, ref)
+        got = ev(a)
+        np.testing.assert_allclose(got, ref, rtol=0, atol=TOL)
+        assert not np.array_equal(got, ref) or a.shape[0] < 2  # the kernel really ran (another order of float32 sums)
+
+
+def test_saturated_hidden_units_give_the_same_values_at_their_speed():
+    """A unit whose input is below -64 (sigmoid under 1.6e-28; subnormal below about -87) is
+    valued within float32 rounding of numpy's exact sigmoid (the kernel clamps there)."""
+    ev = load_level("world-class").evaluator
+    a = _after_states(5)[:200]
+    pre = ev._np_table[ev._rows(a)[0]].sum(axis=1) + ev._np_bias + ev._features_of(a) @ ev._np_features
+    assert (pre < -87).any()  # real positions do saturate units of this network below the subnormal edge
+    compiled.ensure()
+    got = ev(a)
+    with compiled.disabled():
+        np.testing.assert_allclose(got, ev(a), rtol=0, atol=TOL)
 
 
 def test_bag_rows_leave_out_exact_zeros_only():
