@@ -40,7 +40,9 @@ The after-states are valued by :class:`bgrl.evaluation.table.TableNetEvaluator`,
 evaluator search and the levels use: its first layer is a sum of table rows
 (``torch.nn.functional.embedding_bag``) instead of a product with input vectors, and the
 learner calls its ``refresh()`` after each update to rebuild the table from W1. It is
-built with ``small_batch=0``: torch for every batch, however few games are in flight. In :data:`TIMING_PARTS` its time counts as
+built with ``small_batch=0``: one arithmetic for every batch, however few games are in flight
+(the compiled forward pass where the kernels run, torch's without numba; the two agree to
+float32 rounding). In :data:`TIMING_PARTS` its time counts as
 "forward"; "encoding" is the input vectors of the current positions.
 
 Exact values: with ``exact`` (:func:`bgrl.evaluation.exact.exact_probs`: no-contact bear-offs and

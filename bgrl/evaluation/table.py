@@ -50,8 +50,9 @@ BAG_HIDDEN = 256
 __all__ = ["TableNetEvaluator", "TABLE_ENCODERS", "SMALL_BATCH", "supports", "network_evaluator",
            "FastNetEvaluator", "best_evaluator"]
 
-#: Default of ``small_batch``: batches up to this many positions are computed in numpy, or by
-#: the compiled forward pass where it runs (lower fixed cost than torch's), larger ones in torch.
+#: Default of ``small_batch``: where the compiled kernels do not run, batches up to this many
+#: positions are computed in numpy (lower fixed cost than torch's), larger ones in torch. Where
+#: they run, every CPU batch goes through the compiled forward pass.
 SMALL_BATCH = 64
 
 
@@ -80,10 +81,13 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
         ``f(boards int8 (N, 26)) -> (known bool (N,), probs float64 (N, 5))`` valuing
         positions from the side on roll (e.g. :func:`bgrl.evaluation.bearoff.exact_probs`).
     small_batch : int, default :data:`SMALL_BATCH`
-        Batches of at most this many positions are computed in numpy (the same values up
-        to float32 rounding, at a lower fixed cost). 0: always torch; the trainers use 0,
-        so that every batch of a run, however few games are left in flight, goes through
-        the one arithmetic their runs are reproduced with.
+        Where the compiled kernels run (:mod:`bgrl.evaluation.compiled`), every batch on the
+        CPU goes through the compiled forward pass (:meth:`compiled_max`) and this does not
+        apply. Elsewhere batches of at most this many positions are computed in numpy (the
+        same values up to float32 rounding, at a lower fixed cost), larger ones in torch; 0:
+        always torch. The trainers use 0, so that every batch of a run, however few games
+        are left in flight, goes through one arithmetic (the kernel's, or torch's without
+        numba), which their runs are reproduced with.
     device : str or torch.device, default "cpu"
         Where the torch path runs. On a CUDA device every batch goes through torch there
         (``small_batch`` does not apply): the table rows (int32) and features go to the
@@ -124,13 +128,12 @@ class TableNetEvaluator(NumpyTableEvaluator, NetEvaluator):
 
     def compiled_max(self) -> int:
         """The largest batch the compiled forward pass takes (where the kernels run; see
-        :class:`bgrl.evaluation.table_np.NumpyTableEvaluator`): any, on the CPU with
-        ``small_batch`` > 0, as it costs less CPU time than torch's path at every batch size
-        and width measured (after-states of 2-ply searches, one thread: 0.38 / 1.73 / 3.07 us a
-        position at 80 / 320 / 640 hidden units against torch's 0.85 / 2.05 / 3.82); none with
-        ``small_batch`` = 0 (the trainers: one arithmetic, torch's, for every batch) or on
-        another device."""
-        return (1 << 62) if self.small_batch > 0 else self.small_batch
+        :class:`bgrl.evaluation.table_np.NumpyTableEvaluator`): any, on the CPU, as it costs
+        less CPU time than torch's path at every batch size and width measured (after-states
+        of 2-ply searches, one thread: 0.38 / 1.73 / 3.07 us a position at 80 / 320 / 640
+        hidden units against torch's 0.85 / 2.05 / 3.82); none on another device.
+        ``small_batch`` applies where the kernels do not run."""
+        return (1 << 62) if self.device.type == "cpu" else -1
 
     @torch.no_grad()
     def refresh(self) -> None:
