@@ -11,7 +11,7 @@ from bgrl.cli._common import (DICE_HELP, NOTATION_HELP, POS_HELP, CLIError, Help
                               check_position_or_batch, check_rollout_flags, dice_arg)
 from bgrl.rules.xgid import looks_like_xgid, read_position_cube
 from bgrl.agents.cube import cube_hint
-from bgrl.agents.levels import LEVELS
+from bgrl.agents.levels import DEFAULT_PRUNING, LEVELS
 from bgrl.evaluation.probabilities import equity
 from bgrl.rules.outcome import check_not_over
 from bgrl.agents.registry import load_ranker
@@ -33,14 +33,26 @@ def cmd_hint(args) -> int:
     level = check_level(args.level)
     if args.ply is not None and not 0 <= int(args.ply) <= MAX_PLY:
         raise ValueError(f"--ply must be 0..{MAX_PLY}, got {args.ply}")
+    if args.ply is not None and int(args.ply) >= 3:
+        # a 3-ply search outweighs numba's start-up (about 1 s): its compiled kernels, 3x faster
+        from bgrl.evaluation import compiled
+
+        compiled.ensure(import_numba=True)
     # "auto": the shipped networks' numpy twins, so that a hint starts without importing torch
     ranker = load_ranker(level, args.ply, checkpoint=args.checkpoint, backend="auto")
     ply = ranker.ply
     label = f"level {level}" + (f" with network {ranker.network}" if args.checkpoint is not None else "")
+    pruning = None
+    if ranker.prune is not None and ply >= 2:
+        spec = getattr(getattr(ranker, "level", None), "prune", None) or DEFAULT_PRUNING
+        pruning = [spec.network, int(spec.keep)]
+        label += f" (each roll's replies pruned to the {spec.network} network's best {spec.keep})"
 
     def obj(pos, dice, cube=None):
         ranked = ranker.rank(pos, dice)
         out = hint_json(pos, dice, ranked, level, ply, args.top, cube=cube)
+        if pruning is not None:
+            out["prune"] = pruning
         if args.explain:
             by_id = {r.play.position_id: r for r in ranked}
             for d in out["plays"]:

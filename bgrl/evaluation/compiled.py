@@ -52,9 +52,13 @@ def wanted() -> bool:
     return "numba" in sys.modules
 
 
-def ensure() -> bool:
+def ensure(import_numba: bool = False) -> bool:
     """Load the one-position kernels where they are wanted (see the module docstring);
     return whether they run. Cheap after the first call: callers call it per decision.
+
+    ``import_numba``: want them now even in ``auto`` mode, importing numba (unless
+    ``BGRL_COMPILED=0``): for a one-shot command whose work outweighs numba's start-up
+    (``bgrl hint --ply 3``). Evaluators made afterwards run the compiled forward pass.
 
     Loading :mod:`bgrl.evaluation.movegen_nb` routes :func:`bgrl.rules.movegen.generate`
     of one position through the compiled generator.
@@ -63,6 +67,11 @@ def ensure() -> bool:
         return False
     if _state["loaded"]:
         return True
+    if import_numba and MODE != "0" and "numba" not in sys.modules:
+        try:
+            import numba  # noqa: F401
+        except ImportError:  # pragma: no cover - numba missing or broken
+            return False
     if not wanted():
         return False
     start = time.perf_counter()

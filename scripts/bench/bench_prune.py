@@ -7,7 +7,8 @@ with every reply valued and once with each roll's replies pruned
 values the best ``keep``). Printed per pruning network and ``keep``:
 
 * the share of decisions whose best play is the same, and the unpruned 2-ply equity given up
-  where it is not (points per game, mean over all decisions);
+  (points per game, by the unpruned search's values: the mean over all decisions, and over
+  those whose best play changed);
 * the mean and largest absolute difference of the best play's 2-ply equity;
 * the reply choices themselves: how often the pruned choice is the unpruned one, and the
   0-ply equity (the level's network) given up per choice;
@@ -78,7 +79,7 @@ def main(argv=None) -> int:
     print(f"reply choices: {rep.offsets.size - 1:,} rolls, {rep.boards.shape[0]:,} replies "
           f"({rep.boards.shape[0] / (rep.offsets.size - 1):.1f} a roll)")
     print(f"unpruned 2-ply: {full_ms:.1f} ms CPU a decision\n")
-    print(f"{'pruner':<12} {'keep':>4}  {'same best play':>14}  {'equity lost':>11}  {'|d eq| mean':>11}  {'max':>7}  "
+    print(f"{'pruner':<12} {'keep':>4}  {'same best play':>14}  {'equity lost':>11}  {'where changed':>13}  {'|d eq| mean':>11}  {'max':>7}  "
           f"{'same reply':>10}  {'reply loss':>10}  {'ms':>6}  {'speed-up':>8}")
     for name in args.pruners:
         pev = _evaluator(name)[0]
@@ -95,7 +96,9 @@ def main(argv=None) -> int:
             hit = float(np.mean(pb == true_best))
             loss = float(np.mean(eq0[true_best] - eq0[pb]))
             n = len(full)
-            print(f"{name:<12} {keep:>4}  {same / n:>13.1%}  {lost / n:>11.5f}  {statistics.fmean(diffs):>11.5f}  "
+            changed = n - int(same)
+            where = f"{lost / changed:.5f}" if changed else "-"
+            print(f"{name:<12} {keep:>4}  {same / n:>13.1%}  {lost / n:>11.5f}  {where:>13}  {statistics.fmean(diffs):>11.5f}  "
                   f"{max(diffs):>7.4f}  {hit:>9.1%}  {loss:>10.5f}  {ms:>6.1f}  {full_ms / ms:>7.2f}x")
     return 0
 
