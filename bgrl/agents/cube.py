@@ -31,7 +31,7 @@ __all__ = ["pre_roll_probs", "pre_roll_decision", "cube_hint", "cube_hints_many"
            "ranked_by", "rank_by_match_equity"]
 
 
-def pre_roll_probs(evaluator, position: Position, ply: int = 0) -> np.ndarray:
+def pre_roll_probs(evaluator, position: Position, ply: int = 0, prune=None) -> np.ndarray:
     """Cubeless probabilities float64 (5,) of the side on roll before it rolls, at ``ply``.
 
     Parameters
@@ -39,6 +39,8 @@ def pre_roll_probs(evaluator, position: Position, ply: int = 0) -> np.ndarray:
     evaluator : after-states int8 (M, 26) -> probabilities (M, 5) (bgrl.evaluation.evaluator)
     position : Position, from the side on roll (game not over).
     ply : int 0..3 (gnubg's convention).
+    prune : :class:`bgrl.agents.search.ReplyPruning`, optional: the search's reply pruning
+        (at 2-ply and deeper; a level's, :meth:`bgrl.agents.levels.LevelAgent.pruning`).
 
     Raises
     ------
@@ -48,7 +50,7 @@ def pre_roll_probs(evaluator, position: Position, ply: int = 0) -> np.ndarray:
         raise TypeError(f"position must be a Position, got {type(position).__name__}")
     check_not_over(position)
     before = flip(position.board)[None].astype(np.int8)  # as if the opponent had just played
-    return flip_probs(after_state_probs(evaluator, before, int(ply))[0])
+    return flip_probs(after_state_probs(evaluator, before, int(ply), prune)[0])
 
 
 def pre_roll_decision(position: Position, probs, cube: CubeState | None = None, x: float | None = None,
@@ -63,7 +65,7 @@ def pre_roll_decision(position: Position, probs, cube: CubeState | None = None, 
 
 
 def cube_hint(evaluator, position: Position, cube: CubeState | None = None, ply: int = 0, x: float | None = None,
-              met=None) -> tuple[CubeDecision, np.ndarray]:
+              met=None, prune=None) -> tuple[CubeDecision, np.ndarray]:
     """The cube decision of the side on roll, before the roll.
 
     Returns ``(CubeDecision, cubeless probabilities (5,))``. ``x`` overrides the cube life of
@@ -72,7 +74,7 @@ def cube_hint(evaluator, position: Position, cube: CubeState | None = None, ply:
     """
     cube = CubeState() if cube is None else cube
     cube.check_double()
-    probs = pre_roll_probs(evaluator, position, ply)
+    probs = pre_roll_probs(evaluator, position, ply, prune)
     return pre_roll_decision(position, probs, cube, x, met), probs
 
 
@@ -101,6 +103,11 @@ def cube_engine(agent):
     return ev, 0, ()
 
 
+def _pruning(agent, ply: int):
+    """The reply pruning of ``agent``'s search at ``ply`` (a level agent's), or None."""
+    return agent.pruning(ply) if hasattr(agent, "pruning") else None
+
+
 def cube_decisions(agent, boards, cubes) -> list:
     """The cube decisions of B sides on roll before they roll, by ``agent``'s engine.
 
@@ -121,7 +128,7 @@ def cube_decisions(agent, boards, cubes) -> list:
     if eng is None or boards.shape[0] == 0:
         return [None] * boards.shape[0]
     ev, ply, _ = eng
-    probs = flip_probs(after_state_probs(ev, flip(boards).astype(np.int8), ply))
+    probs = flip_probs(after_state_probs(ev, flip(boards).astype(np.int8), ply, _pruning(agent, ply)))
     return [cube_decision(probs[i], cubes[i], cube_life(boards[i])) for i in range(boards.shape[0])]
 
 
@@ -189,7 +196,7 @@ def cubeful_select(agent, after, cubes, rng=None, met=None) -> np.ndarray:
     if eng is None:
         return np.asarray(agent.select(after, rng), dtype=np.int64)
     ev, ply, filters = eng
-    res = search_plays(ev, after.boards, after.offsets, ply, filters or None)
+    res = search_plays(ev, after.boards, after.offsets, ply, filters or None, prune=_pruning(agent, ply))
     counts = np.diff(after.offsets)
     parent = np.repeat(np.arange(counts.size), counts)
     gdepth = np.maximum.reduceat(res.ply, after.offsets[:-1])
@@ -278,7 +285,7 @@ def cubeful_choose_play(agent, position, dice, cube: CubeState, rng=None, met=No
     return next(p for p in plays if p.after_state.tobytes() == chosen)
 
 
-def cube_hints_many(evaluator, positions, cubes, ply: int = 0, met=None) -> list[CubeDecision]:
+def cube_hints_many(evaluator, positions, cubes, ply: int = 0, met=None, prune=None) -> list[CubeDecision]:
     """:func:`cube_hint` for many positions at once (one batched search for all of them).
 
     positions : list of Position (side on roll, games not over); cubes : list of CubeState,
@@ -299,7 +306,7 @@ def cube_hints_many(evaluator, positions, cubes, ply: int = 0, met=None) -> list
         except ValueError as exc:
             raise ValueError(f"position {i} ({p.position_id}): {exc}") from None
     before = np.stack([flip(p.board) for p in positions]).astype(np.int8)
-    probs = after_state_probs(evaluator, before, int(ply))
+    probs = after_state_probs(evaluator, before, int(ply), prune)
     return [cube_decision(flip_probs(pr), c, cube_life(p.board), met) for pr, p, c in zip(probs, positions, cubes)]
 
 

@@ -255,7 +255,9 @@ class HintRanker:
         self.evaluator = evaluator
         self.ply = int(ply)
         self.filters = tuple(filters) if filters else GNUBG_FILTERS
-        self.prune = prune  # bgrl.agents.search.ReplyPruning for searches of 2-ply and deeper, or None
+        # bgrl.agents.search.ReplyPruning of the search (only at 2-ply and deeper: None below), every
+        # reply choice of it pruned, its 1-ply stage's too (value_at likewise, so rows agree)
+        self.prune = prune if self.ply >= 2 else None
         self.name = name or f"{self.ply}-ply"
         self.search_calls = 0
 
@@ -414,8 +416,7 @@ class HintRanker:
         if self.ply == 0:  # search_plays at 0-ply is the evaluator alone: skip its bookkeeping
             probs = np.asarray(self.evaluator(boards), dtype=np.float64).reshape(boards.shape[0], 5)
             return probs, np.zeros(boards.shape[0], dtype=np.int8)
-        res = search_plays(self.evaluator, boards, offsets, self.ply, self.filters, search_forced=True,
-                           prune=self.prune if self.ply >= 2 else None)
+        res = search_plays(self.evaluator, boards, offsets, self.ply, self.filters, search_forced=True, prune=self.prune)
         return res.probs, res.ply
 
     def value_at(self, after_states: np.ndarray, plies) -> np.ndarray:
@@ -432,7 +433,7 @@ class HintRanker:
             step = self.CHUNK[int(d)] * 8
             for c in range(0, idx.size, step):
                 part = idx[c:c + step]
-                out[part] = after_state_probs(self.evaluator, a[part], int(d), self.prune if d >= 2 else None)
+                out[part] = after_state_probs(self.evaluator, a[part], int(d), self.prune)
         return out
 
 

@@ -50,8 +50,8 @@ class Pruning:
     keep: int = 5
 
     def __post_init__(self):
-        if isinstance(self.keep, bool) or int(self.keep) < 1:
-            raise ValueError(f"Pruning.keep must be >= 1, got {self.keep}")
+        if isinstance(self.keep, (bool, np.bool_)) or not isinstance(self.keep, (int, np.integer)) or self.keep < 1:
+            raise ValueError(f"Pruning.keep must be an int >= 1, got {self.keep!r}")
 
 
 #: The pruning of every search of 2-ply or deeper: the ``default`` network (80 hidden units,
@@ -71,8 +71,9 @@ class Level:
     noise : float >= 0, standard deviation of the equity noise (points per game) added to
         each play's value before choosing (gnubg's levels: 0.060/0.050/0.040/0.015/0);
     note : str, one line on what the level is meant to be;
-    prune : :class:`Pruning`, how its searches of 2-ply and deeper prune the replies (default
-        :data:`DEFAULT_PRUNING`; unused at 0- and 1-ply, which value every reply).
+    prune : :class:`Pruning`, how its searches of 2-ply and deeper prune the replies, every
+        reply choice of such a search, its 1-ply stage's too (default :data:`DEFAULT_PRUNING`;
+        searches at 0- and 1-ply value every reply).
     """
 
     name: str
@@ -88,6 +89,8 @@ class Level:
         return (self.ply if ply is None else int(ply)) >= 2
 
     def __post_init__(self):
+        if not isinstance(self.prune, Pruning):
+            raise TypeError(f"level {self.name}: prune must be a Pruning, got {type(self.prune).__name__}")
         if not 0 <= self.ply <= MAX_PLY:
             raise ValueError(f"level {self.name}: ply must be 0..{MAX_PLY}, got {self.ply}")
         if self.noise < 0:

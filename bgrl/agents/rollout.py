@@ -243,7 +243,8 @@ def _evaluate(evaluator, boards: np.ndarray) -> np.ndarray:
 
 
 def rollout_boards(evaluator, boards, trials: int = DEFAULT_TRIALS, seed: int = 0, ply: int = 0, filters=GNUBG_FILTERS,
-                   truncate: int | None = None, variance_reduction: bool = True, exact: bool = True) -> RolloutResult:
+                   truncate: int | None = None, variance_reduction: bool = True, exact: bool = True,
+                   prune=None) -> RolloutResult:
     """Roll out K positions, all trials of all of them in lockstep (module docstring).
 
     Parameters
@@ -269,6 +270,8 @@ def rollout_boards(evaluator, boards, trials: int = DEFAULT_TRIALS, seed: int = 
     exact : bool
         Stop a trial where :func:`bgrl.evaluation.exact.exact_probs` knows its position,
         with that value (default True).
+    prune : :class:`bgrl.agents.search.ReplyPruning`, optional
+        The reply pruning of the checker play's search (used at 2-ply and deeper).
 
     Returns
     -------
@@ -327,7 +330,7 @@ def rollout_boards(evaluator, boards, trials: int = DEFAULT_TRIALS, seed: int = 
                 if not active.size:
                     break
         if truncate is not None and t >= truncate:
-            finish(active, flip_probs(after_state_probs(evaluator, flip(b), ply)), t)
+            finish(active, flip_probs(after_state_probs(evaluator, flip(b), ply, prune)), t)
             break
         n = active.size
         tr = trial_of[active]
@@ -352,7 +355,7 @@ def rollout_boards(evaluator, boards, trials: int = DEFAULT_TRIALS, seed: int = 
                 lo, hi = aft.offsets[ug], aft.offsets[ug + 1]
                 sel = np.concatenate([np.arange(x, y) for x, y in zip(lo.tolist(), hi.tolist())])
                 offs = np.concatenate([[0], np.cumsum(hi - lo)])
-                chosen = aft.boards[sel[search_plays(evaluator, aft.boards[sel], offs, ply, filters).best]][ginv]
+                chosen = aft.boards[sel[search_plays(evaluator, aft.boards[sel], offs, ply, filters, prune=prune).best]][ginv]
         else:
             # one decision per distinct (position, roll) of the trials
             ub, inv = _unique_rows(np.concatenate([b, ridx[:, None].astype(np.int8)], axis=1))
@@ -360,7 +363,7 @@ def rollout_boards(evaluator, boards, trials: int = DEFAULT_TRIALS, seed: int = 
             if ply == 0:
                 pick = group_argmax(equity(_evaluate(evaluator, aft.boards)), aft.offsets)
             else:
-                pick = search_plays(evaluator, aft.boards, aft.offsets, ply, filters).best
+                pick = search_plays(evaluator, aft.boards, aft.offsets, ply, filters, prune=prune).best
             chosen = aft.boards[pick[inv]]
         res = game_results(chosen)
         done = res > 0
@@ -416,11 +419,12 @@ class Roller:
         For a ply outside 0..3.
     """
 
-    def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None):
+    def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None, prune=None):
         if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= int(ply) <= MAX_PLY:
             raise ValueError(f"ply must be an int 0..{MAX_PLY}, got {ply!r}")
         self.evaluator = evaluator
         self.ply = int(ply)
+        self.prune = prune if self.ply >= 2 else None  # bgrl.agents.search.ReplyPruning of the play's search
         self.filters = tuple(filters) if filters else GNUBG_FILTERS
         self.name = name or f"{self.ply}-ply"
 
@@ -429,7 +433,8 @@ class Roller:
         """The noise-free checker play of a level agent (:class:`bgrl.agents.levels.LevelAgent`:
         its evaluator, ply and filters)."""
         lv = agent.level
-        return cls(agent.evaluator, lv.ply, lv.filters, name=lv.name)
+        prune = agent.pruning() if hasattr(agent, "pruning") else None
+        return cls(agent.evaluator, lv.ply, lv.filters, name=lv.name, prune=prune)
 
     def position(self, position, trials: int = DEFAULT_TRIALS, seed: int = 0, truncate: int | None = None,
                  variance_reduction: bool = True) -> RolloutResult:
@@ -456,7 +461,7 @@ class Roller:
             raise TypeError(f"position must be a bgrl Position, got {type(position).__name__}")
         check_not_over(position)
         return rollout_boards(self.evaluator, position.board[None], trials, seed, self.ply, self.filters, truncate,
-                              variance_reduction)
+                              variance_reduction, prune=self.prune)
 
     def plays(self, position, dice, trials: int = DEFAULT_TRIALS, seed: int = 0, truncate: int | None = None,
               variance_reduction: bool = True, flt: MoveFilter = CANDIDATE_FILTER) -> list[RolledPlay]:
@@ -491,7 +496,7 @@ class Roller:
             return []
         roots = flip(np.stack([p.after_state for p in cands]))
         res = rollout_boards(self.evaluator, roots, trials, seed, self.ply, self.filters, truncate,
-                             variance_reduction).flipped()
+                             variance_reduction, prune=self.prune).flipped()
         order = np.lexsort((np.arange(len(cands)), -res.equity))
         ranks = shared_ranks(res.equity[order])
         return [RolledPlay(rank=int(ranks[j]), play=cands[i], equity=float(res.equity[i]), equity_se=float(res.equity_se[i]),

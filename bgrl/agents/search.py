@@ -107,8 +107,8 @@ class ReplyPruning:
     keep: int = 5
 
     def __post_init__(self):
-        if isinstance(self.keep, bool) or int(self.keep) < 1:
-            raise ValueError(f"ReplyPruning.keep must be >= 1, got {self.keep}")
+        if isinstance(self.keep, (bool, np.bool_)) or not isinstance(self.keep, (int, np.integer)) or self.keep < 1:
+            raise ValueError(f"ReplyPruning.keep must be an int >= 1, got {self.keep!r}")
 
 
 @dataclass(frozen=True)

@@ -168,7 +168,7 @@ def cube_text(pos, decision, probs, cube, label: str, ply: int) -> str:
 def _cube_hint(args, ranker, label, pos, cube) -> int:
     ply = ranker.ply
     try:
-        decision, probs = cube_hint(ranker.evaluator, pos, cube, ply)
+        decision, probs = cube_hint(ranker.evaluator, pos, cube, ply, prune=ranker.prune)
     except ValueError as exc:
         raise CLIError(f"no cube decision: {exc}") from None
     if args.json:

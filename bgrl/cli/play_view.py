@@ -457,7 +457,9 @@ class TerminalGame:
         role, board, cube = q
         ev, ply, name = eng
         whose = "you on roll" if role == "double" else f"{self.opponent_name} on roll, your answer is its 'take'"
-        d, _ = cube_hint(ev, Position(board), cube, ply)
+        from bgrl.agents.levels import reply_pruning  # every level's pruning, at 2-ply and deeper
+
+        d, _ = cube_hint(ev, Position(board), cube, ply, prune=reply_pruning(ply))
         return cube_hint_text(d, cube, name, ply, whose)
 
     def _cube_prompt_word(self, word: str) -> str | None:

@@ -130,7 +130,8 @@ def cmd_review(args) -> int:
 def _review_cube(reviews, cube_info, ranker) -> None:
     """Judge the cube decisions of the games that carry cube information (.mat files) with
     the ranker's evaluator at its ply (:func:`bgrl.records.cube_review.judge_cube`)."""
-    judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{ranker.name}, cube at {ranker.ply}-ply")
+    judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{ranker.name}, cube at {ranker.ply}-ply",
+               prune=getattr(ranker, "prune", None))
 
 
 #: The names bgrl gives the player in its own records: ``bgrl play`` ("human") and the web board ("you").

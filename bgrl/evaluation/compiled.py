@@ -1,11 +1,10 @@
 """When the compiled (numba) one-position kernels run instead of their numpy twins.
 
 The kernels (:mod:`bgrl.evaluation.movegen_nb`: the move generator of one position and of a
-batch; :mod:`bgrl.evaluation.table_nb`: the table network's forward pass on small batches, and
-for the torch path of large batches the table rows, the table build and the bags of non-zero
-rows) give the same after-states and the same values as the numpy code (bit for bit, except the
-small-batch forward pass: float32 rounding; ``tests/test_compiled_*.py``), so the choice is one
-of speed only. numba costs about 0.5 s
+batch; :mod:`bgrl.evaluation.table_nb`: the table network's forward pass, which takes every
+batch on the CPU, the table rows, the table build and the bags of non-zero rows) give the same
+after-states and the same values as the numpy code (bit for bit, except the forward pass:
+float32 rounding; ``tests/evaluation/test_compiled_*.py``), so the choice is one of speed only. numba costs about 0.5 s
 to import and 0.4 s more to load its first cached kernel (LLVM's start), which a one-shot
 command (``bgrl hint`` on the numpy backend, ``bgrl moves``) never wins back, while a
 process that plays or hints many times gains 0.1-0.3 ms a decision.

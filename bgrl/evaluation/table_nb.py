@@ -1,4 +1,4 @@
-"""Compiled (numba) forward pass of the table network evaluator on small batches.
+"""Compiled (numba) forward pass of the table network evaluator (every batch on the CPU).
 
 :func:`forward` is one kernel call for what :class:`bgrl.evaluation.table_np.NumpyTableEvaluator`
 does in about thirty numpy calls: the table rows of every after-state, their sum, the td198g

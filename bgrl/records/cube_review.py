@@ -218,7 +218,7 @@ def cube_summaries(cube_reviews) -> dict:
     return out
 
 
-def judge_cube(reviews: list, cube_info: list, evaluator, ply: int, judge_name: str) -> None:
+def judge_cube(reviews: list, cube_info: list, evaluator, ply: int, judge_name: str, prune=None) -> None:
     """Judge the cube decisions of the games that carry cube information (``.mat`` files;
     :func:`bgrl.records.files.read_games_text` ``with_cube``) with ``evaluator`` at ``ply``
     (:func:`bgrl.agents.cube.cube_hints_many`, one batched call) and attach them to their
@@ -230,7 +230,7 @@ def judge_cube(reviews: list, cube_info: list, evaluator, ply: int, judge_name: 
     names = [{"white": reviews[i].white, "black": reviews[i].black} for i in idx]
 
     def judge(positions, cubes):
-        return cube_hints_many(evaluator, positions, cubes, ply)
+        return cube_hints_many(evaluator, positions, cubes, ply, prune=prune)
 
     lists = review_cube([cube_info[i] for i in idx], judge, names)
     attach_cube([reviews[i] for i in idx], lists, judge_name)

@@ -540,7 +540,7 @@ def _cube_advice(eng, s: GameSession, level: str, ply: int) -> dict:
         cube = m.cube_for(doubler)
         m.offered_by = saved
         board, role = s.game.board, "answer"
-    d, probs = cube_hint(ranker.evaluator, Position(board), cube, ranker.ply)
+    d, probs = cube_hint(ranker.evaluator, Position(board), cube, ranker.ply, prune=ranker.prune)
     out = d.as_dict()
     eq = out["equities"]
     advice = {"role": role, "level": level, "ply": ranker.ply, "decision": d.decision, "take": bool(d.take),

@@ -175,7 +175,8 @@ def upload_review(cancel, eng, req, level: str) -> dict:
     if any(c is not None for c in cube_info):  # the cube actions of a .mat file, judged as bgrl review judges them
         ranker = eng.ranker(level)
         try:
-            judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply")
+            judge_cube(reviews, cube_info, ranker.evaluator, ranker.ply, f"{level}, cube at {ranker.ply}-ply",
+                       prune=getattr(ranker, "prune", None))
         except ValueError as exc:
             raise ServiceError("bad_file", f"cube review: {exc}") from None
         for g, rv, labels in zip(games, reviews, labels_of):

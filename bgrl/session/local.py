@@ -71,7 +71,7 @@ class AgentEngine:
         if ev is None:
             raise SessionError("no_judge", f"{getattr(r, 'name', 'the judge')} cannot evaluate a position before the roll")
         ply = int(getattr(r, "ply", 0))
-        return pre_roll_probs(ev, pos, ply), ply
+        return pre_roll_probs(ev, pos, ply, getattr(r, "prune", None)), ply
 
 
 class LocalGames:

@@ -113,7 +113,9 @@ def review_session(session, ranker, cube_judge=None, games: list[int] | None = N
     reviews = review_records(recs, CubefulRanker(ranker, cubes, f"{getattr(ranker, 'name', 'the judge')}, by {what}"))
     if cube_judge is not None:
         ev, ply, name = cube_judge
-        judge_cube(reviews, infos, ev, int(ply), f"{name}, cube at {int(ply)}-ply")
+        from bgrl.agents.levels import reply_pruning  # every level's pruning, at 2-ply and deeper
+
+        judge_cube(reviews, infos, ev, int(ply), f"{name}, cube at {int(ply)}-ply", prune=reply_pruning(int(ply)))
     return reviews
 
 

@@ -104,7 +104,7 @@ def numpy_choose_play(agent, pos, dice, rng=None):
     aft = generate(pos.board[None], np.array([d], dtype=np.int8))
     lv = getattr(agent, "level", None)
     if lv is not None and lv.noise <= 0:  # LevelAgent.select before: the search at every ply
-        k = int(search_plays(agent.evaluator, aft.boards, aft.offsets, lv.ply, lv.filters).best[0])
+        k = int(search_plays(agent.evaluator, aft.boards, aft.offsets, lv.ply, lv.filters, prune=agent.pruning()).best[0])
     else:
         k = int(agent.select(aft, rng)[0])
     chosen = aft.boards[k].tobytes()

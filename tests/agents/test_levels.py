@@ -59,6 +59,38 @@ def test_searches_of_two_ply_and_deeper_prune_the_replies(decisions):
     assert np.array_equal(agent.select(aft), want)
 
 
+def test_cube_decisions_and_rollouts_search_as_the_level_does(decisions):
+    """A 2-ply level's cube decisions, cubeful plays and rollouts prune as its select and hints do."""
+    from bgrl.agents.cube import cube_hint, pre_roll_probs
+    from bgrl.agents.levels import Pruning
+    from bgrl.agents.registry import load_ranker
+    from bgrl.agents.rollout import Roller
+    from bgrl.agents.search import after_state_probs
+    from bgrl.evaluation.probabilities import flip_probs
+    from bgrl.rules.board import flip
+
+    agent = load_level("grandmaster")
+    pos = decisions[1][0]
+    want = after_state_probs(agent.evaluator, flip(pos.board)[None], 2, agent.pruning())[0]
+    got = pre_roll_probs(agent.evaluator, pos, 2, agent.pruning())
+    np.testing.assert_array_equal(got, flip_probs(want))
+    ranker = load_ranker("grandmaster")
+    assert ranker.prune is not None and load_ranker("world-class").prune is None
+    _, probs = cube_hint(ranker.evaluator, pos, None, 2, prune=ranker.prune)
+    np.testing.assert_allclose(probs, pre_roll_probs(agent.evaluator, pos, 2, agent.pruning()), rtol=0, atol=1e-12)
+    assert Roller.from_agent(agent).prune is not None and Roller.from_agent(load_level("world-class")).prune is None
+    # a 2-ply ranker's own rows and value_at agree at every ply
+    rows = ranker.rank(*decisions[2])
+    for r in rows:
+        np.testing.assert_allclose(ranker.value_at(r.play.after_state[None], [r.ply])[0], r.probabilities.to_array(),
+                                   rtol=0, atol=2e-6)
+    for bad in (0, 2.5, "3", True, np.bool_(True), None):
+        with pytest.raises(ValueError, match="keep must be an int"):
+            Pruning("default", bad)
+    with pytest.raises(TypeError, match="prune must be a Pruning"):
+        LEVELS["grandmaster"].__class__("x", "default", 2, prune=("default", 5))
+
+
 def test_unknown_level_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown level 'supergrandmaster'"):
         load_level("supergrandmaster")
