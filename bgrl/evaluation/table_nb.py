@@ -122,7 +122,6 @@ if AVAILABLE:
         dot = np.empty(hidden, dtype=np.float32)
         bits = np.empty(hidden, dtype=np.int32)
         scale = bits.view(np.float32)
-        one = np.float32(1.0)
         p = np.empty(5, dtype=np.float64)
         for r in range(m):
             bar_m = -np.int64(a[r, 0])  # the side on roll after the play: the opponent's bar

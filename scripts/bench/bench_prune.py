@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 from bgrl.agents.levels import LEVELS, DEFAULT_PRUNING, _evaluator  # noqa: E402
-from bgrl.agents.search import GNUBG_FILTERS, ReplyPruning, apply_filter, best_replies, search_plays, MoveFilter  # noqa: E402
+from bgrl.agents.search import GNUBG_FILTERS, ReplyPruning, best_replies, search_plays  # noqa: E402
 from bgrl.evaluation.probabilities import equity  # noqa: E402
 from bgrl.rules.board import flip  # noqa: E402
 from bgrl.rules.dice import ROLLS  # noqa: E402
