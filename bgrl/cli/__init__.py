@@ -12,14 +12,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bgrl.cli import benchmark, games, hint, levels, match, moves, play, rate, review, rollout, serve, train
-from bgrl.cli._common import RULES_NOTE, CLIError, HelpFormatter, clip
+from bgrl.cli._common import CLIError, clip
 from bgrl._version import __version__
 
 __all__ = ["main", "build_parser", "CLIError"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # the command modules, imported here: ``bgrl --version`` needs none of them
+    from bgrl.cli import benchmark, games, hint, levels, match, moves, play, rate, review, rollout, serve, train
+    from bgrl.cli._common import RULES_NOTE, HelpFormatter
+
     p = argparse.ArgumentParser(prog="bgrl", description="Backgammon RL engine: legal plays, hints, games, matches, "
                                 f"training. {RULES_NOTE}", formatter_class=HelpFormatter)
     p.add_argument("--version", action="version", version=f"bgrl {__version__}")
@@ -41,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    if (sys.argv[1:] if argv is None else list(argv)) == ["--version"]:  # answered before the commands load
+        print(f"bgrl {__version__}")
+        raise SystemExit(0)  # as argparse's version action does
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
