@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bgrl.agents.base import check_decision, one_position, plays_of
-from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, after_state_probs, search_plays
+from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MIN_PRUNED_PLY, after_state_probs, search_plays
 from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import Play, legal_plays
 from bgrl.rules.outcome import check_not_over
@@ -257,7 +257,7 @@ class HintRanker:
         self.filters = tuple(filters) if filters else GNUBG_FILTERS
         # bgrl.agents.search.ReplyPruning of the search (only at 2-ply and deeper: None below), every
         # reply choice of it pruned, its 1-ply stage's too (value_at likewise, so rows agree)
-        self.prune = prune if self.ply >= 2 else None
+        self.prune = prune if self.ply >= MIN_PRUNED_PLY else None
         self.name = name or f"{self.ply}-ply"
         self.search_calls = 0
 

@@ -28,7 +28,7 @@ from bgrl.agents.base import Agent, check_decision
 from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
-from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MoveFilter, ReplyPruning, group_argmax, search_plays
+from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MIN_PRUNED_PLY, MoveFilter, ReplyPruning, check_keep, group_argmax, search_plays
 from bgrl.evaluation.probabilities import equity
 
 __all__ = ["Level", "Pruning", "DEFAULT_PRUNING", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "DEFAULT_PLAY_LEVEL", "JUDGE_LEVEL", "STRONGEST_NETWORK", "LevelAgent", "load_level", "reply_pruning", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
@@ -50,8 +50,7 @@ class Pruning:
     keep: int = 5
 
     def __post_init__(self):
-        if isinstance(self.keep, (bool, np.bool_)) or not isinstance(self.keep, (int, np.integer)) or self.keep < 1:
-            raise ValueError(f"Pruning.keep must be an int >= 1, got {self.keep!r}")
+        check_keep(self.keep, "Pruning")
 
 
 #: The pruning of every search of 2-ply or deeper: the ``default`` network (80 hidden units,
@@ -86,7 +85,7 @@ class Level:
 
     def pruned(self, ply: int | None = None) -> bool:
         """Whether a search of this level at ``ply`` (default: its own) prunes the replies."""
-        return (self.ply if ply is None else int(ply)) >= 2
+        return (self.ply if ply is None else int(ply)) >= MIN_PRUNED_PLY
 
     def __post_init__(self):
         if not isinstance(self.prune, Pruning):
@@ -238,7 +237,7 @@ class LevelAgent(Agent):
         self.seed = int(seed)
         self.name = level.name
         self.meta = meta or {}
-        self._pruner = pruner  # the evaluator of level.prune.network, opened at the first 2-ply search
+        self._pruner = pruner  # the evaluator of level.prune.network; None: the shipped one (reply_pruning)
         self._backend = backend
 
     def pruning(self, ply: int | None = None) -> ReplyPruning | None:
@@ -246,11 +245,8 @@ class LevelAgent(Agent):
         below 2-ply (:meth:`Level.pruned`). The pruning network is the one given as ``pruner``,
         else the shipped ``level.prune.network``, opened once per process."""
         lv = self.level
-        if not lv.pruned(ply):
-            return None
-        if self._pruner is None:
-            self._pruner = _evaluator(lv.prune.network, self._backend)[0]
-        return ReplyPruning(self._pruner, int(lv.prune.keep))
+        given = None if self._pruner is None else {lv.prune.network: self._pruner}
+        return reply_pruning(lv.ply if ply is None else ply, lv.prune, self._backend, given)
 
     def select(self, after: AfterStates, rng=None, seeds=None) -> np.ndarray:
         """Index int64 (B,) into ``after.boards`` of the play chosen for each decision.
@@ -334,7 +330,7 @@ def reply_pruning(ply: int, pruning: Pruning = DEFAULT_PRUNING, backend: str = "
     """The :class:`bgrl.agents.search.ReplyPruning` of a search at ``ply``: None below 2-ply,
     else ``pruning``'s network (from ``networks``, a ``{name: evaluator}`` already opened,
     where it is there; else the shipped one, opened once per process with ``backend``)."""
-    if int(ply) < 2:
+    if int(ply) < MIN_PRUNED_PLY:
         return None
     ev = networks.get(pruning.network) if networks is not None else None
     if ev is None:

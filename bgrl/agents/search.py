@@ -61,6 +61,8 @@ __all__ = [
     "apply_filter",
     "exact_rows",
     "ReplyPruning",
+    "MIN_PRUNED_PLY",
+    "check_keep",
     "best_replies",
 ]
 
@@ -94,6 +96,16 @@ class MoveFilter:
 GNUBG_FILTERS = (MoveFilter(8, 0.16), MoveFilter(2, 0.04))
 
 
+#: Searches of this ply and deeper prune their replies (levels, hints, rollouts); shallower ones value every reply.
+MIN_PRUNED_PLY = 2
+
+
+def check_keep(keep, what: str) -> None:
+    """ValueError naming ``what`` unless ``keep`` is an int >= 1 (a pruning's replies kept per roll)."""
+    if isinstance(keep, (bool, np.bool_)) or not isinstance(keep, (int, np.integer)) or keep < 1:
+        raise ValueError(f"{what}.keep must be an int >= 1, got {keep!r}")
+
+
 @dataclass(frozen=True)
 class ReplyPruning:
     """How a search of 2-ply or deeper prunes the reply choices (see the module docstring).
@@ -107,8 +119,7 @@ class ReplyPruning:
     keep: int = 5
 
     def __post_init__(self):
-        if isinstance(self.keep, (bool, np.bool_)) or not isinstance(self.keep, (int, np.integer)) or self.keep < 1:
-            raise ValueError(f"ReplyPruning.keep must be an int >= 1, got {self.keep!r}")
+        check_keep(self.keep, "ReplyPruning")
 
 
 @dataclass(frozen=True)
@@ -213,21 +224,18 @@ def best_replies(evaluator, boards: np.ndarray, offsets: np.ndarray, prune: Repl
     if wide.any():
         rows = np.flatnonzero(wide)
         cheap = equity(np.asarray(prune.evaluator(boards[rows]), dtype=np.float64).reshape(-1, 5))
-        chosen[rows[_top_in_groups(cheap, parent[rows], offsets, keep)]] = True
+        chosen[rows[_top_in_groups(cheap, parent[rows], keep)]] = True
     idx = np.flatnonzero(chosen)
     p0 = np.asarray(evaluator(boards[idx]), dtype=np.float64).reshape(-1, 5)
     eq = np.full(parent.size, -np.inf)
     eq[idx] = equity(p0)
     best = group_argmax(eq, offsets)
-    probs = np.empty((best.size, 5))
-    probs[:] = p0[np.searchsorted(idx, best)]
-    return best, probs
+    return best, p0[np.searchsorted(idx, best)]
 
 
-def _top_in_groups(values: np.ndarray, group: np.ndarray, offsets: np.ndarray, keep: int) -> np.ndarray:
+def _top_in_groups(values: np.ndarray, group: np.ndarray, keep: int) -> np.ndarray:
     """Indices into ``values`` float (n,) of the ``keep`` largest of each group (``group`` int
-    (n,), sorted, each group larger than ``keep``; ``offsets`` the groups' first rows in the
-    full batch, used for their sizes); ties to the earlier index."""
+    (n,), sorted, each group larger than ``keep``); ties to the earlier index."""
     first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     sizes = np.diff(np.r_[first, group.size])
     local = np.arange(group.size) - np.repeat(first, sizes)

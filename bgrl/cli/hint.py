@@ -43,7 +43,7 @@ def cmd_hint(args) -> int:
     ply = ranker.ply
     label = f"level {level}" + (f" with network {ranker.network}" if args.checkpoint is not None else "")
     pruning = None
-    if ranker.prune is not None and ply >= 2:
+    if ranker.prune is not None:  # set at 2-ply and deeper only
         spec = getattr(getattr(ranker, "level", None), "prune", None) or DEFAULT_PRUNING
         pruning = [spec.network, int(spec.keep)]
         label += f" (each roll's replies pruned to the {spec.network} network's best {spec.keep})"

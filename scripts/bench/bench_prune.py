@@ -31,8 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
-from bgrl.agents.levels import LEVELS, DEFAULT_PRUNING, _evaluator  # noqa: E402
-from bgrl.agents.search import GNUBG_FILTERS, ReplyPruning, best_replies, search_plays  # noqa: E402
+from bgrl.agents.levels import LEVELS, DEFAULT_PRUNING, Pruning, load_level, reply_pruning  # noqa: E402
+from bgrl.agents.search import GNUBG_FILTERS, best_replies, search_plays  # noqa: E402
 from bgrl.evaluation.probabilities import equity  # noqa: E402
 from bgrl.rules.board import flip  # noqa: E402
 from bgrl.rules.dice import ROLLS  # noqa: E402
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     lv = LEVELS[args.level]
-    ev = _evaluator(lv.network)[0]
+    ev = load_level(args.level).evaluator
     decisions = contact_decisions(args.positions, args.seed)
     print(f"level {lv.name}: network {lv.network}, 2-ply, filters {' '.join(f'{f.keep}/{f.window:g}' for f in GNUBG_FILTERS)}; "
           f"{len(decisions)} contact decisions (seed {args.seed})")
@@ -82,9 +82,8 @@ def main(argv=None) -> int:
     print(f"{'pruner':<12} {'keep':>4}  {'same best play':>14}  {'equity lost':>11}  {'where changed':>13}  {'|d eq| mean':>11}  {'max':>7}  "
           f"{'same reply':>10}  {'reply loss':>10}  {'ms':>6}  {'speed-up':>8}")
     for name in args.pruners:
-        pev = _evaluator(name)[0]
         for keep in args.keep:
-            prune = ReplyPruning(pev, keep)
+            prune = reply_pruning(2, Pruning(name, keep))
             got, ms = search(prune)
             same = lost = 0.0
             diffs = []
