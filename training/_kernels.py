@@ -1,11 +1,25 @@
 """Compiled inner loop of the fast trainer's weight update (optional: needs numba).
 
-:func:`history_update` computes, for the history rows of :mod:`bgrl.training.td`, the
-weight changes that the torch fallback computes with two matrix products, but skips the
-zero inputs of each row (an encoded position has about 40 non-zero units of 202) and the
-rows whose weight is 0 (finished games), which makes it several times faster. It is
-exact in the same sense as the fallback: the same sums, in a fixed row order (so a run
-is reproducible bit for bit), rounded differently only by float32 association.
+:func:`chain_update` computes, for the history rows of :mod:`bgrl.training.td`, the
+weight changes that the torch fallback computes with two matrix products
+(``dW1 = U^T X``, ``dW2 = C^T H``), but skips the rows whose weight is 0 (finished games)
+and, for the first layer, works from the inputs' changes along each game:
+
+Chains. The rows of one game slot with the same mover (every other ply) form a chain
+x_1, x_2, ..., x_m (oldest first); x_l = x_{l-1} + d_l, and d_l (a play and the reply
+change a few points: about 9 non-zero units against about 33 in x_l, measured on the
+shipped network's self-play) is stored with the row (:func:`chain_diffs`). Then, with
+P_l = U_1 + ... + U_l the prefix sums (summing by parts),
+
+    sum_l x_l (x) U_l = x_m (x) P_m - sum_{l >= 2} d_l (x) P_{l-1},
+
+so each row costs its changed units instead of all its non-zero ones, and the chain's
+latest row its own once: the rows are taken oldest first, P accumulated per chain. A chain
+starts afresh at a row whose predecessor has a weight of 0 (lambda^age underflowed: the
+older rows drop out). The
+sums are the same up to float32 association (the tests compare the trainer with the
+dense-trace reference within 2e-6), in a fixed row order, so a run (and a resumed run)
+is reproducible bit for bit.
 
 ``AVAILABLE`` is False when numba is not installed; :mod:`bgrl.training.td` then uses
 torch (numba is a dependency of bgrl; the fallback serves platforms without it).
@@ -22,7 +36,7 @@ try:  # pragma: no cover - depends on the optional extra
 except ImportError:  # pragma: no cover
     AVAILABLE = False
 
-__all__ = ["AVAILABLE", "history_update"]
+__all__ = ["AVAILABLE", "chain_diffs", "chain_update", "sparsify"]
 
 NNZ_MAX = 48
 """Most non-zero input units of one encoded position (td198r has at most 39)."""
@@ -48,11 +62,46 @@ if AVAILABLE:
             nnz[r] = q
 
     @njit(cache=True, nogil=True)
-    def _history_update(cols, vals, nnz, Hh, gy, w, sel, ringrow, both, ring, dW1t, db1, dW2, db2):  # pragma: no cover
+    def chain_diffs(X, n0, n1, owner, k, alive, last, t, dcols, dvals, dnnz, pk):  # pragma: no cover - compiled
+        """Link the new history rows n0..n1-1 of X (cap, I) float32 to their chains and store
+        their differences (module docstring, "Chains").
+
+        A row's predecessor is ``last[owner, t & 1]``, the game's latest earlier row with the
+        same mover, if it is still a row of this game (below n0, same owner, alive, same
+        parity); then dcols/dvals/dnnz hold ``x_row - x_predecessor``'s non-zero units and
+        pk the predecessor's step, otherwise x_row's non-zero units and pk = -1. ``last``
+        (G, 2) int64 is updated to the new rows."""
+        I = X.shape[1]
+        width = dcols.shape[1]
+        par = t & 1
+        for r in range(n0, n1):
+            g = owner[r]
+            p = last[g, par]
+            linked = p >= 0 and p < n0 and owner[p] == g and alive[p] and (k[p] & 1) == par
+            q = 0
+            for i in range(I):
+                v = X[r, i]
+                if linked:
+                    v = v - X[p, i]
+                if v != 0.0:
+                    if q >= width:
+                        raise ValueError("more changed inputs than the difference row holds")
+                    dcols[r, q] = i
+                    dvals[r, q] = v
+                    q += 1
+            dnnz[r] = q
+            pk[r] = k[p] if linked else -1
+            last[g, par] = r
+
+    @njit(cache=True, nogil=True)
+    def _chain_update(cols, vals, nnz, dcols, dvals, dnnz, root, chain, n_chains, Hh, gy, w, sel, ringrow, both, ring,
+                      dW1t, db1, dW2, db2):  # pragma: no cover - compiled
         n, H = Hh.shape
         u = np.empty(H, dtype=np.float32)
         c = np.empty(5, dtype=np.float32)
-        for r in range(n):
+        acc = np.zeros((n_chains, H), dtype=np.float32)  # per chain: the sum of u over its rows so far
+        last = np.full(n_chains, -1, dtype=np.int64)  # per chain: its latest row
+        for r in range(n):  # oldest first (about 2.5x faster here than newest first)
             wr = w[r]
             if wr == 0.0:
                 continue
@@ -61,38 +110,58 @@ if AVAILABLE:
             for o in range(5):
                 c[o] = both[s, o] * gy[r, o] * wr
                 db2[o] += c[o]
-            for j in range(H):
-                u[j] = np.float32(0.0)
-            for o in range(5):
-                co = c[o]
+            c0, c1, c2, c3, c4 = c[0], c[1], c[2], c[3], c[4]
+            g0, g1, g2, g3, g4 = ring[rr, 0], ring[rr, 1], ring[rr, 2], ring[rr, 3], ring[rr, 4]
+            for j in range(H):  # the five outputs in one pass over the hidden units
+                hj = Hh[r, j]
+                u[j] = (((c0 * g0[j] + c1 * g1[j]) + c2 * g2[j]) + c3 * g3[j]) + c4 * g4[j]
+                dW2[0, j] += c0 * hj
+                dW2[1, j] += c1 * hj
+                dW2[2, j] += c2 * hj
+                dW2[3, j] += c3 * hj
+                dW2[4, j] += c4 * hj
+            ch = chain[r]
+            last[ch] = r
+            if root[r]:  # the chain starts here: its sum starts afresh
                 for j in range(H):
-                    u[j] += co * ring[rr, o, j]
-                    dW2[o, j] += co * Hh[r, j]
+                    acc[ch, j] = np.float32(0.0)
+            else:  # - d_l (x) (u_1 + ... + u_{l-1})
+                for q in range(dnnz[r]):
+                    i = dcols[r, q]
+                    v = dvals[r, q]
+                    for j in range(H):
+                        dW1t[i, j] -= v * acc[ch, j]
             for j in range(H):
                 hj = Hh[r, j]
                 u[j] *= hj * (np.float32(1.0) - hj)
                 db1[j] += u[j]
-            for q in range(nnz[r]):
-                i = cols[r, q]
-                v = vals[r, q]
-                for j in range(H):
-                    dW1t[i, j] += v * u[j]
+                acc[ch, j] += u[j]
+        for ch in range(n_chains):  # + x_m (x) (u_1 + ... + u_m), x_m the chain's latest row
+            r = last[ch]
+            if r >= 0:
+                for q in range(nnz[r]):
+                    i = cols[r, q]
+                    v = vals[r, q]
+                    for j in range(H):
+                        dW1t[i, j] += v * acc[ch, j]
 
 
-def history_update(cols, vals, nnz, Hh, gy, w, sel, ringrow, both, ring, n_inputs):
-    """Weight changes (before the step size) from history rows.
+def chain_update(cols, vals, nnz, dcols, dvals, dnnz, root, chain, n_chains, Hh, gy, w, sel, ringrow, both, ring, n_inputs):
+    """Weight changes (before the step size) from history rows, through their chains (module docstring).
 
-    cols/vals/nnz: the non-zero inputs of each row (:func:`sparsify`), Hh float32 (N, H)
-    hidden activations, gy float32 (N, 5) = y(1-y), w float32 (N,) lambda^(t-k) (0 = skip
-    the row), sel int64 (N,) row of ``both`` (the game's delta in the row's frame),
-    ringrow int64 (N,) row of ``ring`` (output weights at the row's step), both float32
-    (2G, 5), ring float32 (R, 5, H).
-    Returns (dW1 (H, I), db1 (H,), dW2 (5, H), db2 (5,)), float32 numpy arrays.
+    cols/vals/nnz: the non-zero inputs of each row (:func:`sparsify`); dcols/dvals/dnnz: the
+    row's differences from its chain predecessor (:func:`chain_diffs`); root bool (N,): the
+    row starts its chain (no predecessor, or one whose weight is 0); chain int64 (N,) in
+    [0, n_chains): the row's chain (game slot and mover); Hh float32 (N, H) hidden
+    activations, gy float32 (N, 5) = y(1-y), w float32 (N,) lambda^(t-k) (0 = skip the row),
+    sel int64 (N,) row of ``both`` (the game's delta in the row's frame), ringrow int64 (N,)
+    row of ``ring`` (output weights at the row's step), both float32 (2G, 5), ring float32
+    (R, 5, H). Returns (dW1 (H, I), db1 (H,), dW2 (5, H), db2 (5,)), float32 numpy arrays.
     """
     H = Hh.shape[1]
     dW1t = np.zeros((n_inputs, H), dtype=np.float32)
     db1 = np.zeros(H, dtype=np.float32)
     dW2 = np.zeros((5, H), dtype=np.float32)
     db2 = np.zeros(5, dtype=np.float32)
-    _history_update(cols, vals, nnz, Hh, gy, w, sel, ringrow, both, ring, dW1t, db1, dW2, db2)
+    _chain_update(cols, vals, nnz, dcols, dvals, dnnz, root, chain, n_chains, Hh, gy, w, sel, ringrow, both, ring, dW1t, db1, dW2, db2)
     return dW1t.T, db1, dW2, db2

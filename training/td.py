@@ -148,6 +148,7 @@ class TDLambda:
         self.boards = np.repeat(START_BOARD[None], n_games, axis=0)
         self.plies = np.zeros(n_games, dtype=np.int64)
         self.t = 0  # global step count
+        self._last = np.full((n_games, 2), -1, dtype=np.int64)  # latest history row of each (slot, mover): its chain's end
         self._alloc(max(64 * n_games, 1024), 256)
         self._lam_pow = np.array([1.0])
 
@@ -167,6 +168,12 @@ class TDLambda:
         self._cols = np.zeros((cap, width), dtype=np.int16)
         self._vals = np.zeros((cap, width), dtype=np.float32)
         self._nnz = np.zeros(cap, dtype=np.int16)
+        # the compiled update's chains (bgrl.training._kernels): the change from the row's predecessor, its step
+        dwidth = min(2 * width, I)
+        self._dcols = np.zeros((cap, dwidth), dtype=np.int16)
+        self._dvals = np.zeros((cap, dwidth), dtype=np.float32)
+        self._dnnz = np.zeros(cap, dtype=np.int16)
+        self._pk = np.full(cap, -1, dtype=np.int64)
         self._R = ring
         self._ring = torch.zeros(ring, 5, H)
 
@@ -181,7 +188,8 @@ class TDLambda:
         self._n = n
 
     def _arrays(self):
-        return (self._X, self._B, self._Hh, self._gy, self._k, self._owner, self._alive, self._cols, self._vals, self._nnz)
+        return (self._X, self._B, self._Hh, self._gy, self._k, self._owner, self._alive, self._cols, self._vals, self._nnz,
+                self._dcols, self._dvals, self._dnnz, self._pk)
 
     def _compact(self):
         n = self._n
@@ -190,9 +198,13 @@ class TDLambda:
         kt = torch.from_numpy(keep)
         for arr in (self._X, self._Hh, self._gy):
             arr[:m] = arr[:n].index_select(0, kt)
-        for arr in (self._B, self._k, self._owner, self._alive, self._cols, self._vals, self._nnz):
+        for arr in (self._B, self._k, self._owner, self._alive, self._cols, self._vals, self._nnz, self._dcols, self._dvals,
+                    self._dnnz, self._pk):
             arr[:m] = arr[:n][keep]
         self._n = m
+        moved = np.full(n + 1, -1, dtype=np.int64)  # old row -> new row (-1: dropped, or no row)
+        moved[keep] = np.arange(m)
+        self._last = moved[np.where(self._last < n, self._last, n)]
 
     def _make_room(self, rows: int):
         n = self._n
@@ -283,10 +295,13 @@ class TDLambda:
             self._Hh[n0:n1] = hl
             self._gy[n0:n1] = yl * (1 - yl)
             self._owner[n0:n1] = learn
-        if self.use_kernel:
-            _kernels.sparsify(self._X.numpy()[n0:n1], self._cols[n0:n1], self._vals[n0:n1], self._nnz[n0:n1])
         self._k[n0:n1] = t
         self._alive[n0:n1] = True
+        if self.use_kernel:
+            X = self._X.numpy()
+            _kernels.sparsify(X[n0:n1], self._cols[n0:n1], self._vals[n0:n1], self._nnz[n0:n1])
+            _kernels.chain_diffs(X, n0, n1, self._owner, self._k, self._alive, self._last, t, self._dcols, self._dvals,
+                                 self._dnnz, self._pk)
         self._n = n1
         self._ring[t % self._R] = W2
         c3 = clock()
@@ -359,6 +374,9 @@ class TDLambda:
         k = self._k[:n]
         age = t - k
         amax = int(age.max())
+        if self.use_kernel:
+            pk = self._pk[:n]
+            amax = max(amax, t - int(np.where(pk >= 0, pk, t).min()))
         if amax >= self._lam_pow.shape[0]:
             self._lam_pow = np.power(self.lam, np.arange(2 * amax + 64, dtype=np.float64))
         alive = self._alive[:n]
@@ -369,8 +387,11 @@ class TDLambda:
         sel_np = self._owner[:n] + G * (age & 1)
         a = self.alpha
         if self.use_kernel:
-            dW1, db1, dW2, db2 = _kernels.history_update(
-                self._cols[:n], self._vals[:n], self._nnz[:n], self._Hh.numpy()[:n], self._gy.numpy()[:n], w, sel_np,
+            # a chain starts at a row without a predecessor, or whose predecessor's weight is 0 (dropped out)
+            root = (pk < 0) | (self._lam_pow[np.where(pk >= 0, t - pk, 0)].astype(np.float32) == 0)
+            dW1, db1, dW2, db2 = _kernels.chain_update(
+                self._cols[:n], self._vals[:n], self._nnz[:n], self._dcols[:n], self._dvals[:n], self._dnnz[:n], root,
+                2 * self._owner[:n] + (k & 1), 2 * G, self._Hh.numpy()[:n], self._gy.numpy()[:n], w, sel_np,
                 k % self._R, both.numpy(), self._ring.numpy(), net.n_inputs)
             W1.add_(torch.from_numpy(dW1), alpha=a)
             b1.add_(torch.from_numpy(db1), alpha=a)
@@ -431,8 +452,6 @@ class TDLambda:
             self._n = n
             self._B[:n] = s["hist_boards"].numpy()
             self._X[:n] = torch.from_numpy(encode(self._B[:n], self.encoder))
-            if self.use_kernel and n:
-                _kernels.sparsify(self._X.numpy()[:n], self._cols[:n], self._vals[:n], self._nnz[:n])
             self._Hh[:n] = s["hist_h"]
             self._gy[:n] = s["hist_gy"]
             self._k[:n] = s["hist_k"].numpy()
@@ -447,4 +466,14 @@ class TDLambda:
             raise ValueError(f"the trainer state is incomplete or malformed ({type(exc).__name__}: {exc})") from None
         if self._owner[:n].size and (self._owner[:n].max() >= self.G or self._owner[:n].min() < 0):
             raise ValueError("the saved history names games this trainer does not have")
+        if n and (np.diff(self._k[:n]) < 0).any():
+            raise ValueError("the saved history is not in step order")
+        self._last[:] = -1
+        if self.use_kernel and n:  # the rows and their chains as the run built them (so it resumes bit for bit)
+            X = self._X.numpy()
+            _kernels.sparsify(X[:n], self._cols[:n], self._vals[:n], self._nnz[:n])
+            starts = np.flatnonzero(np.r_[True, np.diff(self._k[:n]) != 0])
+            for a, b in zip(starts, np.r_[starts[1:], n]):
+                _kernels.chain_diffs(X, int(a), int(b), self._owner, self._k, self._alive, self._last, int(self._k[a]),
+                                     self._dcols, self._dvals, self._dnnz, self._pk)
         self.after.refresh()

@@ -28,7 +28,7 @@ TOLERANCE = 2e-6
 
 if AVAILABLE:
 
-    @njit(cache=True, nogil=True, fastmath={"contract", "arcp"})
+    @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract", "arcp"})
     def _sigmoid_into(pre, bits, scale):  # pragma: no cover - compiled
         """pre[j] = 1 / (1 + exp(-pre[j])) in float32, with Cephes' expf (range reduction by
         ln 2, a degree-6 polynomial, 2^n from the exponent bits; within about 1 ulp of a
@@ -62,7 +62,7 @@ if AVAILABLE:
         for j in range(pre.shape[0]):
             pre[j] = one / (one + pre[j] * scale[j])
 
-    @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+    @njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
     def _dot(h, w):  # pragma: no cover - compiled
         """float32 dot product in any order (vectorised): BLAS's order is not numpy's either."""
         acc = np.float32(0.0)
@@ -70,7 +70,7 @@ if AVAILABLE:
             acc += h[j] * w[j]
         return acc
 
-    @njit(cache=True, nogil=True)
+    @njit(cache=True, nogil=True, error_model="numpy")
     def _row_sum(tab, nz, n, bias, pre):  # pragma: no cover - compiled
         """pre = (((tab[nz[0]] + tab[nz[1]]) + ...) + tab[nz[n-1]]) + bias, added strictly in that
         order (so the bits of a row-by-row sum), four rows a pass over the hidden units (a
@@ -92,28 +92,69 @@ if AVAILABLE:
         for j in range(h):
             pre[j] += bias[j]
 
-    @njit(cache=True, nogil=True, fastmath={"contract"})
+    @njit(cache=True, nogil=True, error_model="numpy")
+    def _delta_sum(tab, adds, n_add, subs, n_sub, base, pre):  # pragma: no cover - compiled
+        """pre = base + tab[adds[0]] + ... - tab[subs[0]] - ...: another after-state's first-layer
+        sum (``base``) moved to this one's rows (the incremental first layer, see :func:`forward`),
+        two rows a pass over the hidden units."""
+        h = pre.shape[0]
+        for j in range(h):
+            pre[j] = base[j]
+        k = 0
+        while k + 2 <= n_add:
+            t0, t1 = tab[adds[k]], tab[adds[k + 1]]
+            for j in range(h):
+                pre[j] = (pre[j] + t0[j]) + t1[j]
+            k += 2
+        if k < n_add:
+            t0 = tab[adds[k]]
+            for j in range(h):
+                pre[j] += t0[j]
+        k = 0
+        while k + 2 <= n_sub:
+            t0, t1 = tab[subs[k]], tab[subs[k + 1]]
+            for j in range(h):
+                pre[j] = (pre[j] - t0[j]) - t1[j]
+            k += 2
+        if k < n_sub:
+            t0 = tab[subs[k]]
+            for j in range(h):
+                pre[j] -= t0[j]
+
+    @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
     def _feature_product(v, featw, dot):  # pragma: no cover - compiled
         """dot[j] = sum over f, in order, of v[f] * featw[f, j] (float32; a loop of its own, which
-        the compiler vectorises over the hidden units)."""
+        the compiler vectorises over the hidden units): the first two features, then eight a
+        pass over the units (a ninth of the loads and stores of ``dot`` that one a pass needs;
+        td198g's 18 features are 2 + 8 + 8)."""
         h = dot.shape[0]
-        for j in range(h):
-            dot[j] = np.float32(0.0)
+        nf = v.shape[0]
         f = 0
-        while f + 4 <= v.shape[0]:  # four features a pass over the units, still added in order
-            w0, w1, w2, w3 = featw[f], featw[f + 1], featw[f + 2], featw[f + 3]
-            x0, x1, x2, x3 = v[f], v[f + 1], v[f + 2], v[f + 3]
+        if nf >= 2:
+            x0, x1, w0, w1 = v[0], v[1], featw[0], featw[1]
             for j in range(h):
-                dot[j] = (((dot[j] + x0 * w0[j]) + x1 * w1[j]) + x2 * w2[j]) + x3 * w3[j]
-            f += 4
-        while f < v.shape[0]:
+                dot[j] = x0 * w0[j] + x1 * w1[j]
+            f = 2
+        else:
+            for j in range(h):
+                dot[j] = np.float32(0.0)
+        while f + 8 <= nf:
+            w0, w1, w2, w3 = featw[f], featw[f + 1], featw[f + 2], featw[f + 3]
+            w4, w5, w6, w7 = featw[f + 4], featw[f + 5], featw[f + 6], featw[f + 7]
+            x0, x1, x2, x3, x4, x5, x6, x7 = v[f], v[f + 1], v[f + 2], v[f + 3], v[f + 4], v[f + 5], v[f + 6], v[f + 7]
+            for j in range(h):
+                d = (((dot[j] + x0 * w0[j]) + x1 * w1[j]) + x2 * w2[j]) + x3 * w3[j]
+                dot[j] = (((d + x4 * w4[j]) + x5 * w5[j]) + x6 * w6[j]) + x7 * w7[j]
+            f += 8
+        while f < nf:
             x0, w0 = v[f], featw[f]
             for j in range(h):
                 dot[j] += x0 * w0[j]
             f += 1
 
-    @njit(cache=True, nogil=True)
-    def _forward(a, tab, zero, bias, featw, feats, w2, b2, race_enc, out, on_p, on_o, race, cand):  # pragma: no cover
+
+    @njit(cache=True, nogil=True, error_model="numpy")
+    def _forward(a, tab, zero, bias, featw, feats, w2, b2, race_enc, incremental, out, on_p, on_o, race, cand):  # pragma: no cover
         m = a.shape[0]
         hidden = tab.shape[1]
         n_feat = feats.shape[1]
@@ -123,6 +164,10 @@ if AVAILABLE:
         lbits = np.empty(5, dtype=np.int32)
         lscale = lbits.view(np.float32)
         pre = np.empty(hidden, dtype=np.float32)
+        base = np.empty(hidden, dtype=np.float32)  # the anchor's first-layer sum (with the bias)
+        base_rows = np.full(55, -1, dtype=np.int64)  # the anchor's table rows (none yet)
+        adds = np.empty(55, dtype=np.int64)
+        subs = np.empty(55, dtype=np.int64)
         dot = np.empty(hidden, dtype=np.float32)
         bits = np.empty(hidden, dtype=np.int32)
         scale = bits.view(np.float32)
@@ -171,11 +216,27 @@ if AVAILABLE:
             # first layer: the rows' sum in the numpy evaluator's order (rows of exact zeros left
             # out: adding one changes no bits but a zero's sign, whose sigmoid is the same), then the bias
             n_nz = 0
+            n_add = 0
+            n_sub = 0
             for k in range(n_rows):  # without a branch (which rows are zeros is data, unpredictable)
                 t = rows[k]
                 nz[n_nz] = t
                 n_nz += 1 - np.int64(zero[t])
-            _row_sum(tab, nz, n_nz, bias, pre)
+                u = base_rows[k]
+                d = np.int64(t != u)
+                adds[n_add] = t
+                n_add += d * (1 - np.int64(zero[t]))
+                subs[n_sub] = u
+                n_sub += d * (1 - np.int64(zero[u]))
+            if incremental and base_rows[0] >= 0 and n_add + n_sub < n_nz:
+                _delta_sum(tab, adds, n_add, subs, n_sub, base, pre)
+            else:  # in full, and this after-state is the anchor of those that follow
+                _row_sum(tab, nz, n_nz, bias, pre)
+                if incremental:
+                    for j in range(hidden):
+                        base[j] = pre[j]
+                    for k in range(n_rows):
+                        base_rows[k] = rows[k]
             if n_feat > 0:  # the features' product first (each unit's sum over the features in order), then added
                 _feature_product(feats[r], featw, dot)
                 for j in range(hidden):
@@ -228,7 +289,7 @@ if AVAILABLE:
 _NO_FEATURES = np.zeros((0, 1), dtype=np.float32)
 
 
-def forward(a: np.ndarray, tab, bias, featw, feats, w2, b2, race_enc: bool):
+def forward(a: np.ndarray, tab, bias, featw, feats, w2, b2, race_enc: bool, incremental: bool = True):
     """The evaluator's probabilities of the side that played, float64 (M, 5), for after-states
     ``a`` int8 (M, 26) C-contiguous, before finished games and exact values: the network, the
     side flip, :func:`bgrl.evaluation.probabilities.bound_probs` and ``make_consistent``.
@@ -248,7 +309,7 @@ def forward(a: np.ndarray, tab, bias, featw, feats, w2, b2, race_enc: bool):
     if feats is None:
         feats, featw = np.zeros((m, 0), dtype=np.float32), _NO_FEATURES
     _forward(a, tab, _zero_mask(tab.shape[0]), bias, featw, np.ascontiguousarray(feats), np.ascontiguousarray(w2), np.ascontiguousarray(b2),
-             bool(race_enc), out, on_p, on_o, race, cand)
+             bool(race_enc), bool(incremental), out, on_p, on_o, race, cand)
     return out, on_p, on_o, race, cand
 
 
@@ -265,7 +326,7 @@ def warm() -> None:
 
 if AVAILABLE:
 
-    @njit(cache=True, nogil=True)
+    @njit(cache=True, nogil=True, error_model="numpy")
     def _rows_kernel(a, race_enc, rows, on_p, on_o, race, cand):  # pragma: no cover - compiled
         """:meth:`bgrl.evaluation.table_np.NumpyTableEvaluator._rows` (and ``cand``) per row."""
         for r in range(a.shape[0]):
@@ -308,7 +369,7 @@ if AVAILABLE:
             race[r] = is_race
             cand[r] = is_race or (n_on_m == 1 and n_on_o == 1)
 
-    @njit(cache=True, nogil=True)
+    @njit(cache=True, nogil=True, error_model="numpy")
     def _tables_kernel(w1t, units, tab):  # pragma: no cover - compiled
         """The 48 point slots of :func:`bgrl.evaluation.table_np.first_layer_tables` (rows
         0..767) from ``w1t`` = w1's transpose (inputs, H): each unit's products added in
@@ -354,7 +415,7 @@ ZERO_ROWS = tuple(16 * s for s in range(48)) + (768, 784, 800, 816, 832, 834, 83
 
 if AVAILABLE:
 
-    @njit(cache=True, nogil=True)
+    @njit(cache=True, nogil=True, error_model="numpy")
     def _bag_kernel(rows, zero, flat, offsets):  # pragma: no cover - compiled
         m, k = rows.shape
         q = 0
@@ -387,7 +448,7 @@ _ZERO_MASKS: dict = {}
 
 if AVAILABLE:
 
-    @njit(cache=True, nogil=True)
+    @njit(cache=True, nogil=True, error_model="numpy")
     def _bags_kernel(a, race_enc, zero, bias_row, flat, offsets, on_p, on_o, race, cand):  # pragma: no cover
         """:func:`_rows_kernel` and :func:`_bag_kernel` in one pass, each bag ending with ``bias_row``."""
         rows = np.empty(55, dtype=np.int64)
