@@ -36,7 +36,7 @@ try:  # pragma: no cover - depends on the optional extra
 except ImportError:  # pragma: no cover
     AVAILABLE = False
 
-__all__ = ["AVAILABLE", "chain_diffs", "chain_update", "sparsify"]
+__all__ = ["AVAILABLE", "chain_diffs", "chain_update", "history_update", "sparsify"]
 
 NNZ_MAX = 48
 """Most non-zero input units of one encoded position (td198r has at most 39)."""
@@ -145,6 +145,38 @@ if AVAILABLE:
                     for j in range(H):
                         dW1t[i, j] += v * acc[ch, j]
 
+    @njit(cache=True, nogil=True)
+    def _history_update(cols, vals, nnz, Hh, gy, w, sel, ringrow, both, ring, dW1t, db1, dW2, db2):  # pragma: no cover
+        n, H = Hh.shape
+        u = np.empty(H, dtype=np.float32)
+        c = np.empty(5, dtype=np.float32)
+        for r in range(n):
+            wr = w[r]
+            if wr == 0.0:
+                continue
+            s = sel[r]
+            rr = ringrow[r]
+            for o in range(5):
+                c[o] = both[s, o] * gy[r, o] * wr
+                db2[o] += c[o]
+            for j in range(H):
+                u[j] = np.float32(0.0)
+            for o in range(5):
+                co = c[o]
+                for j in range(H):
+                    u[j] += co * ring[rr, o, j]
+                    dW2[o, j] += co * Hh[r, j]
+            for j in range(H):
+                hj = Hh[r, j]
+                u[j] *= hj * (np.float32(1.0) - hj)
+                db1[j] += u[j]
+            for q in range(nnz[r]):
+                i = cols[r, q]
+                v = vals[r, q]
+                for j in range(H):
+                    dW1t[i, j] += v * u[j]
+
+
 
 def chain_update(cols, vals, nnz, dcols, dvals, dnnz, root, chain, n_chains, Hh, gy, w, sel, ringrow, both, ring, n_inputs):
     """Weight changes (before the step size) from history rows, through their chains (module docstring).
@@ -164,4 +196,25 @@ def chain_update(cols, vals, nnz, dcols, dvals, dnnz, root, chain, n_chains, Hh,
     dW2 = np.zeros((5, H), dtype=np.float32)
     db2 = np.zeros(5, dtype=np.float32)
     _chain_update(cols, vals, nnz, dcols, dvals, dnnz, root, chain, n_chains, Hh, gy, w, sel, ringrow, both, ring, dW1t, db1, dW2, db2)
+    return dW1t.T, db1, dW2, db2
+
+
+def history_update(cols, vals, nnz, Hh, gy, w, sel, ringrow, both, ring, n_inputs):
+    """Weight changes (before the step size) from history rows, each row's inputs in full:
+    :func:`chain_update`'s reference, and the trainer's update as it was before issue 39
+    (it runs inside :func:`bgrl.evaluation.compiled.disabled`, for tests and benchmarks).
+
+    cols/vals/nnz: the non-zero inputs of each row (:func:`sparsify`), Hh float32 (N, H)
+    hidden activations, gy float32 (N, 5) = y(1-y), w float32 (N,) lambda^(t-k) (0 = skip
+    the row), sel int64 (N,) row of ``both`` (the game's delta in the row's frame),
+    ringrow int64 (N,) row of ``ring`` (output weights at the row's step), both float32
+    (2G, 5), ring float32 (R, 5, H).
+    Returns (dW1 (H, I), db1 (H,), dW2 (5, H), db2 (5,)), float32 numpy arrays.
+    """
+    H = Hh.shape[1]
+    dW1t = np.zeros((n_inputs, H), dtype=np.float32)
+    db1 = np.zeros(H, dtype=np.float32)
+    dW2 = np.zeros((5, H), dtype=np.float32)
+    db2 = np.zeros(5, dtype=np.float32)
+    _history_update(cols, vals, nnz, Hh, gy, w, sel, ringrow, both, ring, dW1t, db1, dW2, db2)
     return dW1t.T, db1, dW2, db2

@@ -115,7 +115,10 @@ class TDLambda:
     exact : optional callable ``boards -> (known, probs)`` valuing exact positions from the
         side on roll (:func:`bgrl.evaluation.exact.exact_probs`); None = the network everywhere.
     kernel : use the compiled update (:mod:`bgrl.training._kernels`, needs numba) when
-        available (None = when installed); False = torch matrix products.
+        available (None = when installed); False = torch matrix products. The compiled update
+        works through each game's chain of input changes (``chain_update``), or inside
+        :func:`bgrl.evaluation.compiled.disabled` from each row's inputs in full
+        (``history_update``, the update as before issue 39): the same sums up to float32 association.
 
     ``timings`` accumulates seconds per part (:data:`TIMING_PARTS`); :meth:`state_dict`
     and :meth:`load_state_dict` save and restore everything a step depends on (games in
@@ -387,12 +390,17 @@ class TDLambda:
         sel_np = self._owner[:n] + G * (age & 1)
         a = self.alpha
         if self.use_kernel:
-            # a chain starts at a row without a predecessor, or whose predecessor's weight is 0 (dropped out)
-            root = (pk < 0) | (self._lam_pow[np.where(pk >= 0, t - pk, 0)].astype(np.float32) == 0)
-            dW1, db1, dW2, db2 = _kernels.chain_update(
-                self._cols[:n], self._vals[:n], self._nnz[:n], self._dcols[:n], self._dvals[:n], self._dnnz[:n], root,
-                2 * self._owner[:n] + (k & 1), 2 * G, self._Hh.numpy()[:n], self._gy.numpy()[:n], w, sel_np,
-                k % self._R, both.numpy(), self._ring.numpy(), net.n_inputs)
+            if _compiled.is_disabled():  # each row's inputs in full, as before issue 39 (bgrl.training._kernels)
+                dW1, db1, dW2, db2 = _kernels.history_update(
+                    self._cols[:n], self._vals[:n], self._nnz[:n], self._Hh.numpy()[:n], self._gy.numpy()[:n], w, sel_np,
+                    k % self._R, both.numpy(), self._ring.numpy(), net.n_inputs)
+            else:  # through the chains of input changes; a chain starts at a row without a predecessor, or
+                # whose predecessor's weight is 0 (dropped out)
+                root = (pk < 0) | (self._lam_pow[np.where(pk >= 0, t - pk, 0)].astype(np.float32) == 0)
+                dW1, db1, dW2, db2 = _kernels.chain_update(
+                    self._cols[:n], self._vals[:n], self._nnz[:n], self._dcols[:n], self._dvals[:n], self._dnnz[:n], root,
+                    2 * self._owner[:n] + (k & 1), 2 * G, self._Hh.numpy()[:n], self._gy.numpy()[:n], w, sel_np,
+                    k % self._R, both.numpy(), self._ring.numpy(), net.n_inputs)
             W1.add_(torch.from_numpy(dW1), alpha=a)
             b1.add_(torch.from_numpy(db1), alpha=a)
             W2.add_(torch.from_numpy(dW2), alpha=a)

@@ -464,3 +464,44 @@ def test_config_file_errors_name_the_flag(tmp_path, capsys, content, words):
     assert main(["train", "--config", str(cfg), "--run-dir", str(tmp_path / "r"), "--games", "2"]) == 2
     err = capsys.readouterr().err
     assert "--config" in err and words in err
+
+
+
+@pytest.mark.parametrize("lam", [0.7, 0.0, 1.0, 0.05])
+def test_chain_update_equals_full_rows(lam):
+    """The compiled update through chains of input changes (issue 39) gives the weight
+    changes of the full-row update (each row's inputs in full, the update before issue 39)
+    within float32 association, at every step of games that finish and start again, with
+    rows dropping out (lambda^age underflowing: lambda = 0.05 and 0)."""
+    from bgrl.training import _kernels
+
+    if not _kernels.AVAILABLE:  # pragma: no cover
+        pytest.skip("numba is not installed")
+    torch.manual_seed(0)
+    td = TDLambda(TDNet(num_features("td198r"), 16), "td198r", 5, 0.05, lam, np.random.default_rng(3), kernel=True)
+    rng = np.random.default_rng(0)
+    finished, linked, roots = 0, 0, 0
+    for step in range(160):
+        finished += len(td.step()["finished"])
+        n, t, G = td._n, td.t, td.G
+        k, pk = td._k[:n], td._pk[:n]
+        age = t - k
+        lam_pow = np.power(lam, np.arange(t + 2, dtype=np.float64))
+        w = np.where(td._alive[:n], lam_pow[age], 0.0).astype(np.float32)
+        root = (pk < 0) | (lam_pow[np.where(pk >= 0, t - pk, 0)].astype(np.float32) == 0)
+        both = rng.normal(0, 0.05, size=(2 * G, 5)).astype(np.float32)
+        sel = td._owner[:n] + G * (age & 1)
+        common = (td._Hh.numpy()[:n], td._gy.numpy()[:n], w, sel, k % td._R, both, td._ring.numpy())
+        full = _kernels.history_update(td._cols[:n], td._vals[:n], td._nnz[:n], *common, td.net.n_inputs)
+        chain = _kernels.chain_update(td._cols[:n], td._vals[:n], td._nnz[:n], td._dcols[:n], td._dvals[:n], td._dnnz[:n],
+                                      root, 2 * td._owner[:n] + (k & 1), 2 * G, *common, td.net.n_inputs)
+        for x, y in zip(full, chain):
+            assert np.allclose(x, y, rtol=1e-5, atol=1e-6), (step, np.abs(x - y).max())
+        live = w > 0
+        linked += int((~root & live).sum())
+        roots += int((root & live & (pk >= 0)).sum())  # chains cut where the older rows dropped out
+    assert finished >= 1
+    if lam > 0:
+        assert linked > 0
+    if lam == 0.05:
+        assert roots > 0
