@@ -50,7 +50,11 @@ Storage: the database ships as package data ``bgrl/data/bearoff.npz`` (found wit
 missing the database is built in memory on first use (about 7 s of CPU) and a warning
 says so.
 
-This module imports numpy only.
+This module imports numpy only. While the compiled kernels run
+(:func:`bgrl.evaluation.compiled.active`), :func:`exact_probs`, :func:`one_sided_probs` and
+:func:`is_bearoff` of int8 boards go through the numba twin :mod:`bgrl.evaluation.bearoff_nb`
+(imported then, already loaded by ``compiled.ensure``): the same mask and errors, the same
+probabilities within ``bearoff_nb.TOLERANCE`` (bit for bit as measured).
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ import numpy as np
 
 from bgrl.rules.board import BOARD_SIZE, NUM_CHECKERS
 from bgrl._fileio import atomic_writer
+from bgrl.evaluation import compiled as _compiled  # imports no numba
 from bgrl.rules.dice import ROLL_WEIGHTS, ROLLS
 
 __all__ = [
@@ -413,9 +418,13 @@ def is_bearoff(boards) -> np.ndarray:
     True also when one side has borne off everything (the game is over), but False
     when no checker at all is left on the board.
     """
-    bt = np.ascontiguousarray(np.asarray(boards).T)  # reductions over the short axis are slow in numpy
-    known = (bt[N_POINTS + 1 :].max(axis=0) <= 0) & (bt[: BOARD_SIZE - 1 - N_POINTS].min(axis=0) >= 0)
     b = np.asarray(boards)
+    if b.dtype == np.int8 and b.ndim == 2 and b.shape[1] == BOARD_SIZE and _compiled.active():
+        from bgrl.evaluation import bearoff_nb
+
+        return bearoff_nb.known(b)
+    bt = np.ascontiguousarray(b.T)  # reductions over the short axis are slow in numpy
+    known = (bt[N_POINTS + 1 :].max(axis=0) <= 0) & (bt[: BOARD_SIZE - 1 - N_POINTS].min(axis=0) >= 0)
     if known.any():  # none on 7..24 nor a bar, either side; something left on the board
         known[known] = (b[known] != 0).any(axis=1)
     return known
@@ -455,6 +464,10 @@ def _probs(boards, two_sided: bool) -> tuple[np.ndarray, np.ndarray]:
     b = np.asarray(boards)
     if b.ndim != 2 or b.shape[1] != BOARD_SIZE or b.dtype.kind not in "iu":
         raise ValueError(f"boards must be an integer array of shape (N, 26), got {b.dtype} {b.shape}")
+    if _compiled.active():
+        res = _probs_compiled(b, two_sided)
+        if res is not None:
+            return res
     known = is_bearoff(b)
     probs = np.full((b.shape[0], 5), np.nan)
     if not known.any():
@@ -487,3 +500,15 @@ def _probs(boards, two_sided: bool) -> tuple[np.ndarray, np.ndarray]:
     np.clip(out, 0.0, 1.0, out=out)
     probs[known] = out
     return known, probs
+
+
+def _probs_compiled(b: np.ndarray, two_sided: bool):
+    """:func:`_probs` by the compiled twin (validated boards ``b``); None where its int8 kernel
+    cannot take them (values outside int8: the numpy code then runs, and raises as before)."""
+    from bgrl.evaluation import bearoff_nb
+
+    if b.dtype != np.int8:
+        if b.size and (b.min() < -128 or b.max() > 127):
+            return None
+        b = b.astype(np.int8)
+    return bearoff_nb.probs(b, two_sided)

@@ -2,9 +2,11 @@
 
 The kernels (:mod:`bgrl.evaluation.movegen_nb`: the move generator of one position and of a
 batch; :mod:`bgrl.evaluation.table_nb`: the table network's forward pass, which takes every
-batch on the CPU, the table rows, the table build and the bags of non-zero rows) give the same
-after-states and the same values as the numpy code (bit for bit, except the forward pass:
-float32 rounding; ``tests/evaluation/test_compiled_*.py``), so the choice is one of speed only. numba costs about 0.5 s
+batch on the CPU, the table rows, the table build and the bags of non-zero rows;
+:mod:`bgrl.evaluation.bearoff_nb`: the bear-off lookup of :func:`bgrl.evaluation.bearoff.exact_probs`)
+give the same after-states and the same values as the numpy code (bit for bit, except the
+forward pass: float32 rounding, and the bear-off lookup: within 1e-12, bit for bit as measured;
+``tests/evaluation/test_compiled_*.py``, ``tests/evaluation/test_bearoff_nb.py``), so the choice is one of speed only. numba costs about 0.5 s
 to import and 0.4 s more to load its first cached kernel (LLVM's start), which a one-shot
 command (``bgrl hint`` on the numpy backend, ``bgrl moves``) never wins back, while a
 process that plays or hints many times gains 0.1-0.3 ms a decision.
@@ -75,13 +77,14 @@ def ensure(import_numba: bool = False) -> bool:
         return False
     start = time.perf_counter()
     try:
-        from bgrl.evaluation import _numba, features_nb, movegen_nb, table_nb
+        from bgrl.evaluation import _numba, bearoff_nb, features_nb, movegen_nb, table_nb
     except ImportError:  # pragma: no cover - numba missing or broken
         return False
     if not movegen_nb.AVAILABLE:  # pragma: no cover
         return False
     movegen_nb.warm()
     table_nb.warm()
+    bearoff_nb.warm()
     features_nb.both_sides(movegen_nb.START[None])
     spent = time.perf_counter() - start
     if spent > COMPILE_NOTE_S:  # a fresh install (or changed sources): compiled now, cached for later runs
@@ -106,7 +109,7 @@ def is_disabled() -> bool:
 @contextmanager
 def disabled():
     """Run the block on the numpy code: the generator (one position and batches), the table rows
-    and build and the small-batch forward pass as they were before the kernels (not
+    and build, the small-batch forward pass and the bear-off lookup as they were before the kernels (not
     thread-safe: for benchmarks and tests)."""
     was = _state["off"]
     _state["off"] = True

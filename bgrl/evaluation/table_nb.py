@@ -13,6 +13,12 @@ equal it bit for bit; the features' product, the output layer's sums and the sig
 the probabilities agree to float32 rounding: within 2e-6 (measured: a few 1e-7;
 ``tests/evaluation/test_compiled_table.py``), and a ranking differs only between plays whose equities lie
 that close.
+
+Speed. The kernels use numba's ``error_model="numpy"``: a float division by zero gives inf
+instead of raising, so ``1 / (1 + e)`` has no zero test and the sigmoid's loop is vectorised
+(2.6x faster at 320 units, the same bits). The rows that are not exact zeros are listed while
+the points are read, without a branch (a third of the kernel's time at 80 units went to a
+second pass over the 55 rows).
 """
 
 from __future__ import annotations
@@ -92,35 +98,6 @@ if AVAILABLE:
         for j in range(h):
             pre[j] += bias[j]
 
-    @njit(cache=True, nogil=True, error_model="numpy")
-    def _delta_sum(tab, adds, n_add, subs, n_sub, base, pre):  # pragma: no cover - compiled
-        """pre = base + tab[adds[0]] + ... - tab[subs[0]] - ...: another after-state's first-layer
-        sum (``base``) moved to this one's rows (the incremental first layer, see :func:`forward`),
-        two rows a pass over the hidden units."""
-        h = pre.shape[0]
-        for j in range(h):
-            pre[j] = base[j]
-        k = 0
-        while k + 2 <= n_add:
-            t0, t1 = tab[adds[k]], tab[adds[k + 1]]
-            for j in range(h):
-                pre[j] = (pre[j] + t0[j]) + t1[j]
-            k += 2
-        if k < n_add:
-            t0 = tab[adds[k]]
-            for j in range(h):
-                pre[j] += t0[j]
-        k = 0
-        while k + 2 <= n_sub:
-            t0, t1 = tab[subs[k]], tab[subs[k + 1]]
-            for j in range(h):
-                pre[j] = (pre[j] - t0[j]) - t1[j]
-            k += 2
-        if k < n_sub:
-            t0 = tab[subs[k]]
-            for j in range(h):
-                pre[j] -= t0[j]
-
     @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
     def _feature_product(v, featw, dot):  # pragma: no cover - compiled
         """dot[j] = sum over f, in order, of v[f] * featw[f, j] (float32; a loop of its own, which
@@ -154,20 +131,17 @@ if AVAILABLE:
 
 
     @njit(cache=True, nogil=True, error_model="numpy")
-    def _forward(a, tab, zero, bias, featw, feats, w2, b2, race_enc, incremental, out, on_p, on_o, race, cand):  # pragma: no cover
+    def _forward(a, tab, zero, bias, featw, feats, w2, b2, race_enc, out, on_p, on_o, race, cand):  # pragma: no cover
         m = a.shape[0]
         hidden = tab.shape[1]
         n_feat = feats.shape[1]
         rows = np.empty(55, dtype=np.int64)
         nz = np.empty(55, dtype=np.int64)
+        onz = np.empty(24, dtype=np.int64)
         logit = np.empty(5, dtype=np.float32)
         lbits = np.empty(5, dtype=np.int32)
         lscale = lbits.view(np.float32)
         pre = np.empty(hidden, dtype=np.float32)
-        base = np.empty(hidden, dtype=np.float32)  # the anchor's first-layer sum (with the bias)
-        base_rows = np.full(55, -1, dtype=np.int64)  # the anchor's table rows (none yet)
-        adds = np.empty(55, dtype=np.int64)
-        subs = np.empty(55, dtype=np.int64)
         dot = np.empty(hidden, dtype=np.float32)
         bits = np.empty(hidden, dtype=np.int32)
         scale = bits.view(np.float32)
@@ -181,6 +155,8 @@ if AVAILABLE:
             pip_o = np.int64(0)
             mover_back = 0
             opp_back = 25
+            n_nz = 0  # the rows that are not exact zeros (an empty point's), in order: the side on roll's points in nz,
+            n_onz = 0  # the player's in onz (appended below), without a branch (which points are empty is data)
             for i in range(24):
                 x = np.int64(a[r, 24 - i])  # slot i: the side on roll's point i + 1
                 mc = -x if x < 0 else 0
@@ -188,6 +164,10 @@ if AVAILABLE:
                 oc = y if y > 0 else 0
                 rows[i] = 16 * i + mc
                 rows[24 + i] = 16 * (24 + i) + oc
+                nz[n_nz] = 16 * i + mc
+                n_nz += np.int64(mc > 0)
+                onz[n_onz] = 16 * (24 + i) + oc
+                n_onz += np.int64(oc > 0)
                 sum_m += mc
                 sum_o += oc
                 pip_m += mc * (i + 1)
@@ -215,28 +195,14 @@ if AVAILABLE:
             cand[r] = is_race or (n_on_m == 1 and n_on_o == 1)
             # first layer: the rows' sum in the numpy evaluator's order (rows of exact zeros left
             # out: adding one changes no bits but a zero's sign, whose sigmoid is the same), then the bias
-            n_nz = 0
-            n_add = 0
-            n_sub = 0
-            for k in range(n_rows):  # without a branch (which rows are zeros is data, unpredictable)
+            for k in range(n_onz):
+                nz[n_nz + k] = onz[k]
+            n_nz += n_onz
+            for k in range(48, n_rows):
                 t = rows[k]
                 nz[n_nz] = t
                 n_nz += 1 - np.int64(zero[t])
-                u = base_rows[k]
-                d = np.int64(t != u)
-                adds[n_add] = t
-                n_add += d * (1 - np.int64(zero[t]))
-                subs[n_sub] = u
-                n_sub += d * (1 - np.int64(zero[u]))
-            if incremental and base_rows[0] >= 0 and n_add + n_sub < n_nz:
-                _delta_sum(tab, adds, n_add, subs, n_sub, base, pre)
-            else:  # in full, and this after-state is the anchor of those that follow
-                _row_sum(tab, nz, n_nz, bias, pre)
-                if incremental:
-                    for j in range(hidden):
-                        base[j] = pre[j]
-                    for k in range(n_rows):
-                        base_rows[k] = rows[k]
+            _row_sum(tab, nz, n_nz, bias, pre)
             if n_feat > 0:  # the features' product first (each unit's sum over the features in order), then added
                 _feature_product(feats[r], featw, dot)
                 for j in range(hidden):
@@ -289,7 +255,7 @@ if AVAILABLE:
 _NO_FEATURES = np.zeros((0, 1), dtype=np.float32)
 
 
-def forward(a: np.ndarray, tab, bias, featw, feats, w2, b2, race_enc: bool, incremental: bool = True):
+def forward(a: np.ndarray, tab, bias, featw, feats, w2, b2, race_enc: bool):
     """The evaluator's probabilities of the side that played, float64 (M, 5), for after-states
     ``a`` int8 (M, 26) C-contiguous, before finished games and exact values: the network, the
     side flip, :func:`bgrl.evaluation.probabilities.bound_probs` and ``make_consistent``.
@@ -309,7 +275,7 @@ def forward(a: np.ndarray, tab, bias, featw, feats, w2, b2, race_enc: bool, incr
     if feats is None:
         feats, featw = np.zeros((m, 0), dtype=np.float32), _NO_FEATURES
     _forward(a, tab, _zero_mask(tab.shape[0]), bias, featw, np.ascontiguousarray(feats), np.ascontiguousarray(w2), np.ascontiguousarray(b2),
-             bool(race_enc), bool(incremental), out, on_p, on_o, race, cand)
+             bool(race_enc), out, on_p, on_o, race, cand)
     return out, on_p, on_o, race, cand
 
 
