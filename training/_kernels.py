@@ -62,16 +62,16 @@ if AVAILABLE:
             nnz[r] = q
 
     @njit(cache=True, nogil=True)
-    def chain_diffs(X, n0, n1, owner, k, alive, last, t, dcols, dvals, dnnz, pk):  # pragma: no cover - compiled
-        """Link the new history rows n0..n1-1 of X (cap, I) float32 to their chains and store
-        their differences (module docstring, "Chains").
+    def chain_diffs(cols, vals, nnz, n0, n1, owner, k, alive, last, t, dcols, dvals, dnnz, pk):  # pragma: no cover - compiled
+        """Link the new history rows n0..n1-1 to their chains and store their differences
+        (module docstring, "Chains"), from the rows' non-zero inputs cols/vals/nnz
+        (:func:`sparsify`: columns ascending).
 
         A row's predecessor is ``last[owner, t & 1]``, the game's latest earlier row with the
         same mover, if it is still a row of this game (below n0, same owner, alive, same
         parity); then dcols/dvals/dnnz hold ``x_row - x_predecessor``'s non-zero units and
         pk the predecessor's step, otherwise x_row's non-zero units and pk = -1. ``last``
         (G, 2) int64 is updated to the new rows."""
-        I = X.shape[1]
         width = dcols.shape[1]
         par = t & 1
         for r in range(n0, n1):
@@ -79,10 +79,23 @@ if AVAILABLE:
             p = last[g, par]
             linked = p >= 0 and p < n0 and owner[p] == g and alive[p] and (k[p] & 1) == par
             q = 0
-            for i in range(I):
-                v = X[r, i]
-                if linked:
-                    v = v - X[p, i]
+            a = 0
+            b = 0
+            na = nnz[r]
+            nb = nnz[p] if linked else 0
+            while a < na or b < nb:  # merge the two ascending column lists
+                ia = cols[r, a] if a < na else 1 << 30
+                ib = cols[p, b] if b < nb else 1 << 30
+                if ia < ib:
+                    i, v = ia, vals[r, a]
+                    a += 1
+                elif ib < ia:
+                    i, v = ib, -vals[p, b]
+                    b += 1
+                else:
+                    i, v = ia, vals[r, a] - vals[p, b]
+                    a += 1
+                    b += 1
                 if v != 0.0:
                     if q >= width:
                         raise ValueError("more changed inputs than the difference row holds")
@@ -94,19 +107,27 @@ if AVAILABLE:
             last[g, par] = r
 
     @njit(cache=True, nogil=True)
-    def _chain_update(cols, vals, nnz, dcols, dvals, dnnz, root, chain, n_chains, Hh, gy, w, sel, ringrow, both, ring,
+    def _chain_update(cols, vals, nnz, dcols, dvals, dnnz, pk, k, owner, alive, t, lam_pow, G, R, Hh, gy, both, ring,
                       dW1t, db1, dW2, db2):  # pragma: no cover - compiled
         n, H = Hh.shape
         u = np.empty(H, dtype=np.float32)
         c = np.empty(5, dtype=np.float32)
+        n_chains = 2 * G
         acc = np.zeros((n_chains, H), dtype=np.float32)  # per chain: the sum of u over its rows so far
         last = np.full(n_chains, -1, dtype=np.int64)  # per chain: its latest row
         for r in range(n):  # oldest first (about 2.5x faster here than newest first)
-            wr = w[r]
-            if wr == 0.0:
+            if not alive[r]:
                 continue
-            s = sel[r]
-            rr = ringrow[r]
+            age = t - k[r]
+            wr = np.float32(lam_pow[age])  # lambda^(t-k)
+            if wr == 0.0:
+                alive[r] = False  # underflowed weights stay 0 from here on
+                continue
+            s = owner[r] + G * (age & 1)  # the game's delta in the row's mover frame
+            rr = k[r] % R
+            ch = 2 * owner[r] + (k[r] & 1)
+            # a chain starts at a row without a predecessor, or whose predecessor's weight is 0 (dropped out)
+            root = pk[r] < 0 or np.float32(lam_pow[t - pk[r]]) == 0.0
             for o in range(5):
                 c[o] = both[s, o] * gy[r, o] * wr
                 db2[o] += c[o]
@@ -120,9 +141,8 @@ if AVAILABLE:
                 dW2[2, j] += c2 * hj
                 dW2[3, j] += c3 * hj
                 dW2[4, j] += c4 * hj
-            ch = chain[r]
             last[ch] = r
-            if root[r]:  # the chain starts here: its sum starts afresh
+            if root:  # the chain starts here: its sum starts afresh
                 for j in range(H):
                     acc[ch, j] = np.float32(0.0)
             else:  # - d_l (x) (u_1 + ... + u_{l-1})
@@ -178,24 +198,25 @@ if AVAILABLE:
 
 
 
-def chain_update(cols, vals, nnz, dcols, dvals, dnnz, root, chain, n_chains, Hh, gy, w, sel, ringrow, both, ring, n_inputs):
+def chain_update(cols, vals, nnz, dcols, dvals, dnnz, pk, k, owner, alive, t, lam_pow, G, R, Hh, gy, both, ring, n_inputs):
     """Weight changes (before the step size) from history rows, through their chains (module docstring).
 
-    cols/vals/nnz: the non-zero inputs of each row (:func:`sparsify`); dcols/dvals/dnnz: the
-    row's differences from its chain predecessor (:func:`chain_diffs`); root bool (N,): the
-    row starts its chain (no predecessor, or one whose weight is 0); chain int64 (N,) in
-    [0, n_chains): the row's chain (game slot and mover); Hh float32 (N, H) hidden
-    activations, gy float32 (N, 5) = y(1-y), w float32 (N,) lambda^(t-k) (0 = skip the row),
-    sel int64 (N,) row of ``both`` (the game's delta in the row's frame), ringrow int64 (N,)
-    row of ``ring`` (output weights at the row's step), both float32 (2G, 5), ring float32
-    (R, 5, H). Returns (dW1 (H, I), db1 (H,), dW2 (5, H), db2 (5,)), float32 numpy arrays.
+    cols/vals/nnz: the non-zero inputs of each row (:func:`sparsify`); dcols/dvals/dnnz and
+    pk int64 (N,): the row's differences from its chain predecessor and that one's step
+    (-1: none; :func:`chain_diffs`); k int64 (N,) each row's step, owner int64 (N,) its game
+    slot (< G), alive bool (N,) (rows whose weight lambda^(t-k) is 0 are set False here);
+    t the current step, lam_pow float64 powers of lambda (at least t - min(k, pk) + 1 of
+    them); Hh float32 (N, H) hidden activations, gy float32 (N, 5) = y(1-y), both float32
+    (2G, 5) each game's delta in both frames, ring float32 (R, 5, H) the output weights at
+    step k in row k % R. Returns (dW1 (H, I), db1 (H,), dW2 (5, H), db2 (5,)), float32.
     """
     H = Hh.shape[1]
     dW1t = np.zeros((n_inputs, H), dtype=np.float32)
     db1 = np.zeros(H, dtype=np.float32)
     dW2 = np.zeros((5, H), dtype=np.float32)
     db2 = np.zeros(5, dtype=np.float32)
-    _chain_update(cols, vals, nnz, dcols, dvals, dnnz, root, chain, n_chains, Hh, gy, w, sel, ringrow, both, ring, dW1t, db1, dW2, db2)
+    _chain_update(cols, vals, nnz, dcols, dvals, dnnz, pk, k, owner, alive, t, lam_pow, G, R, Hh, gy, both, ring,
+                  dW1t, db1, dW2, db2)
     return dW1t.T, db1, dW2, db2
 
 

@@ -160,7 +160,7 @@ class TDLambda:
         H, I = self.net.hidden, self.net.n_inputs
         self._cap = cap
         self._n = 0
-        self._X = torch.zeros(cap, I)
+        self._X = torch.zeros(0 if self.use_kernel else cap, I)  # dense inputs: the torch update's (the kernels' are sparse)
         self._B = np.zeros((cap, 26), dtype=np.int8)
         self._Hh = torch.zeros(cap, H)
         self._gy = torch.zeros(cap, 5)
@@ -199,7 +199,7 @@ class TDLambda:
         keep = np.flatnonzero(self._alive[:n])
         m = keep.shape[0]
         kt = torch.from_numpy(keep)
-        for arr in (self._X, self._Hh, self._gy):
+        for arr in (self._Hh, self._gy) if self.use_kernel else (self._X, self._Hh, self._gy):
             arr[:m] = arr[:n].index_select(0, kt)
         for arr in (self._B, self._k, self._owner, self._alive, self._cols, self._vals, self._nnz, self._dcols, self._dvals,
                     self._dnnz, self._pk):
@@ -285,14 +285,16 @@ class TDLambda:
         self._make_room(rows)
         n0, n1 = self._n, self._n + rows
         if learn is None:
-            self._X[n0:n1] = x
+            if not self.use_kernel:
+                self._X[n0:n1] = x
             self._B[n0:n1] = boards
             self._Hh[n0:n1] = h
             self._gy[n0:n1] = y * (1 - y)
             self._owner[n0:n1] = np.arange(G)
         else:
             lt = torch.from_numpy(learn)
-            self._X[n0:n1] = x[lt]
+            if not self.use_kernel:
+                self._X[n0:n1] = x[lt]
             self._B[n0:n1] = boards[learn]
             hl, yl = h[lt], y[lt]
             self._Hh[n0:n1] = hl
@@ -301,10 +303,9 @@ class TDLambda:
         self._k[n0:n1] = t
         self._alive[n0:n1] = True
         if self.use_kernel:
-            X = self._X.numpy()
-            _kernels.sparsify(X[n0:n1], self._cols[n0:n1], self._vals[n0:n1], self._nnz[n0:n1])
-            _kernels.chain_diffs(X, n0, n1, self._owner, self._k, self._alive, self._last, t, self._dcols, self._dvals,
-                                 self._dnnz, self._pk)
+            _kernels.sparsify(x_np if learn is None else x_np[learn], self._cols[n0:n1], self._vals[n0:n1], self._nnz[n0:n1])
+            _kernels.chain_diffs(self._cols, self._vals, self._nnz, n0, n1, self._owner, self._k, self._alive, self._last, t,
+                                 self._dcols, self._dvals, self._dnnz, self._pk)
         self._n = n1
         self._ring[t % self._R] = W2
         c3 = clock()
@@ -375,31 +376,34 @@ class TDLambda:
         W1, b1 = net.fc1.weight, net.fc1.bias
         W2, b2 = net.fc2.weight, net.fc2.bias
         k = self._k[:n]
-        age = t - k
-        amax = int(age.max())
+        # the oldest step a weight is needed for: the oldest row's, or a chain predecessor's (rows are in step order)
+        oldest = int(k[0])
         if self.use_kernel:
             pk = self._pk[:n]
-            amax = max(amax, t - int(np.where(pk >= 0, pk, t).min()))
-        if amax >= self._lam_pow.shape[0]:
-            self._lam_pow = np.power(self.lam, np.arange(2 * amax + 64, dtype=np.float64))
-        alive = self._alive[:n]
-        w = np.where(alive, self._lam_pow[age], 0.0).astype(np.float32)
-        alive &= w > 0  # underflowed weights stay 0 from here on
+            linked = pk[pk >= 0]
+            if linked.size:
+                oldest = min(oldest, int(linked.min()))
+        if t - oldest >= self._lam_pow.shape[0]:
+            self._lam_pow = np.power(self.lam, np.arange(2 * (t - oldest) + 64, dtype=np.float64))
         # delta of the row's game in the row's mover frame: P^(t-k) delta_t
         both = torch.cat([delta, delta[:, _PERM] * _SIGN])
-        sel_np = self._owner[:n] + G * (age & 1)
         a = self.alpha
+        alive = self._alive[:n]
+        if self.use_kernel and not _compiled.is_disabled():
+            # through the chains of input changes (the weights, frames and chain starts in the kernel)
+            dW1, db1, dW2, db2 = _kernels.chain_update(
+                self._cols[:n], self._vals[:n], self._nnz[:n], self._dcols[:n], self._dvals[:n], self._dnnz[:n], pk, k,
+                self._owner[:n], alive, t, self._lam_pow, G, self._R, self._Hh.numpy()[:n], self._gy.numpy()[:n],
+                both.numpy(), self._ring.numpy(), net.n_inputs)
+        else:
+            age = t - k
+            w = np.where(alive, self._lam_pow[age], 0.0).astype(np.float32)
+            alive &= w > 0  # underflowed weights stay 0 from here on
+            sel_np = self._owner[:n] + G * (age & 1)
         if self.use_kernel:
             if _compiled.is_disabled():  # each row's inputs in full, as before issue 39 (bgrl.training._kernels)
                 dW1, db1, dW2, db2 = _kernels.history_update(
                     self._cols[:n], self._vals[:n], self._nnz[:n], self._Hh.numpy()[:n], self._gy.numpy()[:n], w, sel_np,
-                    k % self._R, both.numpy(), self._ring.numpy(), net.n_inputs)
-            else:  # through the chains of input changes; a chain starts at a row without a predecessor, or
-                # whose predecessor's weight is 0 (dropped out)
-                root = (pk < 0) | (self._lam_pow[np.where(pk >= 0, t - pk, 0)].astype(np.float32) == 0)
-                dW1, db1, dW2, db2 = _kernels.chain_update(
-                    self._cols[:n], self._vals[:n], self._nnz[:n], self._dcols[:n], self._dvals[:n], self._dnnz[:n], root,
-                    2 * self._owner[:n] + (k & 1), 2 * G, self._Hh.numpy()[:n], self._gy.numpy()[:n], w, sel_np,
                     k % self._R, both.numpy(), self._ring.numpy(), net.n_inputs)
             W1.add_(torch.from_numpy(dW1), alpha=a)
             b1.add_(torch.from_numpy(db1), alpha=a)
@@ -459,7 +463,9 @@ class TDLambda:
             self._ring = ring.clone()
             self._n = n
             self._B[:n] = s["hist_boards"].numpy()
-            self._X[:n] = torch.from_numpy(encode(self._B[:n], self.encoder))
+            x_hist = encode(self._B[:n], self.encoder)
+            if not self.use_kernel:
+                self._X[:n] = torch.from_numpy(x_hist)
             self._Hh[:n] = s["hist_h"]
             self._gy[:n] = s["hist_gy"]
             self._k[:n] = s["hist_k"].numpy()
@@ -478,10 +484,9 @@ class TDLambda:
             raise ValueError("the saved history is not in step order")
         self._last[:] = -1
         if self.use_kernel and n:  # the rows and their chains as the run built them (so it resumes bit for bit)
-            X = self._X.numpy()
-            _kernels.sparsify(X[:n], self._cols[:n], self._vals[:n], self._nnz[:n])
+            _kernels.sparsify(x_hist, self._cols[:n], self._vals[:n], self._nnz[:n])
             starts = np.flatnonzero(np.r_[True, np.diff(self._k[:n]) != 0])
             for a, b in zip(starts, np.r_[starts[1:], n]):
-                _kernels.chain_diffs(X, int(a), int(b), self._owner, self._k, self._alive, self._last, int(self._k[a]),
-                                     self._dcols, self._dvals, self._dnnz, self._pk)
+                _kernels.chain_diffs(self._cols, self._vals, self._nnz, int(a), int(b), self._owner, self._k, self._alive,
+                                     self._last, int(self._k[a]), self._dcols, self._dvals, self._dnnz, self._pk)
         self.after.refresh()

@@ -27,7 +27,7 @@ import numpy as np
 
 from bgrl.evaluation._numba import AVAILABLE, njit
 
-__all__ = ["AVAILABLE", "forward", "warm", "TOLERANCE", "table_rows", "point_tables", "bag_rows", "table_bags", "ZERO_ROWS"]
+__all__ = ["AVAILABLE", "forward", "warm", "TOLERANCE", "table_rows", "point_tables", "other_tables", "bag_rows", "table_bags", "ZERO_ROWS"]
 
 #: Largest difference from the numpy evaluator's probabilities (float32 rounding), tested.
 TOLERANCE = 2e-6
@@ -288,6 +288,8 @@ def warm() -> None:
             np.zeros((1, 18), dtype=np.float32), np.zeros((5, h), dtype=np.float32), np.zeros(5, dtype=np.float32), True)
     table_rows(a, True)
     point_tables(np.zeros((h, 202), dtype=np.float32), np.zeros((16, 4)), np.zeros((1586, h), dtype=np.float32))
+    col16, col376 = np.zeros((16, 1), dtype=np.float32), np.zeros((376, 1), dtype=np.float32)
+    other_tables(np.zeros((h, 202), dtype=np.float32), np.zeros((1586, h), dtype=np.float32), col16, col16, col376, col376, True)
 
 
 if AVAILABLE:
@@ -366,6 +368,40 @@ def table_rows(a: np.ndarray, race_enc: bool):
     cand = np.empty(m, dtype=bool)
     _rows_kernel(a, bool(race_enc), rows, on_p, on_o, race, cand)
     return rows, on_p, on_o, race, cand
+
+
+if AVAILABLE:
+
+    @njit(cache=True, nogil=True, error_model="numpy")
+    def _other_kernel(w1, tab, half_n, n_15, pip_167, pip_50, race):  # pragma: no cover - compiled
+        """Rows 768.. of the table: each a float32 product (the pip rows two, then their
+        difference), no fused multiply-add, as numpy computes them (so the same bits)."""
+        h = w1.shape[0]
+        for n in range(16):
+            a, b = half_n[n, 0], n_15[n, 0]
+            for c in range(h):
+                tab[768 + n, c] = a * w1[c, 96]
+                tab[784 + n, c] = b * w1[c, 97]
+                tab[800 + n, c] = a * w1[c, 194]
+                tab[816 + n, c] = b * w1[c, 195]
+        if race:
+            for c in range(h):
+                tab[832, c] = np.float32(0.0)
+                tab[833, c] = w1[c, 198]
+            for q in range(376):
+                p1, p5 = pip_167[q, 0], pip_50[q, 0]
+                for c in range(h):
+                    diff = p5 * w1[c, 201]
+                    tab[834 + q, c] = p1 * w1[c, 199] - diff
+                    tab[834 + 376 + q, c] = p1 * w1[c, 200] + diff
+
+
+def other_tables(w1: np.ndarray, tab: np.ndarray, half_n, n_15, pip_167, pip_50, race: bool) -> None:
+    """Rows 768.. of the first-layer table into ``tab`` (bar, borne-off, and with ``race`` the
+    race flag and pip rows) from ``w1`` float32 (H, inputs) and the units of
+    :mod:`bgrl.evaluation.table_np` (float32 columns (16, 1) and (376, 1)): the bits of
+    :func:`bgrl.evaluation.table_np.first_layer_tables`' numpy code."""
+    _other_kernel(w1, tab, half_n, n_15, pip_167, pip_50, bool(race))
 
 
 def point_tables(w1: np.ndarray, units: np.ndarray, tab: np.ndarray) -> None:

@@ -96,10 +96,13 @@ def first_layer_tables(w1: np.ndarray, b1: np.ndarray, encoder: str):
     w1 = np.asarray(w1, dtype=np.float32)
     h = w1.shape[0]
     tab = np.empty((_N_ROWS[encoder], h), dtype=np.float32)
-    if _compiled.active():  # the compiled twin of the point rows: the same bits, no (48, 16, H) temporaries
-        from bgrl.evaluation.table_nb import point_tables
+    race = encoder in ("td198r", "td198g")
+    if _compiled.active():  # the compiled twins of the rows: the same bits, no (48, 16, H) temporaries
+        from bgrl.evaluation.table_nb import other_tables, point_tables
 
-        point_tables(np.ascontiguousarray(w1), _UNITS64, tab)
+        w1 = np.ascontiguousarray(w1)
+        point_tables(w1, _UNITS64, tab)
+        other_tables(w1, tab, _HALF_N, _N_15, _PIP_167, _PIP_50, race)
     else:
         pts = np.concatenate([w1[:, 0:96], w1[:, 98:194]], axis=1).reshape(h, 48, 4).transpose(1, 0, 2).astype(np.float64)
         units = _UNITS64
@@ -107,16 +110,16 @@ def first_layer_tables(w1: np.ndarray, b1: np.ndarray, encoder: str):
         for j in range(1, 4):  # fused multiply-add, one rounding a step (module docstring)
             acc = (acc + pts[:, None, :, j] * units[None, :, None, j]).astype(np.float32)
         tab[:768] = acc.reshape(768, h)
-    tab[_R_BAR_M : _R_BAR_M + 16] = _HALF_N * w1[:, 96]
-    tab[_R_OFF_M : _R_OFF_M + 16] = _N_15 * w1[:, 97]
-    tab[_R_BAR_O : _R_BAR_O + 16] = _HALF_N * w1[:, 194]
-    tab[_R_OFF_O : _R_OFF_O + 16] = _N_15 * w1[:, 195]
-    if encoder in ("td198r", "td198g"):
-        tab[_R_RACE] = 0.0
-        tab[_R_RACE + 1] = w1[:, 198]
-        diff = _PIP_50 * w1[:, 201]
-        tab[_R_PIP_M : _R_PIP_M + 376] = _PIP_167 * w1[:, 199] - diff
-        tab[_R_PIP_O : _R_PIP_O + 376] = _PIP_167 * w1[:, 200] + diff
+        tab[_R_BAR_M : _R_BAR_M + 16] = _HALF_N * w1[:, 96]
+        tab[_R_OFF_M : _R_OFF_M + 16] = _N_15 * w1[:, 97]
+        tab[_R_BAR_O : _R_BAR_O + 16] = _HALF_N * w1[:, 194]
+        tab[_R_OFF_O : _R_OFF_O + 16] = _N_15 * w1[:, 195]
+        if race:
+            tab[_R_RACE] = 0.0
+            tab[_R_RACE + 1] = w1[:, 198]
+            diff = _PIP_50 * w1[:, 201]
+            tab[_R_PIP_M : _R_PIP_M + 376] = _PIP_167 * w1[:, 199] - diff
+            tab[_R_PIP_O : _R_PIP_O + 376] = _PIP_167 * w1[:, 200] + diff
     bias = np.asarray(b1, dtype=np.float32) + w1[:, 196]
     features = np.ascontiguousarray(w1[:, 202:220].T) if encoder == "td198g" else None
     return tab, bias, features

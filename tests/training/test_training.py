@@ -493,10 +493,13 @@ def test_chain_update_equals_full_rows(lam):
         sel = td._owner[:n] + G * (age & 1)
         common = (td._Hh.numpy()[:n], td._gy.numpy()[:n], w, sel, k % td._R, both, td._ring.numpy())
         full = _kernels.history_update(td._cols[:n], td._vals[:n], td._nnz[:n], *common, td.net.n_inputs)
+        alive = td._alive[:n].copy()
         chain = _kernels.chain_update(td._cols[:n], td._vals[:n], td._nnz[:n], td._dcols[:n], td._dvals[:n], td._dnnz[:n],
-                                      root, 2 * td._owner[:n] + (k & 1), 2 * G, *common, td.net.n_inputs)
+                                      pk, k, td._owner[:n], alive, t, lam_pow, G, td._R, td._Hh.numpy()[:n],
+                                      td._gy.numpy()[:n], both, td._ring.numpy(), td.net.n_inputs)
         for x, y in zip(full, chain):
             assert np.allclose(x, y, rtol=1e-5, atol=1e-6), (step, np.abs(x - y).max())
+        assert np.array_equal(alive, td._alive[:n] & (w > 0))  # rows whose weight underflowed drop out
         live = w > 0
         linked += int((~root & live).sum())
         roots += int((root & live & (pk >= 0)).sum())  # chains cut where the older rows dropped out
