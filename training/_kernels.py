@@ -36,7 +36,7 @@ try:  # pragma: no cover - depends on the optional extra
 except ImportError:  # pragma: no cover
     AVAILABLE = False
 
-__all__ = ["AVAILABLE", "chain_diffs", "chain_update", "history_update", "sparsify"]
+__all__ = ["AVAILABLE", "chain_diffs", "chain_update", "compact", "group_argmax", "history_update", "sparsify"]
 
 NNZ_MAX = 48
 """Most non-zero input units of one encoded position (td198r has at most 39)."""
@@ -107,6 +107,51 @@ if AVAILABLE:
             last[g, par] = r
 
     @njit(cache=True, nogil=True)
+    def compact(n, alive, Hh, gy, B, k, owner, cols, vals, nnz, dcols, dvals, dnnz, pk, moved):  # pragma: no cover
+        """Move the alive rows among the first n of every history array to the front, in
+        order (in place); ``moved`` int64 (n,) gets each row's new index (-1: dropped).
+        Returns the number of rows kept. The same result as numpy's ``arr[:m] = arr[:n][keep]``."""
+        m = 0
+        for r in range(n):
+            if not alive[r]:
+                moved[r] = -1
+                continue
+            moved[r] = m
+            if m != r:
+                Hh[m, :] = Hh[r, :]
+                gy[m, :] = gy[r, :]
+                B[m, :] = B[r, :]
+                k[m] = k[r]
+                owner[m] = owner[r]
+                alive[m] = True
+                q = nnz[r]
+                cols[m, :q] = cols[r, :q]
+                vals[m, :q] = vals[r, :q]
+                nnz[m] = q
+                q = dnnz[r]
+                dcols[m, :q] = dcols[r, :q]
+                dvals[m, :q] = dvals[r, :q]
+                dnnz[m] = q
+                pk[m] = pk[r]
+            m += 1
+        return m
+
+    @njit(cache=True, nogil=True, error_model="numpy")
+    def group_argmax(p, offsets, best):  # pragma: no cover - compiled
+        """best[i] = the index of the largest cubeless equity (2 p0 - 1 + p1 - p3 + p2 - p4, in
+        float64 as :func:`bgrl.evaluation.probabilities.equity`) among rows offsets[i] ..
+        offsets[i+1]-1 of p float64 (M, 5); ties to the first (as ``group_argmax_padded``)."""
+        for i in range(offsets.shape[0] - 1):
+            b = offsets[i]
+            e_best = -np.inf
+            for r in range(offsets[i], offsets[i + 1]):
+                e = 2.0 * p[r, 0] - 1.0 + p[r, 1] - p[r, 3] + p[r, 2] - p[r, 4]
+                if e > e_best:
+                    e_best = e
+                    b = r
+            best[i] = b
+
+    @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
     def _chain_update(cols, vals, nnz, dcols, dvals, dnnz, pk, k, owner, alive, t, lam_pow, G, R, Hh, gy, both, ring,
                       dW1t, db1, dW2, db2):  # pragma: no cover - compiled
         n, H = Hh.shape

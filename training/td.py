@@ -196,6 +196,13 @@ class TDLambda:
 
     def _compact(self):
         n = self._n
+        if self.use_kernel and not _compiled.is_disabled():  # one pass over the rows (the same arrays)
+            moved = np.empty(n + 1, dtype=np.int64)
+            moved[n] = -1
+            self._n = _kernels.compact(n, self._alive, self._Hh.numpy(), self._gy.numpy(), self._B, self._k, self._owner,
+                                       self._cols, self._vals, self._nnz, self._dcols, self._dvals, self._dnnz, self._pk, moved)
+            self._last = moved[np.where(self._last < n, self._last, n)]
+            return
         keep = np.flatnonzero(self._alive[:n])
         m = keep.shape[0]
         kt = torch.from_numpy(keep)
@@ -336,7 +343,11 @@ class TDLambda:
         self.positions_evaluated += ab.shape[0]
         c6 = clock()
         tm["forward"] += c6 - c4
-        best = group_argmax_padded(equity(probs), aft.offsets)
+        if self.use_kernel and not _compiled.is_disabled():  # the compiled twin (the same choices)
+            best = np.empty(G, dtype=np.int64)
+            _kernels.group_argmax(probs, aft.offsets, best)
+        else:
+            best = group_argmax_padded(equity(probs), aft.offsets)
         chosen = ab[best]
         results = game_results(chosen)
         over = results != 0

@@ -511,4 +511,4 @@ def _probs_compiled(b: np.ndarray, two_sided: bool):
         if b.size and (b.min() < -128 or b.max() > 127):
             return None
         b = b.astype(np.int8)
-    return bearoff_nb.probs(b, two_sided)
+    return bearoff_nb.probs(b, two_sided, _DB, database, _SMALL_MAP)

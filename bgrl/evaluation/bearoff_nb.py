@@ -27,8 +27,6 @@ from math import comb
 
 import numpy as np
 
-from bgrl.evaluation import bearoff as _ref
-
 from bgrl.evaluation._numba import AVAILABLE, njit  # numba, its cache folder chosen first
 
 __all__ = ["AVAILABLE", "TOLERANCE", "RANK", "probs", "known", "position_index", "warm"]
@@ -37,8 +35,11 @@ __all__ = ["AVAILABLE", "TOLERANCE", "RANK", "probs", "known", "position_index",
 #: of at most 31 products of numbers in [0, 1] in another order differ by a few 1e-16.
 TOLERANCE = 1e-12
 
-_NP = _ref.N_POINTS  # 6
-_NC = _ref.NUM_CHECKERS  # 15
+# The layout of bgrl.evaluation.bearoff (not imported here: bearoff imports this module);
+# tests/evaluation/test_bearoff_nb.py checks these against it.
+_NP = 6  # bearoff.N_POINTS: home points
+_NC = 15  # bearoff.NUM_CHECKERS
+N_POSITIONS = comb(_NC + _NP, _NP)  # bearoff.N_POSITIONS: 54,264 one-sided positions
 
 
 def _rank_table() -> np.ndarray:
@@ -214,10 +215,10 @@ if AVAILABLE:
 _ARRAYS: list = [None, None]  # [database, its arrays as the kernel takes them]
 
 
-def _db_arrays(db) -> tuple:
+def _db_arrays(db, small_map: np.ndarray) -> tuple:
     if _ARRAYS[0] is not db:
         _ARRAYS[1] = (_readonly(db.off), _readonly(db.off_ge), _readonly(db.first_ge), _readonly(db.two_sided),
-                      _readonly(_ref._SMALL_MAP), RANK)
+                      _readonly(small_map), RANK)
         _ARRAYS[0] = db
     return _ARRAYS[1]
 
@@ -230,11 +231,14 @@ def known(boards: np.ndarray) -> np.ndarray:
     return out
 
 
-def probs(boards: np.ndarray, two_sided: bool) -> tuple[np.ndarray, np.ndarray]:
+def probs(boards: np.ndarray, two_sided: bool, loaded, load, small_map: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``bearoff._probs(boards, two_sided)`` for boards int8 (N, 26) (validated by the caller):
     ``(known bool (N,), probs float64 (N, 5))``, NaN rows where not known.
 
-    Loads the database only where some board is a bear-off (as the numpy code does).
+    ``loaded`` is the database already loaded (``bearoff._DB``, or None), ``load`` the function
+    that loads it (``bearoff.database``), called only where some board is a bear-off (as the
+    numpy code does); ``small_map`` int64 (N_POSITIONS,) is ``bearoff._SMALL_MAP`` (the two-sided
+    table's index of each one-sided position, -1 outside it).
     Raises ValueError as :func:`bgrl.evaluation.bearoff.position_index` does for a known board
     with more than 15 checkers on one side's home points.
     """
@@ -242,14 +246,14 @@ def probs(boards: np.ndarray, two_sided: bool) -> tuple[np.ndarray, np.ndarray]:
     n = b.shape[0]
     k = np.empty(n, dtype=np.bool_)
     p = np.empty((n, 5))
-    db = _ref._DB
+    db = loaded
     if db is None:  # not loaded yet: load it only if needed
         _known_kernel(b, k)
         if not k.any():
             p.fill(np.nan)
             return k, p
-        db = _ref.database()
-    if _probs_kernel(b, *_db_arrays(db), bool(two_sided), k, p):
+        db = load()
+    if _probs_kernel(b, *_db_arrays(db, small_map), bool(two_sided), k, p):
         raise ValueError("counts must be >= 0 with at most 15 checkers in all")
     return k, p
 
@@ -276,7 +280,7 @@ def warm() -> None:
     off[:, 0] = 1.0
     ge = np.zeros((2, L + 1))
     ge[:, 0] = 1.0
-    small = np.zeros(_ref.N_POSITIONS, dtype=np.int64)  # any index the rank gives stays in range
+    small = np.zeros(N_POSITIONS, dtype=np.int64)  # any index the rank gives stays in range
     arrays = (_readonly(off), _readonly(ge), _readonly(ge[:, :3]), _readonly(np.ones((1, 1))), _readonly(small), RANK)
     zero = np.zeros((1, 26), dtype=np.int8)  # not a bear-off: the kernel reads no table row
     _probs_kernel(_readonly(zero), *arrays, True, np.empty(1, dtype=np.bool_), np.empty((1, 5)))

@@ -86,6 +86,12 @@ def random_counts(rng, n: int) -> np.ndarray:
 # ------------------------------------------------------------------ the index
 
 
+def test_layout_constants_match_the_numpy_module():
+    """bearoff_nb restates bearoff's layout (it cannot import bearoff, which imports it)."""
+    assert (bearoff_nb._NP, bearoff_nb._NC) == (bearoff.N_POINTS, bearoff.NUM_CHECKERS)
+    assert bearoff_nb.N_POSITIONS == bearoff.N_POSITIONS == len(bearoff.positions())
+
+
 def test_index_of_every_position():
     pos = bearoff.positions()
     assert np.array_equal(bearoff_nb.position_index(pos), np.arange(len(pos)))
@@ -227,7 +233,7 @@ def test_same_error_for_too_many_checkers(dtype):
 def test_kernel_is_used_and_database_loaded_only_when_needed(monkeypatch):
     calls = []
     real_probs = bearoff_nb.probs
-    monkeypatch.setattr(bearoff_nb, "probs", lambda b, t: calls.append(len(b)) or real_probs(b, t))
+    monkeypatch.setattr(bearoff_nb, "probs", lambda b, t, *rest: calls.append(len(b)) or real_probs(b, t, *rest))
     rng = np.random.default_rng(7)
     gb, _ = random_game_positions(rng, 64, parallel=8)
     gb = gb[~bearoff.is_bearoff(gb)]

@@ -508,3 +508,36 @@ def test_chain_update_equals_full_rows(lam):
         assert linked > 0
     if lam == 0.05:
         assert roots > 0
+
+
+def test_compiled_compaction_and_choice_equal_numpy():
+    """The trainer's compiled compaction and greedy choice (issue 39) give the numpy code's
+    history arrays and plays: two trainers on the same dice, one inside compiled.disabled(),
+    play the same games and hold the same history rows after every step."""
+    from bgrl.evaluation import compiled
+    from bgrl.training import _kernels
+
+    if not _kernels.AVAILABLE:  # pragma: no cover
+        pytest.skip("numba is not installed")
+    compiled.ensure(import_numba=True)
+    torch.manual_seed(0)
+    a = TDNet(num_features("td198r"), 8)
+    b = TDNet(num_features("td198r"), 8)
+    b.load_state_dict(a.state_dict())
+    x = TDLambda(a, "td198r", 4, 0.0, 0.5, np.random.default_rng(5), kernel=True)  # alpha 0: the same weights
+    y = TDLambda(b, "td198r", 4, 0.0, 0.5, np.random.default_rng(5), kernel=True)
+    compactions = 0
+    for step in range(120):
+        n_before = x._n
+        x.step()
+        with compiled.disabled():
+            y.step()
+        compactions += x._n < n_before
+        assert np.array_equal(x.boards, y.boards), step
+        n = x._n
+        assert n == y._n
+        for u, v in ((x._k, y._k), (x._owner, y._owner), (x._alive, y._alive), (x._B, y._B), (x._pk, y._pk),
+                     (x._nnz, y._nnz), (x._dnnz, y._dnnz), (x._last, y._last)):
+            assert np.array_equal(u[:n] if u.shape[0] != 4 else u, v[:n] if v.shape[0] != 4 else v), step
+        assert torch.equal(x._Hh[:n], y._Hh[:n]) and torch.equal(x._gy[:n], y._gy[:n])
+    assert compactions > 0
