@@ -45,6 +45,9 @@ from bgrl.rules.movegen import AfterStates, generate
 from bgrl.rules.render import render as render_board
 from bgrl.rules.outcome import game_result
 
+_MASKS = np.zeros(2 * MAX_PLAYS, dtype=np.int8)
+_MASKS[:MAX_PLAYS] = 1  # _MASKS[MAX_PLAYS - k: 2 * MAX_PLAYS - k]: the action mask of k legal plays
+
 __all__ = [
     "MAX_PLAYS",
     "MAX_PLAYS_POSITION_ID",
@@ -106,7 +109,7 @@ class _BackgammonBase(SearchMixin, CheckerMode, CubeMode, gym.Env):
 
     def _apply(self, after: np.ndarray) -> int:
         """Play ``after`` for the side on roll; return the points it wins (0 = game goes on)."""
-        res = 0 if after.max() > 0 else game_result(after)  # checkers left: the game goes on
+        res = 0 if max(after.tolist()) > 0 else game_result(after)  # checkers left: the game goes on (max of a list: cheaper than numpy's for 26 values)
         if res:
             self._board = after.copy()  # winner's view; the winner stays "on roll" for rendering
             self._over, self._winner, self._points = True, self._on_roll, res
@@ -193,10 +196,9 @@ class _BackgammonBase(SearchMixin, CheckerMode, CubeMode, gym.Env):
     def _mask(self) -> np.ndarray:
         if self._checker is not None:
             return self._checker.mask[0].astype(np.int8)
-        if self._table is None:
-            m = np.zeros(MAX_PLAYS, dtype=np.int8)
-            m[: self._after.shape[0]] = 1
-            return m
+        if self._table is None:  # a prefix of ones: a slice of _MASKS (half the cost of zeros and a fill)
+            k = self._after.shape[0]
+            return _MASKS[MAX_PLAYS - k: 2 * MAX_PLAYS - k].copy()
         m = np.zeros(MAX_PLAYS + 4, dtype=np.int8)
         if self._over:
             return m

@@ -108,11 +108,22 @@ if AVAILABLE:
     @njit(cache=True, nogil=True)
     def _grow(rows, paths):  # pragma: no cover - compiled
         cap = rows.shape[0]
-        r2 = np.zeros((2 * cap, 32), dtype=np.int8)
-        p2 = np.zeros((2 * cap, MAX_MOVES, 3), dtype=np.int16)
+        r2 = np.empty((2 * cap, 32), dtype=np.int8)  # rows are finished as they are written
+        p2 = np.empty((2 * cap, MAX_MOVES, 3), dtype=np.int16)
         r2[:cap] = rows
         p2[:cap] = paths
         return r2, p2
+
+    @njit(cache=True, nogil=True)
+    def _finish_row(rows, paths, r, moves):  # pragma: no cover - compiled
+        """Zero what row ``r`` does not write itself: its padding bytes 26..31 (read by the sort
+        key) and its path's moves from ``moves`` on (the buffers are not zeroed up front)."""
+        for i in range(26, 32):
+            rows[r, i] = 0
+        for j in range(moves, MAX_MOVES):
+            paths[r, j, 0] = 0
+            paths[r, j, 1] = 0
+            paths[r, j, 2] = 0
 
     @njit(cache=True, nogil=True)
     def _set_move(paths, r, k, src, die, hit):  # pragma: no cover - compiled
@@ -123,8 +134,8 @@ if AVAILABLE:
     @njit(cache=True, nogil=True)
     def _non_double(board, own0, opn, hi, lo):  # pragma: no cover - compiled
         """Rows int8 (cap, 32), paths int16 (cap, 4, 3), row count and dice used of a non-double."""
-        rows = np.zeros((_ND_CAP, 32), dtype=np.int8)
-        paths = np.zeros((_ND_CAP, MAX_MOVES, 3), dtype=np.int16)
+        rows = np.empty((_ND_CAP, 32), dtype=np.int8)  # each row finished as written (_finish_row)
+        paths = np.empty((_ND_CAP, MAX_MOVES, 3), dtype=np.int16)
         c_board = np.empty((50, 26), dtype=np.int8)  # first moves: the higher die's, then the lower die's
         c_own = np.empty(50, dtype=np.int64)
         c_src = np.empty(50, dtype=np.int64)
@@ -156,18 +167,21 @@ if AVAILABLE:
                     _own, hit = _move(c_board[c], rows[n], c_own[c], s, second)
                     _set_move(paths, n, 0, c_src[c], c_die[c], c_hit[c])
                     _set_move(paths, n, 1, s, second, hit)
+                    _finish_row(rows, paths, n, 2)
                     n += 1
         if n > 0:
             return rows, paths, n, 2
         if n1 == 0:
             for i in range(26):
                 rows[0, i] = board[i]
+            _finish_row(rows, paths, 0, 0)
             return rows, paths, 1, 0
         lo_c, hi_c = (0, n_hi) if n_hi > 0 else (0, n1)  # only one die: the higher one if it can be played
         for c in range(lo_c, hi_c):
             for i in range(26):
                 rows[n, i] = c_board[c, i]
             _set_move(paths, n, 0, c_src[c], c_die[c], c_hit[c])
+            _finish_row(rows, paths, n, 1)
             n += 1
         return rows, paths, n, 1
 
@@ -175,8 +189,8 @@ if AVAILABLE:
     def _double(board, own0, opn, die, cap):  # pragma: no cover - compiled
         """Rows, paths, row count and dice used of a double: each move from a source no higher
         than the previous one's, only the plays of the most moves kept."""
-        rows = np.zeros((cap, 32), dtype=np.int8)
-        paths = np.zeros((cap, MAX_MOVES, 3), dtype=np.int16)
+        rows = np.empty((cap, 32), dtype=np.int8)  # each row finished as written (_finish_row)
+        paths = np.empty((cap, MAX_MOVES, 3), dtype=np.int16)
         lvl_board = np.empty((MAX_MOVES + 1, 26), dtype=np.int8)
         lvl_own = np.empty(MAX_MOVES + 1, dtype=np.int64)
         lvl_src = np.zeros(MAX_MOVES + 1, dtype=np.int64)
@@ -213,6 +227,8 @@ if AVAILABLE:
                     rows, paths = _grow(rows, paths)
                 for i in range(26):
                     rows[n, i] = lvl_board[c, i]
+                for i in range(26, 32):
+                    rows[n, i] = 0
                 for j in range(MAX_MOVES):
                     if j < c:
                         _set_move(paths, n, j, lvl_src[j + 1], die, lvl_hit[j + 1])
@@ -228,13 +244,15 @@ if AVAILABLE:
         if best == 0:
             for i in range(26):
                 rows[0, i] = board[i]
+            _finish_row(rows, paths, 0, 0)
             return rows, paths, 1, 0
         return rows, paths, n, best
 
     @njit(cache=True, nogil=True)
-    def _generate_one(board, d1, d2, mult, cap):  # pragma: no cover - compiled
-        """(boards int8 (k, 26), paths int16 (k, 4, 3), dice used, ok) of one position, rows in
-        the numpy generator's order; ok False when two boards share a sort key."""
+    def _one_sorted(board, d1, d2, mult, cap):  # pragma: no cover - compiled
+        """The plays of one position before the copy out: (rows int8, paths int16, keep int64,
+        k, dice used, ok): rows ``keep[:k]`` of ``rows`` (and ``paths``) in the numpy generator's
+        order; ok False when two boards share a sort key."""
         own = np.int64(0)
         opn = np.int64(0)
         for i in range(1, 26):
@@ -270,6 +288,13 @@ if AVAILABLE:
                 continue
             keep[k] = r
             k += 1
+        return rows, paths, keep, k, used, ok
+
+    @njit(cache=True, nogil=True)
+    def _generate_one(board, d1, d2, mult, cap):  # pragma: no cover - compiled
+        """(boards int8 (k, 26), paths int16 (k, 4, 3), dice used, ok) of one position, rows in
+        the numpy generator's order; ok False when two boards share a sort key."""
+        rows, paths, keep, k, used, ok = _one_sorted(board, d1, d2, mult, cap)
         out = np.empty((k, 26), dtype=np.int8)
         out_paths = np.empty((k, MAX_MOVES, 3), dtype=np.int16)
         for i in range(k):
@@ -278,6 +303,18 @@ if AVAILABLE:
                 out[i, j] = rows[r, j]
             out_paths[i] = paths[r]
         return out, out_paths, used, ok
+
+    @njit(cache=True, nogil=True)
+    def _generate_one_rows(board, d1, d2, mult, cap):  # pragma: no cover - compiled
+        """:func:`_generate_one` without the move paths: (boards int8 (k, 26), dice used, ok)
+        (one array fewer to build and hand to Python: the single environments' step)."""
+        rows, _paths, keep, k, used, ok = _one_sorted(board, d1, d2, mult, cap)
+        out = np.empty((k, 26), dtype=np.int8)
+        for i in range(k):
+            r = keep[i]
+            for j in range(26):
+                out[i, j] = rows[r, j]
+        return out, used, ok
 
     # ------------------------------------------------------------------ the batch generator
     # One partial play is its board packed in four uint64 words (the numpy generator's 32-byte
@@ -674,7 +711,7 @@ def generate_one_rows(board: np.ndarray, d1: int, d2: int) -> tuple[np.ndarray, 
     """
     if not AVAILABLE or movegen.one_position_kernel() is not generate_one:
         return None
-    rows, _paths, used, ok = _generate_one(board, d1, d2, _MULT, _DB_CAP)
+    rows, used, ok = _generate_one_rows(board, d1, d2, _MULT, _DB_CAP)
     return (rows, int(used)) if ok else None
 
 
@@ -708,6 +745,7 @@ def warm() -> None:
     """Compile (or read from numba's cache) the generator for both kinds of roll."""
     for roll in ((3, 1), (3, 3)):
         generate_one(START[None], np.array([roll], dtype=np.int8))
+        _generate_one_rows(START, *roll, _MULT, _DB_CAP)
     for paths in (False, True):
         generate_batch(np.stack([START, START]), np.array([(3, 1), (3, 3)], dtype=np.int8), paths)
 
