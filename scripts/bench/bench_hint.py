@@ -214,7 +214,10 @@ def done_when(args) -> int:
             with compiled.disabled():
                 return self.runner.run(seconds)
 
-    print(f"machine: {platform.machine()}, os.cpu_count()={os.cpu_count()}, load average {os.getloadavg()[0]:.2f}; "
+    from llvmlite import binding as llvm  # numba's: the CPU its kernels are compiled for (znver1's AVX2 is 128 bits wide)
+
+    print(f"machine: {platform.machine()} ({llvm.get_host_cpu_name()}), os.cpu_count()={os.cpu_count()}, "
+          f"load average {os.getloadavg()[0]:.2f}; "
           f"python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__}, 1 thread; "
           f"--seconds {s:g}\n", flush=True)
 
@@ -313,6 +316,14 @@ def done_when(args) -> int:
                 row(f"2-ply hint of a contact position (bgrl.hint, level {name}), mean CPU ms", f"{mean_ms:.1f}", "25",
                     25.0 / mean_ms, "<= 25 ms (ratio >= 1x)", mean_ms <= 25.0)
                 print(f"    (median {med_ms:.1f} ms; {len(some)} contact positions)")
+                if have and level is None:  # the machine's speed in the same run: gnubg-nn's 2-ply hint, same positions
+                    from bgrl.gnubg.adapter import require_gnubg, to_gnubg
+
+                    g = require_gnubg()
+                    g.best_move(to_gnubg(wb), wd[0], wd[1], n=2, s=b"X", list=1)
+                    gms = [timed(lambda: g.best_move(to_gnubg(b), d[0], d[1], n=2, s=b"X", list=1))[1] for b, d in some]
+                    print(f"    (gnubg-nn's 2-ply hint, best_move(n=2, list=1), same positions and run: mean "
+                          f"{statistics.fmean(gms):.1f} ms CPU; bgrl / gnubg {mean_ms / statistics.fmean(gms):.2f}x the time)")
             else:
                 print(f"  3-ply hint of a contact position (bgrl.hint, level {name}): mean {mean_ms:.0f} ms CPU, "
                       f"median {med_ms:.0f} ms ({len(some)} contact positions; no target)")

@@ -85,6 +85,11 @@ def _crosscheck(cases: int, seed: int = 0) -> int:
                         and np.array_equal(got.paths, ref.paths[r0:r1]) and got.dice_used[0] == ref.dice_used[i]):
                     if got is None or not _same(got, _numpy_one(bi, di)):
                         bad.append(f"[{label}] {position_id(b[i])} {tuple(d[i].tolist())}")
+                # the rows-only kernel of the single environments: the same rows and dice used
+                rows, used, ok = movegen_nb._generate_one_rows(bi[0], int(di[0, 0]), int(di[0, 1]), movegen_nb._MULT,
+                                                               movegen_nb._DB_CAP)
+                if got is not None and (not ok or not np.array_equal(rows, got.boards) or used != int(got.dice_used[0])):
+                    bad.append(f"[{label}, rows only] {position_id(b[i])} {tuple(d[i].tolist())}")
             total += len(b)
     assert not bad, f"{len(bad)} disagreement(s):\n" + "\n".join(bad[:10])
     return total
