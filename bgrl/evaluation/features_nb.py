@@ -91,28 +91,19 @@ if AVAILABLE:
         top_src = np.int64(0)  # highest point holding a checker of this side (0: none)
         top_made = np.int64(0)  # highest point it holds with two or more (0: none)
         low_theirs = np.int64(25)  # lowest point holding an opposing checker (25: none)
-        for p in range(1, 25):
+        for p in range(1, 25):  # without branches: which points hold what is data (a branch mispredicts)
             x = v[p]
-            bit = np.int64(1) << p
-            if x > 0:
-                src |= bit
-                opn |= bit
-                top_src = p
-                if p > 6:
-                    timing += x * (p - 6)
-                if x >= 2:
-                    made |= bit
-                    top_made = p
-            elif x == 0:
-                opn |= bit
-            else:
-                if low_theirs == 25:
-                    low_theirs = p
-                if x == -1:
-                    blot |= bit
-                    opn |= bit
-                else:
-                    blocked |= bit
+            own = np.int64(x > 0)
+            two = np.int64(x >= 2)
+            src |= own << p
+            opn |= np.int64(x >= -1) << p  # own, empty or an opposing blot
+            made |= two << p
+            blot |= np.int64(x == -1) << p
+            blocked |= np.int64(x <= -2) << p
+            top_src = max(top_src, own * p)
+            top_made = max(top_made, two * p)
+            low_theirs = min(low_theirs, p if x < 0 else np.int64(25))
+            timing += max(x, np.int64(0)) * max(p - 6, 0)
         bar = v[25]
         opn2 = opn | np.int64(1) | (np.int64(1) << 25)
         out[r, c0] = _hits(src, blot, opn2, bar) / 36.0
@@ -137,9 +128,7 @@ if AVAILABLE:
         their_back = np.int64(0) if v[0] < 0 else low_theirs
         brk = np.int64(0)
         for p in range(max(their_back, 1), 25):  # points p with p - their_back + 1 > 0
-            x = v[p]
-            if x > 0:
-                brk += x * (p - their_back + 1)
+            brk += max(v[p], np.int64(0)) * (p - their_back + 1)
         brk += bar * max(26 - their_back, 0)
         out[r, c0 + 6] = brk / 375.0
         d = pop6[(blocked >> 19) & 63] / 6.0

@@ -162,8 +162,6 @@ if AVAILABLE:
                 mc = -x if x < 0 else 0
                 y = np.int64(a[r, 1 + i])  # slot 24 + i: the player's point i + 1
                 oc = y if y > 0 else 0
-                rows[i] = 16 * i + mc
-                rows[24 + i] = 16 * (24 + i) + oc
                 nz[n_nz] = 16 * i + mc
                 n_nz += np.int64(mc > 0)
                 onz[n_onz] = 16 * (24 + i) + oc
@@ -172,10 +170,8 @@ if AVAILABLE:
                 sum_o += oc
                 pip_m += mc * (i + 1)
                 pip_o += oc * (i + 1)
-                if y > 0:
-                    mover_back = i + 1
-                if y < 0 and opp_back == 25:
-                    opp_back = i + 1
+                mover_back = max(mover_back, (i + 1) * np.int64(y > 0))  # without branches, as above
+                opp_back = min(opp_back, i + 1 if y < 0 else 25)
             n_on_m = sum_m + bar_m
             n_on_o = sum_o + bar_o
             is_race = a[r, 25] == 0 and a[r, 0] == 0 and mover_back < opp_back
