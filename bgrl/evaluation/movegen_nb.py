@@ -687,7 +687,7 @@ def generate_one(b: np.ndarray, d: np.ndarray, paths: bool = False, cap: int = _
     """
     if not AVAILABLE:  # pragma: no cover - numba missing
         return None
-    boards, mp, used, ok = _generate_one(b[0], int(d[0, 0]), int(d[0, 1]), _MULT, int(cap))
+    boards, mp, used, ok = _generate_one(b[0], int(d[0, 0]), int(d[0, 1]), _MULT, max(int(cap), 1))  # 0 would never grow
     if not ok:  # pragma: no cover - no such collision is known
         return None
     k = boards.shape[0]

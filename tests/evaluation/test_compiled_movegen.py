@@ -162,6 +162,10 @@ def test_a_doubles_buffer_grows():
         for die in (1, 2, 3):
             bb, d = board[None].astype(np.int8), np.array([[die, die]], dtype=np.int8)
             assert _same(movegen_nb.generate_one(bb, d, paths=True, cap=1), _numpy_one(bb, d))
+    # a buffer of no rows is taken as one (it could never grow): the same plays, no write out of bounds
+    d = np.array([[3, 3]], dtype=np.int8)
+    assert _same(movegen_nb.generate_one(START_BOARD[None].astype(np.int8), d, paths=True, cap=0),
+                 _numpy_one(START_BOARD[None].astype(np.int8), d))
 
 
 def test_generate_and_legal_plays_of_one_position_dispatch_and_agree():
