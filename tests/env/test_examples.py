@@ -24,6 +24,7 @@ def test_cleanrl_style_dqn_beats_random_more_often_than_a_random_policy(capsys):
     assert "DQN agent      vs random" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # about 25-30 s: a learning run (pytest -m slow)
 def test_sb3_maskable_ppo_learns_to_beat_random(capsys):
     """The example's untrained policy is exactly the uniform random policy (its score layer starts
     at zero), whose win rate against random is 1/2 by symmetry (same dice, colours alternating).
@@ -40,6 +41,7 @@ def test_sb3_maskable_ppo_learns_to_beat_random(capsys):
     assert "MaskablePPO        vs random" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # about 25-30 s: a learning run (pytest -m slow)
 def test_torchrl_pettingzoo_self_play_learns():
     """Learning check: the trained network against its own initial weights, on paired dice. Were
     nothing learnt, the two players would be the same and every pair of games would cancel

@@ -261,7 +261,8 @@ def test_batch_doubles_buffer_grows():
         assert _same(movegen_nb.generate_batch(b, d, paths, cap=1), _numpy_batch_plain(b, d, paths))
 
 
-_BATCH_RULE_TESTS = ("test_fast_matches_reference", "test_start_position_all_21_rolls_match_reference",
+_BATCH_RULE_TESTS = (pytest.param("test_fast_matches_reference", marks=pytest.mark.slow),  # 20 s; the crosscheck covers it
+                     "test_start_position_all_21_rolls_match_reference",
                      "test_batch_equals_one_by_one", "test_dice_order_irrelevant", "test_conservation_and_dice_used",
                      "test_input_not_modified", "test_paths_same_after_states_and_replay")
 
