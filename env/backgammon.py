@@ -109,7 +109,8 @@ class _BackgammonBase(SearchMixin, CheckerMode, CubeMode, gym.Env):
 
     def _apply(self, after: np.ndarray) -> int:
         """Play ``after`` for the side on roll; return the points it wins (0 = game goes on)."""
-        res = 0 if max(after.tolist()) > 0 else game_result(after)  # checkers left: the game goes on (max of a list: cheaper than numpy's for 26 values)
+        # checkers left: the game goes on (the max of a list: cheaper than numpy's for 26 values)
+        res = 0 if max(after.tolist()) > 0 else game_result(after)
         if res:
             self._board = after.copy()  # winner's view; the winner stays "on roll" for rendering
             self._over, self._winner, self._points = True, self._on_roll, res

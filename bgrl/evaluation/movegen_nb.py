@@ -227,15 +227,9 @@ if AVAILABLE:
                     rows, paths = _grow(rows, paths)
                 for i in range(26):
                     rows[n, i] = lvl_board[c, i]
-                for i in range(26, 32):
-                    rows[n, i] = 0
-                for j in range(MAX_MOVES):
-                    if j < c:
-                        _set_move(paths, n, j, lvl_src[j + 1], die, lvl_hit[j + 1])
-                    else:
-                        paths[n, j, 0] = 0
-                        paths[n, j, 1] = 0
-                        paths[n, j, 2] = 0
+                for j in range(c):
+                    _set_move(paths, n, j, lvl_src[j + 1], die, lvl_hit[j + 1])
+                _finish_row(rows, paths, n, c)
                 n += 1
             if c < MAX_MOVES:
                 lvl_legal[c] = _legal(lvl_own[c], opn, die, s)
