@@ -140,7 +140,7 @@ if AVAILABLE:
     def group_argmax(p, offsets, best):  # pragma: no cover - compiled
         """best[i] = the index of the largest cubeless equity (2 p0 - 1 + p1 - p3 + p2 - p4, in
         float64 as :func:`bgrl.evaluation.probabilities.equity`) among rows offsets[i] ..
-        offsets[i+1]-1 of p float64 (M, 5); ties to the first (as ``group_argmax_padded``)."""
+        offsets[i+1]-1 of p float64 (M, 5); ties to the first and NaN never chosen (as :func:`bgrl.agents.base.group_argmax`)."""
         for i in range(offsets.shape[0] - 1):
             b = offsets[i]
             e_best = -np.inf

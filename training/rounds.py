@@ -65,7 +65,8 @@ from bgrl.evaluation.encoding import num_features
 from bgrl.evaluation.model import TDNet
 from bgrl.evaluation.probabilities import equity
 from bgrl.evaluation.table import TableNetEvaluator
-from bgrl.training.td import TDLambda, group_argmax_padded
+from bgrl.agents.base import group_argmax
+from bgrl.training.td import TDLambda
 from bgrl.evaluation.evaluator import NetEvaluator
 from bgrl.evaluation.exact import exact_probs
 from bgrl.rules.movegen import generate
@@ -138,7 +139,7 @@ def play_task(after: TableNetEvaluator, seed: int, first_game: int, n_games: int
         aft = generate(boards, dice, validate=False)
         ab = aft.boards
         positions += ab.shape[0]
-        best = group_argmax_padded(equity(after(ab)), aft.offsets)
+        best = group_argmax(equity(after(ab)), aft.offsets)
         chosen = ab[best]
         played.append(chosen)
         owners.append(active)

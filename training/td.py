@@ -66,6 +66,7 @@ import torch
 import torch.nn.functional as F
 
 from bgrl.rules.board import START_BOARD
+from bgrl.agents.base import group_argmax
 from bgrl.evaluation import compiled as _compiled
 from bgrl.evaluation.encoding import encode
 from bgrl.evaluation.model import TDNet
@@ -75,7 +76,7 @@ from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 from bgrl.training import _kernels
 
-__all__ = ["TDLambda", "group_argmax_padded", "TIMING_PARTS", "SPARSE_ENCODERS"]
+__all__ = ["TDLambda", "TIMING_PARTS", "SPARSE_ENCODERS"]
 
 _PERM = torch.tensor([0, 3, 4, 1, 2])
 _SIGN = torch.tensor([-1.0, 1.0, 1.0, 1.0, 1.0])
@@ -83,21 +84,6 @@ TIMING_PARTS = ("generator", "encoding", "forward", "trace update", "other")
 #: Encoders whose input vectors have at most :data:`bgrl.training._kernels.NNZ_MAX` non-zero
 #: units (stored sparse for the compiled update); others are stored dense.
 SPARSE_ENCODERS = ("td198", "td198r")
-
-
-def group_argmax_padded(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Index of the maximum of each group ``values[offsets[i]:offsets[i+1]]``.
-
-    values float (M,), offsets int64 (B+1,) with non-empty groups -> int64 (B,); ties go
-    to the first index (same answer as :func:`bgrl.agents.base.group_argmax`, without a sort).
-    """
-    counts = np.diff(offsets)
-    b = counts.shape[0]
-    parent = np.repeat(np.arange(b), counts)
-    pos = np.arange(values.shape[0]) - offsets[parent]
-    pad = np.full((b, int(counts.max())), -np.inf)
-    pad[parent, pos] = values
-    return offsets[:-1] + pad.argmax(axis=1)
 
 
 class TDLambda:
@@ -347,7 +333,7 @@ class TDLambda:
             best = np.empty(G, dtype=np.int64)
             _kernels.group_argmax(probs, aft.offsets, best)
         else:
-            best = group_argmax_padded(equity(probs), aft.offsets)
+            best = group_argmax(equity(probs), aft.offsets)
         chosen = ab[best]
         results = game_results(chosen)
         over = results != 0

@@ -50,6 +50,7 @@ from bgrl.evaluation.probabilities import equity, flip_probs, terminal_probs
 from bgrl.rules.movegen import generate
 from bgrl.rules.outcome import game_results
 from bgrl.evaluation.exact import exact_probs
+from bgrl.agents.base import group_argmax  # re-exported: callers of the search import it from here
 
 __all__ = [
     "MoveFilter",
@@ -137,19 +138,6 @@ class SearchResult:
     equity: np.ndarray
     ply: np.ndarray
     best: np.ndarray
-
-
-def group_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Index of the maximum of each group ``values[offsets[i]:offsets[i+1]]``, O(M).
-
-    values float (M,) (no NaN), offsets int (B+1,) with non-empty groups -> int64 (B,).
-    Ties go to the first index.
-    """
-    starts = offsets[:-1]
-    counts = np.diff(offsets)
-    gmax = np.maximum.reduceat(values, starts)
-    is_max = np.flatnonzero(values == np.repeat(gmax, counts))
-    return is_max[np.searchsorted(is_max, starts)]
 
 
 def after_state_probs(evaluator, after_states: np.ndarray, ply: int, prune: ReplyPruning | None = None) -> np.ndarray:

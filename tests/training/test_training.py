@@ -249,15 +249,47 @@ def test_after_state_tables_equal_net_evaluator():
                 assert np.allclose(fast(after), ref(after), atol=2e-6)
 
 
-def test_group_argmax_padded_matches_sort():
+def _first_max(values, offsets):
+    """Plain-loop reference: the first index of each group's largest number (NaN skipped; a
+    group of NaNs gives its first index)."""
+    out = []
+    for i in range(len(offsets) - 1):
+        best, v_best = offsets[i], -np.inf
+        for r in range(offsets[i], offsets[i + 1]):
+            if values[r] > v_best:
+                best, v_best = r, values[r]
+        out.append(best)
+    return np.array(out)
+
+
+def test_group_argmax_owner_and_compiled_twin_agree():
+    """The one numpy owner (bgrl.agents.base.group_argmax) against a plain loop and against the
+    TD trainer's compiled twin (which values rows by their cubeless equity): ties to the first,
+    NaN never chosen while its group holds a number, -inf groups to their first row."""
     from bgrl.agents.base import group_argmax
-    from bgrl.training.td import group_argmax_padded
+    from bgrl.evaluation.probabilities import equity
+    from bgrl.training import _kernels
 
     rng = np.random.default_rng(0)
-    counts = rng.integers(1, 9, size=50)
-    offsets = np.concatenate([[0], np.cumsum(counts)])
-    values = rng.integers(0, 4, size=offsets[-1]).astype(float)  # many ties: the first wins
-    assert np.array_equal(group_argmax_padded(values, offsets), group_argmax(values, offsets))
+    counts = rng.integers(1, 9, size=400)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    m = int(offsets[-1])
+    probs = rng.integers(0, 4, size=(m, 5)) / 4.0  # coarse: many equal equities, the first wins
+    probs[rng.random(m) < 0.05] = np.nan
+    probs[offsets[7]:offsets[8]] = np.nan  # a group of NaNs only
+    values = equity(probs)
+    values[offsets[9]:offsets[10]] = -np.inf
+    want = _first_max(values, offsets)
+    finite = values[np.isfinite(values)]
+    assert np.isnan(values).any() and np.unique(finite).size < finite.size  # NaNs and ties
+    np.testing.assert_array_equal(group_argmax(values, offsets), want)
+    np.testing.assert_array_equal(group_argmax(values.astype(np.float32), offsets), want)
+    if _kernels.AVAILABLE:
+        probs[offsets[9]:offsets[10]] = [0.0, 0.0, 0.0, 1.0, 1.0]  # the lowest equity the twin can see
+        best = np.empty(offsets.size - 1, dtype=np.int64)
+        _kernels.group_argmax(probs, offsets, best)
+        np.testing.assert_array_equal(best, _first_max(equity(probs), offsets))
+        np.testing.assert_array_equal(best, group_argmax(equity(probs), offsets))
 
 
 def test_exact_bearoff_values_are_used():
