@@ -310,7 +310,7 @@ class _BackgammonBase(SearchMixin, CheckerMode, CubeMode, gym.Env):
 class BackgammonEnv(_BackgammonBase):
     """## Description
 
-    Money-game backgammon (cubeless, gammons and backgammons count; RULES.md) for one agent
+    Money-game backgammon (cubeless, gammons and backgammons count; docs/rules.md) for one agent
     against a built-in opponent. White takes the first turn. Each step is one whole play (both
     dice, or all four for doubles); the opponent replies inside the same step.
 
@@ -495,7 +495,7 @@ class BackgammonEnv(_BackgammonBase):
 class BackgammonSelfPlayEnv(_BackgammonBase):
     """## Description
 
-    Money-game backgammon (cubeless; RULES.md) where the agent plays both sides: each step is
+    Money-game backgammon (cubeless; docs/rules.md) where the agent plays both sides: each step is
     one whole play by the side on roll. White takes the first turn.
 
     ## Action Space

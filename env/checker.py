@@ -79,7 +79,7 @@ def checker_move(action: int) -> tuple[int, int]:
 
 def single_moves(boards: np.ndarray, faces: np.ndarray) -> np.ndarray:
     """Which sources may move a checker by one die: bool ``(R, 26)`` for boards int8 ``(R, 26)``
-    (mover's view) and faces int ``(R,)`` 1..6 (RULES.md, one die at a time: a checker on the bar
+    (mover's view) and faces int ``(R,)`` 1..6 (docs/rules.md, one die at a time: a checker on the bar
     enters first; no landing on two or more opposing checkers; bearing off with every checker
     home, an exact die from its point, a larger die only from the highest point)."""
     b = boards.astype(np.int16)
@@ -141,7 +141,7 @@ class CheckerTurns:
         left[rows[both], hi[both] - 1] = 1
         left[rows[both], lo[both] - 1] = 1
         one = ~dbl & (used == 1)
-        if one.any():  # one die of a non-double: the higher one when it can be played (RULES.md)
+        if one.any():  # one die of a non-double: the higher one when it can be played (docs/rules.md)
             hi_ok = single_moves(boards[one], hi[one]).any(axis=1)
             left[rows[one], np.where(hi_ok, hi[one], lo[one]) - 1] = 1
         self.boards[games] = boards

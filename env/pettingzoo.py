@@ -34,7 +34,7 @@ __all__ = ["BackgammonAECEnv", "env"]
 class BackgammonAECEnv(AECEnv):
     """## Description
 
-    Money-game backgammon (cubeless, gammons and backgammons count; RULES.md) between two
+    Money-game backgammon (cubeless, gammons and backgammons count; docs/rules.md) between two
     agents, ``"white"`` and ``"black"``, in PettingZoo's AEC (turn-based) API. White takes the
     first turn. Each ``step`` is one whole play of the agent on roll; the next roll is thrown
     inside ``step`` (and the first inside ``reset``). A roll with no legal play passes the turn

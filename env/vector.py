@@ -109,7 +109,7 @@ class LegalPlayGroups(Sequence):
 class BackgammonVectorEnv(StateCopy, VectorEnv):
     """## Description
 
-    N money games of backgammon (cubeless, gammons and backgammons count; RULES.md) stepped in
+    N money games of backgammon (cubeless, gammons and backgammons count; docs/rules.md) stepped in
     lockstep as arrays. ``self_play=False`` (default): the agent against a built-in opponent,
     game ``i`` behaving exactly like ``bgrl/Backgammon-v0``; ``self_play=True``: the agent plays
     both sides, like ``bgrl/BackgammonSelfPlay-v0``. Made by

@@ -1,4 +1,4 @@
-"""Slow, independent reference move generator, written from /work/shared/RULES.md.
+"""Slow, independent reference move generator, written from the shared rule book (RULES.md; docs/rules.md in this repository).
 
 Deliberately plain Python (lists and tuples, no numpy, no vectorisation) so that it can be
 read line by line against the rule book.  It shares nothing with ``bgrl.rules.movegen``: the
@@ -29,13 +29,13 @@ def _as_tuple(board) -> tuple[int, ...]:
 
 
 def _all_home(b: tuple[int, ...]) -> bool:
-    """RULES.md "Bearing off": every mover's checker not borne off is on points 1..6 and
+    """docs/rules.md "Bearing off": every mover's checker not borne off is on points 1..6 and
     none is on the bar (index 25)."""
     return all(b[i] <= 0 for i in range(7, 26))
 
 
 def _can_land(b: tuple[int, ...], point: int) -> bool:
-    """RULES.md "A turn": an empty point, an own point, or a single opposing checker
+    """docs/rules.md "A turn": an empty point, an own point, or a single opposing checker
     (a blot); never two or more opposing checkers."""
     return b[point] >= -1
 
@@ -58,7 +58,7 @@ def single_die_moves(board, die: int) -> set[tuple[int, ...]]:
     same point give the same board)."""
     b = _as_tuple(board)
     out: set[tuple[int, ...]] = set()
-    # RULES.md "The bar": with any checker on the bar, no other checker may move; die d
+    # docs/rules.md "The bar": with any checker on the bar, no other checker may move; die d
     # enters on the mover's point 25 - d under the usual landing rules.
     if b[MOVER_BAR] > 0:
         entry = 25 - die
@@ -102,7 +102,7 @@ def reference_terminals(board, dice) -> tuple[int, set[tuple[int, ...]]]:
     d1, d2 = int(dice[0]), int(dice[1])
     if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
         raise ValueError(f"dice must be 1..6, got {dice!r}")
-    # RULES.md "A turn": two dice, each a separate move; doubles give four moves.
+    # docs/rules.md "A turn": two dice, each a separate move; doubles give four moves.
     all_dice = (d1, d1, d1, d1) if d1 == d2 else (d1, d2)
 
     # Exhaustive search over every order of the dice and every checker choice.  A node is
@@ -127,7 +127,7 @@ def reference_terminals(board, dice) -> tuple[int, set[tuple[int, ...]]]:
 
     search(b, tuple(sorted(all_dice)))
 
-    # RULES.md "Maximum-dice rule": use as many dice as any legal sequence allows.
+    # docs/rules.md "Maximum-dice rule": use as many dice as any legal sequence allows.
     used = {node: len(all_dice) - len(node[1]) for node in terminals}
     max_used = max(used.values())
     if max_used == 0:
@@ -152,7 +152,7 @@ def reference_terminals(board, dice) -> tuple[int, set[tuple[int, ...]]]:
 
 def reference_afterstates(board, dice) -> set[tuple[int, ...]]:
     """The set of distinct legal after-states (26-tuples, mover's view) for one position
-    and roll, under RULES.md.  A position where no die can be played gives
+    and roll, under docs/rules.md.  A position where no die can be played gives
     ``{tuple(board)}`` (the pass)."""
     return reference_terminals(board, dice)[1]
 

@@ -65,11 +65,8 @@ def cmd_levels(args) -> int:
     if getattr(args, "json", False):
         print(json.dumps({"levels": rows, "measured": {k: v for k, v in measured.items() if k != "levels"}}))
         return 0
-    print("Levels (bgrl.load_agent(name), bgrl match/play --level, bgrl hint --level); measured figures from")
-    runs = measured.get("runs") or [measured.get("command", "python scripts/tools/ladder.py")]
-    print(f"checkpoints/levels.json ({measured.get('date', 'not measured yet')}; each match's command is stored there), written by:")
-    for r in runs:
-        print(f"  {r}")
+    print("Levels (bgrl.load_agent(name), bgrl match/play --level, bgrl hint --level), weakest first; measured")
+    print(f"figures from checkpoints/levels.json ({measured.get('date', 'not measured yet')}; the commands that wrote it are listed at the end)")
     print()
     for r in rows:
         print(f"{r['name']:<13} {r['definition']}")
@@ -87,6 +84,11 @@ def cmd_levels(args) -> int:
     print()
     print("ppg: points per game with its 95% interval, paired dice, colours alternate; error rate: mean equity lost per")
     print("decision with a choice, judged by gnubg 2-ply (bgrl.arena.benchmark).")
+    runs = measured.get("runs") or [measured.get("command", "python scripts/tools/ladder.py")]
+    print()
+    print("checkpoints/levels.json was written by (oldest first; each match's own command is stored there):")
+    for r in runs:
+        print(f"  {r}")
     return 0
 
 

@@ -268,7 +268,7 @@ def add_parser(sub) -> None:
     pl.add_argument("--level", default=None, help="play against this level (see bgrl levels); the same as --opponent LEVEL")
     pl.add_argument("--seed", type=int, default=None, help="seed of the dice, >= 0 (default: a fresh random seed, "
                     "written to the game record)")
-    pl.add_argument("--opening-roll", action="store_true", help="RULES.md option: each side throws one die, the "
+    pl.add_argument("--opening-roll", action="store_true", help="docs/rules.md option: each side throws one die, the "
                     "higher moves first with both (default: off)")
     pl.add_argument("--hint-level", metavar="LEVEL", default=None, help="level whose noise-free search gives the hints "
                     "(default: the hint default of every surface, world-class; see bgrl levels); resignations, draws and "

@@ -34,7 +34,9 @@ answers ``y`` to "Another game?", a match to N points.
 
 from __future__ import annotations
 
+import shutil
 import sys
+import textwrap
 from datetime import datetime
 from pathlib import Path
 
@@ -77,7 +79,7 @@ class TerminalGame:
     compact : show plays in gnubg's compact notation (``24/13``) instead of one move per die.
     start : optional Position to start from, the player on roll (practise a position).
     first_dice : optional dice for the first turn (with ``start``).
-    opening_roll : RULES.md's opening roll (not with ``start``).
+    opening_roll : docs/rules.md's opening roll (not with ``start``).
     save_dir : folder for the game records, or None for none.
     seed : the session's seed (dice and the computer's choices), written to the record.
     opponent_name : the computer's name in the records and the text.
@@ -237,19 +239,24 @@ class TerminalGame:
         self._save()
         return status
 
+    def _say_wrapped(self, text: str) -> None:
+        """A paragraph wrapped at words to the terminal's width (at most 100 columns)."""
+        width = max(40, min(100, shutil.get_terminal_size((100, 24)).columns - 1))
+        self.say(textwrap.fill(text, width=width, break_long_words=False, break_on_hyphens=False))
+
     def _greeting(self) -> None:
         h = self.human
         sym = "O" if h == WHITE else "X"
-        self.say(f"You play {h.capitalize()} ({sym}) against {self.opponent_name}.")
-        self.say(f"The board is drawn from your side and numbered in your ({h.capitalize()}'s) numbering: "
-                 "you move 24 -> 1 and type plays in it; the computer's plays are shown in it too.")
-        self.say(f"Hints from {getattr(self.ranker, 'name', 'the hint engine')}, {getattr(self.ranker, 'ply', 0)}-ply. "
-                 "Type 'help' for commands; rules: docs/rules.md.")
+        self._say_wrapped(f"You play {h.capitalize()} ({sym}) against {self.opponent_name}.")
+        self._say_wrapped(f"The board is drawn from your side and numbered in your ({h.capitalize()}'s) numbering: "
+                          "you move 24 -> 1 and type plays in it; the computer's plays are shown in it too.")
+        self._say_wrapped(f"Hints from {getattr(self.ranker, 'name', 'the hint engine')}, {getattr(self.ranker, 'ply', 0)}-ply. "
+                          "Type 'help' for commands; rules: docs/rules.md.")
         if self.match is not None:
-            self.say(f"With the doubling cube: {self.match.rules.describe()}. Type 'double' at the cube prompt, before you "
-                     "roll; 'help' lists the cube commands.")
-            self.say("The computer's plays are chosen by cubeful equity (at a score, by match winning chances); "
-                     "'hint' at the play prompt ranks the plays the same way.")
+            self._say_wrapped(f"With the doubling cube: {self.match.rules.describe()}. Type 'double' at the cube prompt, "
+                              "before you roll; 'help' lists the cube commands.")
+            self._say_wrapped("The computer's plays are chosen by cubeful equity (at a score, by match winning chances); "
+                              "'hint' at the play prompt ranks the plays the same way.")
 
     def _game_header(self) -> None:
         """The start of a game of a cube session: its number, the score, Crawford."""

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from bgrl._resources import shipped_path
-from bgrl.agents.levels import LEVELS
+from bgrl.agents.levels import LEVEL_NAMES, LEVELS
 from bgrl.agents.registry import load_agent
 from bgrl.evaluation.networks import load_checkpoint
 from bgrl.training.config import TrainConfig, load_config_file
@@ -328,7 +328,7 @@ def rate_after_training(final: Path, run_dir: Path, games: int, rate_games: int,
     above = r.between[1]
     lines = ["", f"rating ({sum(m.games for m in r.matches)} games, bgrl rate; short, so the intervals are wide):",
              *["  " + line for line in r.summary().splitlines()],
-             f"where it sits: {r.where()} on the ladder beginner < casual < intermediate < advanced < expert < world-class",
+             f"where it sits: {r.where()} on the ladder " + " < ".join(LEVEL_NAMES),
              "next:",
              f"  bgrl train --resume {run_dir} --games {max(5 * games, 100_000)}   # a longer budget",
              f"  bgrl play --opponent {final}   # play against it"]

@@ -6,7 +6,7 @@ returns for a batch of that one position: the same after-states in the same orde
 crosscheck cases and the rule book's cases, ``tests/evaluation/test_compiled_movegen.py``). One call
 costs a few microseconds where the numpy generator's fixed cost is about 0.1 ms.
 
-The rules are the numpy generator's (RULES.md; :mod:`bgrl.rules.movegen` states them), on the
+The rules are the numpy generator's (docs/rules.md; :mod:`bgrl.rules.movegen` states them), on the
 same bit masks: ``own`` (bit i: the mover has a checker on index i, 25 = the bar) and ``open``
 (bit p: point p holds at most one opposing checker). A non-double plays the higher die first,
 then the lower die first, skipping as second moves of the lower-die-first order the sources

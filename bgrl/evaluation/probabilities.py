@@ -74,7 +74,7 @@ class Probabilities:
 
 def bound_probs(after_states: np.ndarray, probs: np.ndarray, *, race: np.ndarray | None = None,
                 on_board: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """Zero the outcomes a position can no longer reach (RULES.md scoring), in place.
+    """Zero the outcomes a position can no longer reach (docs/rules.md scoring), in place.
 
     Once the opponent has borne off a checker the mover cannot win a gammon (nor a
     backgammon), and once the mover has borne off one it cannot lose one. In a race a

@@ -18,7 +18,7 @@ index      meaning
 The opponent moves from the mover's 1-point towards the 24-point, so its bar sits
 naturally "below" point 1 (index 0) and the mover's bar "above" point 24 (index 25).
 Borne-off counts are derived: ``15 - checkers on the board``.  The same physical point
-is point ``p`` for one side and ``25 - p`` for the other (RULES.md, "Board"), hence
+is point ``p`` for one side and ``25 - p`` for the other (docs/rules.md, "Board"), hence
 ``flip(board)[i] == -board[25 - i]``.
 
 This module imports numpy only.
@@ -62,7 +62,7 @@ START_POSITION_ID = "4HPwATDgc/ABMA"
 
 def _start_board() -> np.ndarray:
     b = np.zeros(BOARD_SIZE, dtype=np.int8)
-    # RULES.md "Start": 2 on the 24-point, 5 on the 13, 3 on the 8, 5 on the 6 (each side).
+    # docs/rules.md "Start": 2 on the 24-point, 5 on the 13, 3 on the 8, 5 on the 6 (each side).
     for point, n in ((24, 2), (13, 5), (8, 3), (6, 5)):
         b[point] = n
         b[25 - point] = -n
@@ -124,7 +124,7 @@ def deadlocked_boards(boards) -> np.ndarray:
 
     boards : integer array-like (B, 26), bgrl's encoding. Returns bool (B,).
 
-    A side on the bar may move no other checker until it has entered (RULES.md, "The bar"),
+    A side on the bar may move no other checker until it has entered (docs/rules.md, "The bar"),
     so when both sides have a checker on the bar and each side's home board is closed (all six
     points held by two or more of its checkers), every roll of either side passes, forever.
     This is the only such position: a side not on the bar can always move on some roll (it
@@ -343,7 +343,7 @@ class Position:
 
     @classmethod
     def start(cls) -> "Position":
-        """The starting position (RULES.md)."""
+        """The starting position (docs/rules.md)."""
         return cls(START_BOARD.copy())
 
     @classmethod

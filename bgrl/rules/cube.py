@@ -1,6 +1,6 @@
 """The state of the doubling cube and of the match: :class:`CubeState`. numpy-free, pure rules.
 
-The cube and match play are optional rules (RULES.md); the default everywhere in bgrl is a
+The cube and match play are optional rules (docs/rules.md); the default everywhere in bgrl is a
 cubeless money game, which is :data:`NO_CUBE` here. A :class:`CubeState` is always seen from
 the side on roll, like a :class:`bgrl.rules.board.Position`:
 

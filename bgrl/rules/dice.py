@@ -1,9 +1,9 @@
-"""Dice, numpy only: the one owner of rolls (RULES.md: two six-sided dice; doubles play four times).
+"""Dice, numpy only: the one owner of rolls (docs/rules.md: two six-sided dice; doubles play four times).
 
 - :data:`ROLLS` / :data:`ROLL_WEIGHTS`: the 21 distinct rolls and their probabilities (search,
   bear-off tables, rollouts).
 - :func:`random_rolls` / :func:`random_roll`: rolls drawn from a numpy Generator (sessions of
-  games, the terminal game, training), and :func:`opening_roll`, RULES.md's opening-roll option.
+  games, the terminal game, training), and :func:`opening_roll`, docs/rules.md's opening-roll option.
 - :func:`parse_dice` / :func:`validate_dice`: a roll typed by a user, and a batch of dice checked.
 - :func:`seed_keys` / :func:`roll_dice`: counter-based streams, below.
 
@@ -65,7 +65,7 @@ def random_roll(rng: np.random.Generator) -> tuple[int, int]:
 
 
 def opening_roll(rng: np.random.Generator) -> tuple[bool, tuple[int, int], list[tuple[int, int]]]:
-    """RULES.md option ``opening_roll``: each side rolls one die, ties are re-rolled, the
+    """docs/rules.md option ``opening_roll``: each side rolls one die, ties are re-rolled, the
     higher die moves first and plays both dice just thrown.
 
     Returns ``(white_first, dice, throws)``: dice (higher first) for the first play and the

@@ -1,7 +1,7 @@
 """A single money game with colours, for the terminal game and the environments.
 
 The engine works from the side on roll; this class adds the user-facing edge: which colour
-is on roll (White takes the first turn, RULES.md), the game's end by bearing off,
+is on roll (White takes the first turn, docs/rules.md), the game's end by bearing off,
 resignation or agreed draw, and the points each colour scores.
 """
 

@@ -1,6 +1,6 @@
 """Cubeful play in colours: a money session with the doubling cube, or an N-point match.
 
-numpy-free, pure rules (RULES.md's optional rules; docs/cube.md). :class:`Match` is the
+numpy-free, pure rules (docs/rules.md's optional rules; docs/cube.md). :class:`Match` is the
 state machine every cubeful game of bgrl goes through (``bgrl play --cube``, ``bgrl match
 --cube``, the web board's sessions): it holds the score, the cube of the game in play in
 colours (value, owner, a double waiting for its answer) and whether the Crawford game has

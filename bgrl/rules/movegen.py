@@ -2,7 +2,7 @@
 
 For a batch of ``(board, dice)`` pairs it lists every distinct legal *after-state* (the
 board right after the mover's whole play, still from the mover's side) under the full
-rule set of RULES.md.  The work is done with array operations over the whole batch: one
+rule set of docs/rules.md.  The work is done with array operations over the whole batch: one
 "checker move" step is applied to every partial play of every position at once, for at
 most four steps, so the Python-level loop runs 4 times per call whatever the batch size.
 
@@ -14,7 +14,7 @@ higher-die-first order already makes; the remaining duplicates are removed by on
 64-bit hash checked byte for byte; batches above 1,024 positions are cut into chunks of 1,024,
 which keeps the working set in the CPU cache.
 
-Rules enforced here (RULES.md, "A turn", "The bar", "Bearing off"):
+Rules enforced here (docs/rules.md, "A turn", "The bar", "Bearing off"):
 
 * a checker lands on an empty point, an own point, or a blot (hit -> opponent's bar),
   never on a point with two or more opposing checkers;
@@ -205,7 +205,7 @@ def _bit_step(boards, own, opn, die, max_src=None, exclude=None, masks=True):
 
     boards int8 (N, _WIDTH), own/opn uint32 (N,) as above. Returns the children
     ``(boards, own, opn, origin, src)`` (``own``/``opn`` None unless ``masks``) and the
-    legal-source masks ``legal`` (uint32 (N,)). Rules (RULES.md, "The bar", "Bearing off"): a
+    legal-source masks ``legal`` (uint32 (N,)). Rules (docs/rules.md, "The bar", "Bearing off"): a
     checker on the bar enters first (on point 25 - d), no landing on 2+ opposing checkers (a
     blot hit goes to the opponent's bar), bearing off only with every checker in 1..6, an
     exact die from its point, a larger die only from the highest occupied point.
@@ -403,7 +403,7 @@ def _non_doubles(wide, own, opn, d, paths=False):
     first, ``2 i + 1`` the lower); the rows of a position come in generation order (the higher
     die first, then by sources, lowest first); the caller removes duplicates.
 
-    Rules (RULES.md, "A turn"): both dice must be played if any sequence allows it (then only
+    Rules (docs/rules.md, "A turn"): both dice must be played if any sequence allows it (then only
     two-move plays are kept); if only one die can be played, the higher one when it can be
     played alone.
     """
@@ -456,7 +456,7 @@ def _doubles(wide, own, opn, d, paths=False):
     step may only move a checker from a point no higher than the previous step's source. Every
     multiset of moves is then generated once, and distinct multisets give distinct boards (the
     board change fixes how many checkers left each point): doubles have no duplicates.
-    Maximum-dice rule (RULES.md, "A turn"): only the plays of the most moves any play makes
+    Maximum-dice rule (docs/rules.md, "A turn"): only the plays of the most moves any play makes
     are kept.
     """
     n = wide.shape[0]

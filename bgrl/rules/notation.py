@@ -8,14 +8,14 @@ The parser also accepts a checker's moves chained (``13/10/5``), a direct span
 (``13/5``, read as one checker moving from 13 to 5), ``25`` for the bar and ``0`` for off,
 optional ``*`` marks, and ``(n)`` repeats. A parsed play is applied checker move by checker
 move and accepted only when its final position is one of the legal after-states
-(RULES.md: "A play is judged by its final position").
+(docs/rules.md: "A play is judged by its final position").
 
 The hot path (training, matches) never builds notation: it works on after-states;
 notation is rebuilt from (position, dice, after-state) here, at the edges. The legal plays
 are not enumerated here: :func:`legal_plays` takes the after-states, in their canonical
 order, and the move path of each from one call of
 ``bgrl.rules.movegen.generate(..., paths=True)``, the one owner of the rules of a play
-(RULES.md), then builds the Position IDs of all results at once
+(docs/rules.md), then builds the Position IDs of all results at once
 (:func:`bgrl.rules.board.position_ids`) and memoises the notation of each sequence of checker
 moves, so a 0-ply hint stays well under a millisecond (README, "Hint latency"). The checks in
 :func:`play_from_notation` (:func:`_simulate`, :func:`_step`) only explain why a typed play
@@ -414,7 +414,7 @@ def _step(b: list[int], src: int, die: int):
     """One checker move of ``die`` pips from ``src`` on board ``b`` (list, mover's view).
 
     Returns ``(new_board, dst, hit, None)`` or ``(None, dst, False, reason)`` quoting the
-    rule (RULES.md) that forbids it.
+    rule (docs/rules.md) that forbids it.
     """
     if b[MOVER_BAR] > 0 and src != MOVER_BAR:
         return None, 0, False, "a checker on the bar must enter first"
@@ -573,7 +573,7 @@ def _max_dice_reason(dice: tuple[int, int], used: tuple[int, ...], need: int) ->
 def play_from_notation(position, dice, text: str) -> Play:
     """Find the legal play that the notation ``text`` describes.
 
-    The play is judged by its final position (RULES.md). A span such as ``13/5`` or ``8/4``
+    The play is judged by its final position (docs/rules.md). A span such as ``13/5`` or ``8/4``
     is read as one checker using several dice; when every path of the span hits a blot on
     the way (``8/4`` where the only path is ``8/5*/4``) that path is taken; when paths that
     give different positions remain, the span is refused as ambiguous.

@@ -1,4 +1,4 @@
-"""Game-over detection and scoring (RULES.md, "End of game and scoring"). numpy only."""
+"""Game-over detection and scoring (docs/rules.md, "End of game and scoring"). numpy only."""
 
 from __future__ import annotations
 

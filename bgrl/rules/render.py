@@ -2,7 +2,7 @@
 
 White's checkers are ``O``, Black's ``X``. The board is drawn from the viewer's side, as
 GNU Backgammon does: the viewer's home board (its points 1-6) is bottom right and the
-viewer moves 24 -> 1 in its own numbering. The default viewer is White (RULES.md's fixed
+viewer moves 24 -> 1 in its own numbering. The default viewer is White (docs/rules.md's fixed
 display numbering); the terminal game draws it from the human's side. Checkers on the bar
 are drawn in the middle column (``BAR``): the opponent's in the upper half, the viewer's in
 the lower half.

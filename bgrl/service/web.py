@@ -10,7 +10,7 @@ serve any game, a restart loses nothing, and of two concurrent commands on one g
 or with another player's, a game is 404.
 
 Every board, point number and play a session returns is in the *player's* numbering
-(RULES.md: the same physical point is ``p`` for one side and ``25 - p`` for the other).
+(docs/rules.md: the same physical point is ``p`` for one side and ``25 - p`` for the other).
 Each turn of the player comes with every legal play of the whole roll as single-die steps,
 so the page highlights only the landing points of legal plays. Resignations and draws are
 judged by ``world-class`` (:data:`bgrl.agents.levels.JUDGE_LEVEL`); hints default to
@@ -70,7 +70,7 @@ class _Body(BaseModel):
 class NewGame(_Body):
     level: str = Field("beginner", description="the computer's level (see GET /v1/version)")
     colour: Literal["white", "black"] = Field("white", description="the player's colour; White moves first, so black = the computer opens")
-    opening_roll: bool = Field(False, description="RULES.md option: each side throws one die, the higher moves first with both")
+    opening_roll: bool = Field(False, description="docs/rules.md option: each side throws one die, the higher moves first with both")
     seed: int | None = Field(None, ge=0, le=2**63 - 1, description="seed of the dice and the computer's noise (default: random, at most 2^53 - 1 so a JavaScript client holds it exactly)")
     hint_level: str | None = Field(None, description=f"level of hints (default {DEFAULT_HINT_LEVEL}, the same on every surface); resignations, draws and reviews are judged by {JUDGE_LEVEL}")
     position: str | None = Field(None, max_length=120, description="start from this position, the player on roll: a gnubg "

@@ -11,7 +11,7 @@ happened, with a sentence); it prints nothing and knows no HTTP. The web routes
 :class:`bgrl.session.store.GameStore` before its answer is sent, and :meth:`to_state` /
 :meth:`from_state` carry a session in and out of the store as JSON.
 
-Numbering: every board and point a session returns is in the *player's* numbering (RULES.md:
+Numbering: every board and point a session returns is in the *player's* numbering (docs/rules.md:
 the same physical point is ``p`` for one side and ``25 - p`` for the other).
 
 The computer's moves come from an *engine* with the service engine's methods

@@ -5,8 +5,8 @@
 One process, one thread, everything loaded before timing (latency inside a running
 process). Positions: contact positions (not races) with at least two legal plays, from
 self-play games of the shipped network; each ply gets its own third of them, so neither
-engine's evaluation cache is warmed by another ply's run (gnubg-nn caches evaluations,
-DESIGN.md). Ours: the full hint (every legal play with notation, ranked; the expert
+engine's evaluation cache is warmed by another ply's run (gnubg-nn caches evaluations).
+Ours: the full hint (every legal play with notation, ranked; the expert
 level's network by default, ``--level NAME`` another's, and gnubg's normal move filters, 8 plays within 0.16 then 2 within 0.04).
 gnubg-nn: ``best_move(board, d1, d2, n=ply, list=1)`` (its ranked list with its own move
 filters; called only where there is a choice, as its n-ply ``best_move`` crashes on some

@@ -5,7 +5,7 @@
    Gaussian equity noise, its standard deviation drawn per side and game from
    ``--noise`` (default 0, 0.02, 0.04, 0.06 points: gnubg's own expert .. beginner range),
    so the positions are varied but stay the kind good players reach. White moves first
-   (RULES.md); dice from ``--seed``.
+   (docs/rules.md); dice from ``--seed``.
 2. Decisions: each decision with a choice (at least two distinct legal plays; gnubg-nn's
    n-ply call must not see single-play positions) is kept with probability ``--keep``;
    repeated (position, roll) pairs are kept once.

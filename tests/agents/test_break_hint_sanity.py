@@ -1,6 +1,6 @@
 """Regressions from adversarial testing of hints and the shipped network agent.
 
-RULES.md, "End of game and scoring": a gammon needs the loser to have borne off no
+docs/rules.md, "End of game and scoring": a gammon needs the loser to have borne off no
 checker, and the first side to bear off all 15 wins. So (a) once the opponent has borne
 off a checker, no play can be worth more than a single game, and win_gammon /
 win_backgammon must be 0; (b) a play that bears off the last checker wins for certain

@@ -40,7 +40,7 @@ OPENING_31_FIRST_STEPS = {(6, 1), (6, 3), (8, 1), (8, 3), (13, 3), (24, 1), (24,
 
 def golden_cases() -> list[tuple[str, tuple[int, int]]]:
     """Every ``golden(ID, board, dice, ...)`` call of tests/rules/test_movegen.py (the held-out rules
-    cases worked out by hand from RULES.md); a parametrised ``dice`` stands for all 21 rolls."""
+    cases worked out by hand from docs/rules.md); a parametrised ``dice`` stands for all 21 rolls."""
     tree = ast.parse((TESTS / "rules/test_movegen.py").read_text(encoding="utf-8"))
     cases = []
     for node in ast.walk(tree):

@@ -142,7 +142,7 @@ def _golden_tests():
 
 @pytest.mark.parametrize("fn, kwargs", _golden_tests())
 def test_rule_book_cases_through_the_compiled_generator(fn, kwargs, monkeypatch):
-    """Each golden test of test_movegen.py (hand-worked sets from RULES.md) with ``generate`` of
+    """Each golden test of test_movegen.py (hand-worked sets from docs/rules.md) with ``generate`` of
     one position running compiled (the check that it did so is the counter)."""
     calls = []
 

@@ -1,12 +1,12 @@
 """Tests of the batched move generator ``bgrl.rules.movegen.generate``.
 
 * fast vs an independent slow reference (``tests/reference_movegen.py``, written from
-  RULES.md) over positions from random games, synthetic positions (bar, closed boards,
+  docs/rules.md) over positions from random games, synthetic positions (bar, closed boards,
   bear-offs, doubles) and hypothesis-built arbitrary positions;
 * batch vs one-by-one, dice order, checker conservation, ``dice_used``;
 * ``generate(..., paths=True)``: the same after-states, each with a move path that replays,
   move by move under the reference's single-die rules, to it;
-* golden tests, one per example / rule of /work/shared/RULES.md, with the expected set of
+* golden tests, one per example / rule of the shared rule book (RULES.md; docs/rules.md in this repository), with the expected set of
   after-states worked out by hand from the rule book.
 
 The default run stays well under a minute; ``-m slow`` runs a much larger fuzz.
@@ -404,7 +404,7 @@ def test_hypothesis_fast_matches_reference(board, dice):
 
 
 # ----------------------------------------------------------------------------------------
-# golden tests from RULES.md (expected sets worked out by hand)
+# golden tests from docs/rules.md (expected sets worked out by hand)
 # ----------------------------------------------------------------------------------------
 
 
@@ -427,42 +427,42 @@ OFF_OPP = {20: 2, 22: 3}  # opponent checkers out of the way of a mover playing 
 
 
 def test_golden_one_checker_both_dice_via_open_intermediate():
-    """RULES.md "A turn": with 5-3 from the 13-point and the 8-point blocked, 13/10/5 is
+    """docs/rules.md "A turn": with 5-3 from the 13-point and the 8-point blocked, 13/10/5 is
     legal (the checker stops on the open 10) and 13/8/5 is not."""
     opp = {8: 2, 20: 3}
     golden("cAAYAAAEAAAAAA", mk({13: 1}, opp), (5, 3), [mk({5: 1}, opp)], used=2)
 
 
 def test_golden_sum_is_never_a_single_jump():
-    """RULES.md "A turn": "The sum is never a single jump": with both the 10 and the 8
+    """docs/rules.md "A turn": "The sum is never a single jump": with both the 10 and the 8
     blocked the 13-point checker cannot reach the 5; 20/15/12 = 20/17/12 is the only play."""
     opp = {10: 2, 8: 2, 22: 3}
     golden("HABmAAAQEAAAAA", mk({13: 1, 20: 1}, opp), (5, 3), [mk({13: 1, 12: 1}, opp)], used=2)
 
 
 def test_golden_both_dice_must_be_used():
-    """RULES.md "Maximum-dice rule": 6-5, the 7 blocked: the 6 cannot be played first, but
+    """docs/rules.md "Maximum-dice rule": 6-5, the 7 blocked: the 6 cannot be played first, but
     13/8/2 uses both dice, so it is the only play (13/8 alone is not legal)."""
     opp = {7: 2, 20: 3}
     golden("cAAwAAAEAAAAAA", mk({13: 1}, opp), (6, 5), [mk({2: 1}, opp)], used=2)
 
 
 def test_golden_higher_die_rule():
-    """RULES.md "Maximum-dice rule": only one die of 6-5 can be used (the 2 is blocked, so
+    """docs/rules.md "Maximum-dice rule": only one die of 6-5 can be used (the 2 is blocked, so
     13/7/2 and 13/8/2 fail) and either could be used alone: the higher one, 13/7."""
     opp = {2: 2, 20: 3}
     golden("cAAABgAEAAAAAA", mk({13: 1}, opp), (6, 5), [mk({7: 1}, opp)], used=1)
 
 
 def test_golden_only_one_die_playable_at_all():
-    """RULES.md "Maximum-dice rule": "if only one of them can be used at all, that one":
+    """docs/rules.md "Maximum-dice rule": "if only one of them can be used at all, that one":
     6-5 with the 7 and the 2 blocked: the 6 cannot be played, so 13/8 (the lower die)."""
     opp = {7: 2, 2: 2, 20: 3}
     golden("cAAwGAAQAAAAAA", mk({13: 1}, opp), (6, 5), [mk({8: 1}, opp)], used=1)
 
 
 def test_golden_bar_enter_with_the_die_that_enters_then_play_the_other():
-    """RULES.md "The bar": one checker on the bar, 5-2, the 2 entry point (23) blocked, the 5
+    """docs/rules.md "The bar": one checker on the bar, 5-2, the 2 entry point (23) blocked, the 5
     entry point (20) open: enter with the 5, then play the 2 (20/18 or 6/4).  Leaving the
     checker on the bar (6/4 alone) is illegal."""
     opp = {23: 2, 12: 3}
@@ -471,7 +471,7 @@ def test_golden_bar_enter_with_the_die_that_enters_then_play_the_other():
 
 
 def test_golden_two_on_bar_one_entry():
-    """RULES.md "The bar": two on the bar, 4-3, the 3 entry (22) blocked, the 4 entry (21) a
+    """docs/rules.md "The bar": two on the bar, 4-3, the 3 entry (22) blocked, the 4 entry (21) a
     blot: bar/21* is the whole play; the 3 may not be played on the board while a checker
     is still on the bar."""
     board = mk({6: 2}, {22: 2, 21: 1, 10: 3}, bar=2)
@@ -480,7 +480,7 @@ def test_golden_two_on_bar_one_entry():
 
 
 def test_golden_two_on_bar_double_enters_both_then_plays_on():
-    """RULES.md "The bar": two on the bar, 4-4: both enter on 21; "once the bar is empty any
+    """docs/rules.md "The bar": two on the bar, 4-4: both enter on 21; "once the bar is empty any
     remaining die must be played": 21/17 is blocked, so 6/2(2)."""
     opp = {17: 2, 10: 3}
     golden("gAEHABgAAAMAAA", mk({6: 2}, opp, bar=2), (4, 4), [mk({21: 2, 2: 2}, opp)], used=4)
@@ -491,14 +491,14 @@ CLOSED = {19: 2, 20: 2, 21: 2, 22: 2, 23: 2, 24: 2}
 
 @pytest.mark.parametrize("dice", ROLLS)
 def test_golden_dance_is_a_pass(dice):
-    """RULES.md "The bar" + "Pass only when no die can be played": a checker on the bar
+    """docs/rules.md "The bar" + "Pass only when no die can be played": a checker on the bar
     against a closed board: no roll enters, the whole turn is lost (board unchanged)."""
     board = mk({6: 3}, CLOSED, bar=1)
     golden("27YBAAAcAAABAA", board, dice, [board], used=0)
 
 
 def test_golden_dance_on_one_open_point():
-    """RULES.md "The bar": only the 19 (a 6) open: 5-5 cannot enter -> pass; 6-5 enters with
+    """docs/rules.md "The bar": only the 19 (a 6) open: 5-5 cannot enter -> pass; 6-5 enters with
     the 6 and then must play the 5 (19/14 or 6/1)."""
     opp = {20: 2, 21: 2, 22: 2, 23: 2, 24: 2}
     board = mk({6: 3}, opp, bar=1)
@@ -507,13 +507,13 @@ def test_golden_dance_on_one_open_point():
 
 
 def test_golden_six_bears_off_from_highest_point():
-    """RULES.md "Bearing off": checkers on the 5 and 3: a 6 bears off from the 5, not from
+    """docs/rules.md "Bearing off": checkers on the 5 and 3: a 6 bears off from the 5, not from
     the 3.  6-1: 6/off 3/2 (= 3/2 6/off) -> {2}; 5/4 then 4/off -> {3}.  Never {5} or {4}."""
     golden("nAEAAAkAAAAAAA", mk({5: 1, 3: 1}, OFF_OPP), (6, 1), [mk({2: 1}, OFF_OPP), mk({3: 1}, OFF_OPP)], used=2)
 
 
 def test_golden_four_cannot_bear_off_three_while_five_occupied():
-    """RULES.md "Bearing off": checkers on the 5 and 3, 4-1: the 4 cannot bear off the 3 while
+    """docs/rules.md "Bearing off": checkers on the 5 and 3, 4-1: the 4 cannot bear off the 3 while
     the 5 is occupied; it is played 5/1.  Plays: 5/1 3/2 -> {2,1}; 5/1 1/off = 5/4 4/off ->
     {3}.  3/off (giving {5} then {4}) is illegal."""
     board = mk({5: 1, 3: 1}, OFF_OPP)
@@ -521,7 +521,7 @@ def test_golden_four_cannot_bear_off_three_while_five_occupied():
 
 
 def test_golden_four_cannot_bear_off_three_and_five_one_blocked():
-    """RULES.md "Bearing off": same 5 & 3 but the 1-point blocked: a 4 has no legal move at
+    """docs/rules.md "Bearing off": same 5 & 3 but the 1-point blocked: a 4 has no legal move at
     all (5/1 blocked, 3/off forbidden): 4-4 is a pass; 4-1 must be 5/4 4/off -> {3}."""
     opp = {1: 2, 20: 3}
     board = mk({5: 1, 3: 1}, opp)
@@ -530,13 +530,13 @@ def test_golden_four_cannot_bear_off_three_and_five_one_blocked():
 
 
 def test_golden_bear_off_rechecked_after_each_die():
-    """RULES.md "Bearing off": "re-checked after every single die": 8 and 2, 6-2: 8/2 brings
+    """docs/rules.md "Bearing off": "re-checked after every single die": 8 and 2, 6-2: 8/2 brings
     the last checker home, then the 2 bears off (2/off); or 8/6 then 6/off.  Both -> {2}."""
     golden("nAEAgEAAAAAAAA", mk({8: 1, 2: 1}, OFF_OPP), (6, 2), [mk({2: 1}, OFF_OPP)], used=2)
 
 
 def test_golden_bear_off_recheck_richer():
-    """RULES.md "Bearing off", re-check after each die: 7, 4, 1 with 3-1.
+    """docs/rules.md "Bearing off", re-check after each die: 7, 4, 1 with 3-1.
     7/4 then 1/off -> {4,4}; 7/4 4/3 = 7/6/3 = 4/3 7/4 -> {4,3,1}; 4/1 7/6 = 7/6 4/1 ->
     {6,1,1}.  1/off before 7 comes home is illegal; with 6 occupied the 3 cannot bear off
     the 1."""
@@ -550,7 +550,7 @@ def test_golden_bear_off_recheck_richer():
 
 
 def test_golden_hit_checker_must_come_home_before_bearing_off():
-    """RULES.md "Bearing off": "A checker hit during bear-off must re-enter and come home
+    """docs/rules.md "Bearing off": "A checker hit during bear-off must re-enter and come home
     before bearing off resumes": on the bar with two on the 1, 6-1: bar/19/18 = bar/24/18;
     1/off is not allowed with a checker outside the home board."""
     opp = {20: 2, 10: 3}
@@ -558,7 +558,7 @@ def test_golden_hit_checker_must_come_home_before_bearing_off():
 
 
 def test_golden_mover_hits_during_bear_off():
-    """RULES.md "A turn" (a blot is hit) during bear-off ("Bearing off"): 6 and 5 home, an
+    """docs/rules.md "A turn" (a blot is hit) during bear-off ("Bearing off"): 6 and 5 home, an
     opposing blot on the 3, 3-2.  Plays (hand-enumerated):
     6/3* 5/3 -> {3,3}*; 6/3*/1 -> {5,1}*; 5/2 6/4 -> {4,2}; 5/2/off -> {6};
     6/4/1 -> {5,1}; 5/3*/off -> {6}*  (* = blot on the bar)."""
@@ -576,13 +576,13 @@ def test_golden_mover_hits_during_bear_off():
 
 
 def test_golden_bear_off_not_compulsory():
-    """RULES.md "Bearing off is never compulsory when another legal move with that die
+    """docs/rules.md "Bearing off is never compulsory when another legal move with that die
     exists": 4 and 2, 2-1: 4/2/1 (no bear-off) -> {2,1} is legal, as is 2/off 4/3 -> {3}."""
     golden("nAEAgAQAAAAAAA", mk({4: 1, 2: 1}, OFF_OPP), (2, 1), [mk({2: 1, 1: 1}, OFF_OPP), mk({3: 1}, OFF_OPP)], used=2)
 
 
 def test_golden_start_6_6():
-    """RULES.md "Start" + "A turn" (doubles = four moves): from the start, each 6 can be
+    """docs/rules.md "Start" + "A turn" (doubles = four moves): from the start, each 6 can be
     24/18, 13/7 or 8/2; 18/12 (opponent's 5 checkers), 7/1 (2 checkers) and bearing off are
     impossible, so a play is a split (a, b, c) of the four 6s with a <= 2, b <= 5, c <= 3:
     11 plays."""
@@ -599,7 +599,7 @@ def test_golden_start_6_6():
 
 
 def test_start_2_1_has_15_plays():
-    """RULES.md "Start"; `bgrl moves 4HPwATDgc/ABMA 21` lists 15 plays."""
+    """docs/rules.md "Start"; `bgrl moves 4HPwATDgc/ABMA 21` lists 15 plays."""
     board = board_from_position_id("4HPwATDgc/ABMA")
     assert np.array_equal(board, START_BOARD)
     res = generate(board[None, :], np.array([[2, 1]], dtype=np.int8))
@@ -611,7 +611,7 @@ def test_start_2_1_has_15_plays():
 
 
 def test_pass_keeps_board_and_flip_round_trip():
-    """A pass returns the board itself (RULES.md: pass only when no die can be played)."""
+    """A pass returns the board itself (docs/rules.md: pass only when no die can be played)."""
     board = mk({6: 3}, CLOSED, bar=2)
     res = generate(np.stack([board, flip(flip(board))]), np.array([[6, 6], [3, 1]], dtype=np.int8))
     assert (res.dice_used == 0).all()

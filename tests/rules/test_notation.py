@@ -37,7 +37,7 @@ def test_doubles_merge_and_hits():
 def test_bear_off_notation():
     b = board({5: 1, 3: 1}, {20: 15})
     names = {p.notation for p in legal_plays(Position(b), (6, 4))}
-    # RULES.md: the 6 bears off from the 5; the 4 cannot bear off the 3 while the 5 is occupied
+    # docs/rules.md: the 6 bears off from the 5; the 4 cannot bear off the 3 while the 5 is occupied
     assert names == {"5/off 3/off", "5/1 3/off"} or "5/off 3/off" in names
 
 
