@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # pragma: no cover - depends on the optional extra
-    from numba import njit
-
-    AVAILABLE = True
-except ImportError:  # pragma: no cover
-    AVAILABLE = False
+# njit from bgrl's numba module: its cache folder (a read-only install caches in the user's
+# bgrl folder, and where nothing can be written the kernels compile at each start instead of
+# numba refusing to decorate them).
+from bgrl.evaluation._numba import AVAILABLE, njit
 
 __all__ = ["AVAILABLE", "chain_diffs", "chain_update", "compact", "group_argmax", "history_update", "sparsify"]
 
@@ -144,11 +142,15 @@ if AVAILABLE:
         for i in range(offsets.shape[0] - 1):
             b = offsets[i]
             e_best = -np.inf
+            found = False
             for r in range(offsets[i], offsets[i + 1]):
                 e = 2.0 * p[r, 0] - 1.0 + p[r, 1] - p[r, 3] + p[r, 2] - p[r, 4]
-                if e > e_best:
+                if e != e:  # NaN: never chosen while the group holds a number
+                    continue
+                if not found or e > e_best:
                     e_best = e
                     b = r
+                    found = True
             best[i] = b
 
     @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})

@@ -46,17 +46,35 @@ def group_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     Returns
     -------
     int64 (B,): indices into ``values``. Ties go to the first index; a NaN is never chosen
-    while its group holds a number (a group of NaNs only gives its first index).
+    while its group holds a number, even -inf (a group of NaNs only gives its first index).
+
+    Raises
+    ------
+    ValueError
+        for offsets that are not 1-D integers from 0 to M with every group non-empty.
     """
     v = np.asarray(values)
-    starts = np.asarray(offsets[:-1])
-    counts = np.diff(offsets)
+    off = np.asarray(offsets)
+    if off.ndim != 1 or off.size < 1 or off.dtype.kind not in "iu":
+        raise ValueError(f"offsets must be a 1-D integer array (B+1,), got dtype {off.dtype}, shape {off.shape}")
+    off = off.astype(np.int64)
+    counts = np.diff(off)
+    if off[0] != 0 or off[-1] != v.shape[0] or (counts.size and counts.min() < 1):
+        raise ValueError(f"offsets must rise strictly from 0 to {v.shape[0]} (every group non-empty), "
+                         f"got {off[:8].tolist()}{' ...' if off.size > 8 else ''}")
+    starts = off[:-1]
+    if counts.size == 0:
+        return np.empty(0, dtype=np.int64)
     gmax = np.maximum.reduceat(v, starts)
-    if np.isnan(gmax).any():  # reduceat propagates NaN: value NaNs as -inf instead
-        v = np.where(np.isnan(v), -np.inf, v)
-        gmax = np.maximum.reduceat(v, starts)
-    is_max = np.flatnonzero(v == np.repeat(gmax, counts))
-    return is_max[np.searchsorted(is_max, starts)]
+    nan = np.isnan(gmax) if v.dtype.kind == "f" else None
+    if nan is not None and nan.any():  # reduceat propagates NaN: the maximum of the numbers instead
+        gmax = np.maximum.reduceat(np.where(np.isnan(v), -np.inf, v), starts)
+    is_max = np.flatnonzero(v == np.repeat(gmax, counts))  # a NaN equals nothing: never a hit
+    if is_max.size == 0:  # every group all NaN
+        return starts.copy()
+    best = is_max[np.minimum(np.searchsorted(is_max, starts), is_max.size - 1)]
+    # a group of NaNs has no hit of its own: its search lands in another group; it keeps its first
+    return np.where((best >= starts) & (best < off[1:]), best, starts)
 
 
 def check_decision(position, dice) -> tuple[Position, tuple[int, int]]:

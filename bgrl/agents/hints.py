@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bgrl.agents.base import check_decision, one_position, plays_of
-from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MIN_PRUNED_PLY, after_state_probs, search_plays
+from bgrl.agents.search import GNUBG_FILTERS, MIN_PRUNED_PLY, after_state_probs, check_ply, search_plays
 from bgrl.evaluation.probabilities import Probabilities, equity
 from bgrl.rules.notation import Play, legal_plays
 from bgrl.rules.outcome import check_not_over
@@ -250,8 +250,7 @@ class HintRanker:
     network: str | None = None
 
     def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None, prune=None):
-        if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= int(ply) <= MAX_PLY:
-            raise ValueError(f"ply must be an int 0..{MAX_PLY} (gnubg's convention), got {ply!r}")
+        check_ply(ply)
         self.evaluator = evaluator
         self.ply = int(ply)
         self.filters = tuple(filters) if filters else GNUBG_FILTERS

@@ -28,7 +28,7 @@ from bgrl.agents.base import Agent, check_decision
 from bgrl.agents.hints import HintRanker, RankedPlay
 from bgrl.rules.movegen import AfterStates
 from bgrl._resources import shipped_checkpoint, shipped_path
-from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MIN_PRUNED_PLY, MoveFilter, ReplyPruning, check_keep, group_argmax, search_plays
+from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MIN_PRUNED_PLY, MoveFilter, ReplyPruning, check_keep, check_ply, group_argmax, search_plays
 from bgrl.evaluation.probabilities import equity
 
 __all__ = ["Level", "Pruning", "DEFAULT_PRUNING", "LEVELS", "LEVEL_NAMES", "DEFAULT_HINT_LEVEL", "DEFAULT_PLAY_LEVEL", "JUDGE_LEVEL", "STRONGEST_NETWORK", "LevelAgent", "load_level", "reply_pruning", "hint", "play_noise", "measured_levels", "MEASURED_FILE"]
@@ -100,9 +100,11 @@ class Level:
         when they reach that deep, else gnubg's normal filters
         (:data:`bgrl.agents.search.GNUBG_FILTERS`) are used. Raises ValueError for a ply
         outside 0..3."""
-        if ply is None or int(ply) == self.ply:
+        if ply is None:
             return self
-        ply = int(ply)
+        ply = check_ply(ply)
+        if ply == self.ply:
+            return self
         filters = self.filters if len(self.filters) >= min(ply, len(GNUBG_FILTERS)) else GNUBG_FILTERS
         return replace(self, ply=ply, filters=filters)
 
@@ -388,7 +390,7 @@ def hint(position, dice, level: str | None = None, ply: int | None = None, top: 
         raise ValueError(f"top must be an int >= 0 (0 = all plays), got {top!r}")
     check_decision(position, dice)
     name = DEFAULT_HINT_LEVEL if level is None else level
-    key = (str(name), None if ply is None else int(ply))
+    key = (str(name), None if ply is None else check_ply(ply))
     ranker = _RANKERS.get(key)
     if ranker is None:
         ranker = HintRanker.from_agent(load_level(name), ply)

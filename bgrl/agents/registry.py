@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bgrl.agents.base import DEFAULT_CHECKPOINT, Agent, NetAgent, PlayChooserAgent, PubevalAgent, RandomAgent
 from bgrl.agents.hints import HintRanker
+from bgrl.agents.search import check_ply
 from bgrl.agents.levels import DEFAULT_HINT_LEVEL, LEVEL_NAMES, LEVELS, LevelAgent, load_level, reply_pruning
 from bgrl._resources import resolve_checkpoint
 from bgrl.agents.gnubg import GnubgAgent, parse_gnubg_spec
@@ -180,8 +181,8 @@ def load_ranker(spec: str | Path | None = None, ply: int | None = None, *, check
     expected = f"expected a level ({', '.join(LEVEL_NAMES)}), 'default' or a checkpoint path (.pt file or run folder)"
     if not s.strip():
         raise ValueError(f"the ranker's level is empty: {expected}")
-    if ply is not None and (isinstance(ply, bool) or not 0 <= int(ply) <= 3):
-        raise ValueError(f"ply must be 0..3 (gnubg's convention), got {ply!r}")
+    if ply is not None:
+        check_ply(ply)
     if s in LEVELS:
         lv = LEVELS[s]
         if checkpoint is not None:

@@ -63,7 +63,7 @@ import numpy as np
 
 from bgrl.agents.base import check_decision
 from bgrl.agents.hints import shared_ranks
-from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MIN_PRUNED_PLY, MoveFilter, after_state_probs, apply_filter, group_argmax, search_plays
+from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MIN_PRUNED_PLY, MoveFilter, after_state_probs, apply_filter, check_ply, group_argmax, search_plays
 from bgrl.evaluation import compiled
 from bgrl.evaluation.exact import exact_probs
 from bgrl.evaluation.probabilities import OUTPUTS, Probabilities, equity, flip_probs, terminal_probs
@@ -420,8 +420,7 @@ class Roller:
     """
 
     def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None, prune=None):
-        if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= int(ply) <= MAX_PLY:
-            raise ValueError(f"ply must be an int 0..{MAX_PLY}, got {ply!r}")
+        check_ply(ply)
         self.evaluator = evaluator
         self.ply = int(ply)
         self.prune = prune if self.ply >= MIN_PRUNED_PLY else None  # bgrl.agents.search.ReplyPruning of the play's search

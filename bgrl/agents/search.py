@@ -57,6 +57,7 @@ __all__ = [
     "GNUBG_FILTERS",
     "SearchResult",
     "group_argmax",
+    "check_ply",
     "after_state_probs",
     "search_plays",
     "apply_filter",
@@ -140,6 +141,18 @@ class SearchResult:
     best: np.ndarray
 
 
+def check_ply(ply, what: str = "ply") -> int:
+    """``ply`` as an int 0..:data:`MAX_PLY` (gnubg's convention), the one check of a search
+    depth for the public entry points (hints, rankers, levels, rollouts, the search).
+
+    Raises ValueError naming what was expected for anything else: a bool, a float (``1.5``,
+    even ``2.0``), a string, or a depth out of range.
+    """
+    if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= int(ply) <= MAX_PLY:
+        raise ValueError(f"{what} must be an int 0..{MAX_PLY} (gnubg's convention), got {ply!r}")
+    return int(ply)
+
+
 def after_state_probs(evaluator, after_states: np.ndarray, ply: int, prune: ReplyPruning | None = None) -> np.ndarray:
     """n-ply value of after-states (see the module docstring).
 
@@ -158,8 +171,7 @@ def after_state_probs(evaluator, after_states: np.ndarray, ply: int, prune: Repl
     Each depth costs one generate call and one evaluator call for the whole batch (for up
     to :data:`CHUNK` after-states; larger batches go through in chunks of that size).
     """
-    if not 0 <= int(ply) <= MAX_PLY:
-        raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
+    ply = check_ply(ply)
     a = np.ascontiguousarray(after_states, dtype=np.int8)
     if ply == 0 or a.shape[0] == 0:
         return np.asarray(evaluator(a), dtype=np.float64).reshape(a.shape[0], 5)
@@ -278,8 +290,7 @@ def search_plays(evaluator, boards: np.ndarray, offsets: np.ndarray, ply: int, f
     -------
     SearchResult
     """
-    if not 0 <= int(ply) <= MAX_PLY:
-        raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
+    ply = check_ply(ply)
     if ply > 0 and not filters:
         raise ValueError("a search deeper than 0-ply needs at least one MoveFilter")
     b = np.ascontiguousarray(boards, dtype=np.int8)

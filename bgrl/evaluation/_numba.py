@@ -1,7 +1,7 @@
 """numba for the compiled kernels: where their cache lives, imported once, after that is set.
 
-Every compiled kernel of bgrl (``features_nb``, ``encoding_nb``, ``movegen_nb``, ``table_nb``, ``bearoff_nb``)
-takes ``njit`` from here, so the cache folder is chosen before numba is first imported:
+Every compiled kernel of bgrl (``features_nb``, ``encoding_nb``, ``movegen_nb``, ``table_nb``, ``bearoff_nb``
+and the trainer's :mod:`bgrl.training._kernels`) takes ``njit`` from here, so the cache folder is chosen before numba is first imported:
 
 * numba's own default (the ``__pycache__`` folder beside this package's sources) when it can
   be written: a source checkout, an editable install, a user's own virtual environment;

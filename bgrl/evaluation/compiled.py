@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
@@ -37,6 +38,7 @@ __all__ = ["MODE", "wanted", "ensure", "active", "is_disabled", "disabled"]
 MODE = {"1": "1", "0": "0"}.get(os.environ.get("BGRL_COMPILED", "").strip(), "auto")
 
 _state = {"off": MODE == "0", "loaded": False}
+_load_lock = threading.Lock()  # the first load runs once, however many threads ask at once
 #: Loading the kernels for longer than this (seconds) means they were compiled, not read from
 #: numba's cache: :func:`ensure` says so once (a warning on the ``bgrl`` logger).
 COMPILE_NOTE_S = 2.0
@@ -75,25 +77,36 @@ def ensure(import_numba: bool = False) -> bool:
             return False
     if not wanted():
         return False
-    start = time.perf_counter()
-    try:
-        from bgrl.evaluation import _numba, bearoff_nb, features_nb, movegen_nb, table_nb
-    except ImportError:  # pragma: no cover - numba missing or broken
-        return False
-    if not movegen_nb.AVAILABLE:  # pragma: no cover
-        return False
-    movegen_nb.warm()
-    table_nb.warm()
-    bearoff_nb.warm()
-    features_nb.both_sides(movegen_nb.START[None])
-    spent = time.perf_counter() - start
-    if spent > COMPILE_NOTE_S:  # a fresh install (or changed sources): compiled now, cached for later runs
-        where = _numba.CACHE_DIR or "the __pycache__ folder beside bgrl/evaluation's sources"
-        logging.getLogger("bgrl").warning("bgrl compiled its numba kernels in %.1f s, once: they are cached in %s",
-                                          spent, where)
-    movegen_nb.register()
-    _state["loaded"] = True
+    with _load_lock:
+        if _state["loaded"]:  # another thread loaded them while this one waited
+            return True
+        start = time.perf_counter()
+        try:
+            from bgrl.evaluation import _numba, bearoff_nb, features_nb, movegen_nb, table_nb
+        except ImportError:  # pragma: no cover - numba missing or broken
+            return False
+        if not movegen_nb.AVAILABLE:  # pragma: no cover
+            return False
+        movegen_nb.warm()
+        table_nb.warm()
+        bearoff_nb.warm()
+        features_nb.both_sides(movegen_nb.START[None])
+        spent = time.perf_counter() - start
+        if spent > COMPILE_NOTE_S:  # a fresh install (or changed sources): compiled now, cached for later runs
+            logging.getLogger("bgrl").warning("bgrl compiled its numba kernels in %.1f s, %s", spent, _cache_note(_numba))
+        movegen_nb.register()
+        _state["loaded"] = True
     return True
+
+
+def _cache_note(numba_module) -> str:
+    """Where the compiled kernels were cached, in words, for the first-compile note;
+    ``numba_module`` is :mod:`bgrl.evaluation._numba` (its ``CACHE`` and ``CACHE_DIR``)."""
+    if not numba_module.CACHE:
+        return "and could not cache them (no folder can be written): every start compiles them again"
+    where = (numba_module.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR")
+             or "the __pycache__ folder beside bgrl/evaluation's sources")
+    return f"once: they are cached in {where}"
 
 
 def active() -> bool:

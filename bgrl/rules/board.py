@@ -166,14 +166,14 @@ def validate_board(board) -> np.ndarray:
     """
     arr = np.asarray(board)
     if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        else:
+        if not (arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
             raise TypeError(f"board must hold integers, got dtype {arr.dtype}")
     if arr.shape != (BOARD_SIZE,):
         raise ValueError(f"board must have shape (26,), got {arr.shape}")
-    if np.any(np.abs(arr.astype(np.int64)) > NUM_CHECKERS):
+    # compared in the array's own dtype: a cast first could wrap a huge count (1e30, 2**63) into range
+    if np.any((arr < -NUM_CHECKERS) | (arr > NUM_CHECKERS)):
         raise ValueError(f"board counts must lie in -15..15, got {arr.tolist()}")
+    arr = arr.astype(np.int64)
     if arr[OPP_BAR] > 0:
         raise ValueError(f"index 0 is the opponent's bar and must be <= 0, got {int(arr[OPP_BAR])}")
     if arr[MOVER_BAR] < 0:

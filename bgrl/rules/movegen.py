@@ -120,10 +120,14 @@ def validate_batch(boards, dice) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"dice must have shape (B, 2) = ({b.shape[0]}, 2), got {d.shape}")
     if d.size and (d.min() < 1 or d.max() > 6):
         raise ValueError(f"dice must lie in 1..6, got values {np.unique(d).tolist()}")
+    # the range first, in the array's own dtype: a cast could wrap a huge count (2**63) into range
+    if b.size and ((b < -15) | (b > 15)).any():
+        raise ValueError(f"board counts must lie in -15..15, got values from {b.min()} to {b.max()}")
     b64 = b.astype(np.int64)
     if b.size and illegal_boards(b64).any():
-        if np.abs(b64).max() > 15 or (b64[:, OPP_BAR] > 0).any() or (b64[:, MOVER_BAR] < 0).any():
-            raise ValueError("boards hold counts outside -15..15 or a bar of the wrong sign")
+        if (b64[:, OPP_BAR] > 0).any() or (b64[:, MOVER_BAR] < 0).any():
+            raise ValueError("a board has a bar of the wrong sign: index 0 (the opponent's bar) must be <= 0 and "
+                             "index 25 (the mover's bar) >= 0")
         raise ValueError("a board has more than 15 checkers for one side")
     return b.astype(np.int8), d.astype(np.int8)
 

@@ -332,3 +332,16 @@ def test_api_takes_a_position_and_a_roll_and_refuses_text():
     for call in (a.hint, bgrl.hint):
         with pytest.raises(ValueError, match="the game is over"):
             call(bgrl.Position(board), (3, 1))
+
+
+@pytest.mark.parametrize("ply", [1.5, 2.0, True, "2", 4, -1])
+def test_a_depth_must_be_an_int_0_to_3(ply):
+    """bgrl.hint, a level's with_ply and the ranker's loader take the same check
+    (bgrl.agents.search.check_ply): a float, a bool or text is refused, never truncated."""
+    from bgrl.agents.registry import load_ranker
+
+    for call in (lambda: bgrl.hint(Position.start(), (3, 1), level="expert", ply=ply),
+                 lambda: LEVELS["expert"].with_ply(ply), lambda: load_ranker("expert", ply=ply)):
+        with pytest.raises(ValueError, match=r"ply must be an int 0..3"):
+            call()
+    assert bgrl.hint(Position.start(), (3, 1), level="expert", ply=np.int64(0), top=1)[0].play.notation == "8/5 6/5"

@@ -112,9 +112,42 @@ def test_bgrl_compiled_0_keeps_the_numpy_paths():
 
 
 def test_a_first_compile_is_stated_once():
-    r = subprocess.run([sys.executable, "-c", "from bgrl.evaluation import compiled\n"
+    """Once, however many threads make their first call at the same time."""
+    r = subprocess.run([sys.executable, "-c", "from concurrent.futures import ThreadPoolExecutor\n"
+                        "from bgrl.evaluation import compiled\n"
                         "compiled.COMPILE_NOTE_S = -1.0  # as if the kernels had just been compiled\n"
+                        "with ThreadPoolExecutor(4) as ex:\n"
+                        "    assert all(ex.map(lambda _: compiled.ensure(), range(4)))\n"
                         "print(compiled.ensure(), compiled.ensure())"],
                        capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "BGRL_COMPILED": "1"})
     assert r.returncode == 0 and r.stdout.split() == ["True", "True"], r.stderr[-2000:]
     assert r.stderr.count("bgrl compiled its numba kernels in") == 1 and "cached in" in r.stderr
+
+
+def test_the_compile_note_names_the_cache_folder(monkeypatch):
+    from types import SimpleNamespace
+
+    from bgrl.evaluation.compiled import _cache_note
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    assert "__pycache__" in _cache_note(SimpleNamespace(CACHE=True, CACHE_DIR=None))
+    assert _cache_note(SimpleNamespace(CACHE=True, CACHE_DIR="/home/u/.bgrl/numba-cache")).endswith(
+        "cached in /home/u/.bgrl/numba-cache")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "/users/own/cache")  # the user's own folder, kept by _numba
+    assert _cache_note(SimpleNamespace(CACHE=True, CACHE_DIR=None)).endswith("cached in /users/own/cache")
+    assert "every start compiles them again" in _cache_note(SimpleNamespace(CACHE=False, CACHE_DIR=None))
+
+
+def test_every_kernel_module_takes_njit_from_bgrls_numba_module():
+    """Kernels decorated with numba's own njit would skip _numba's cache folder (a read-only
+    install) and its fallback where nothing can be written (numba refuses cache=True there)."""
+    import ast
+
+    for folder in ("bgrl", "training", "env"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if path.name == "_numba.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "numba":
+                    raise AssertionError(f"{path.relative_to(ROOT)} imports from numba directly: take njit "
+                                         "from bgrl.evaluation._numba")

@@ -143,6 +143,20 @@ def test_validate_board_errors():
         validate_board(np.full(26, 0.5))
 
 
+@pytest.mark.parametrize("value, dtype", [(np.iinfo(np.int64).min, np.int64), (2**63, np.uint64),
+                                          (2**63 + 5, np.uint64), (1e30, np.float64), (-1e30, np.float64)])
+def test_huge_counts_are_refused_not_wrapped(value, dtype):
+    """A count that a cast to int64/int8 would wrap into range (abs(INT64_MIN) < 0, 1e30 -> INT64_MIN
+    -> 0 as int8) is refused, by the one-board check and by the generator's batch check."""
+    b = np.zeros(26, dtype=dtype)
+    b[5] = value
+    with pytest.raises(ValueError, match="-15..15"):
+        validate_board(b)
+    if dtype is not np.float64:  # the batch check takes integer dtypes only (TypeError for floats)
+        with pytest.raises(ValueError, match="-15..15"):
+            generate(b[None], np.array([[3, 1]]))
+
+
 def test_position_object():
     p = Position.from_id(START_POSITION_ID)
     assert p == Position.start()

@@ -254,9 +254,9 @@ def _first_max(values, offsets):
     group of NaNs gives its first index)."""
     out = []
     for i in range(len(offsets) - 1):
-        best, v_best = offsets[i], -np.inf
+        best, v_best = offsets[i], None
         for r in range(offsets[i], offsets[i + 1]):
-            if values[r] > v_best:
+            if not np.isnan(values[r]) and (v_best is None or values[r] > v_best):
                 best, v_best = r, values[r]
         out.append(best)
     return np.array(out)
@@ -279,7 +279,11 @@ def test_group_argmax_owner_and_compiled_twin_agree():
     probs[offsets[7]:offsets[8]] = np.nan  # a group of NaNs only
     values = equity(probs)
     values[offsets[9]:offsets[10]] = -np.inf
+    g = int(np.flatnonzero(counts >= 3)[0])
+    values[offsets[g]:offsets[g + 1]] = -np.inf
+    values[offsets[g]] = np.nan  # a NaN first, then -inf rows (a masked play): the -inf wins
     want = _first_max(values, offsets)
+    assert want[g] == offsets[g] + 1
     finite = values[np.isfinite(values)]
     assert np.isnan(values).any() and np.unique(finite).size < finite.size  # NaNs and ties
     np.testing.assert_array_equal(group_argmax(values, offsets), want)
@@ -290,6 +294,13 @@ def test_group_argmax_owner_and_compiled_twin_agree():
         _kernels.group_argmax(probs, offsets, best)
         np.testing.assert_array_equal(best, _first_max(equity(probs), offsets))
         np.testing.assert_array_equal(best, group_argmax(equity(probs), offsets))
+    np.testing.assert_array_equal(group_argmax(np.array([np.nan, np.nan, 1.0]), [0, 2, 3]), [0, 2])
+    np.testing.assert_array_equal(group_argmax(np.array([np.nan]), np.array([0, 1], dtype=np.uint64)), [0])
+    np.testing.assert_array_equal(group_argmax(np.array([3, 7, 7], dtype=np.int16), [0, 3]), [1])
+    assert group_argmax(np.zeros(0), [0]).shape == (0,)
+    for bad in ([0, 0, 2], [0, 2, 2], [0, 1], [1, 2], [0.0, 2.0], [[0, 2]]):  # empty groups, wrong ends, dtypes
+        with pytest.raises(ValueError, match="offsets must"):
+            group_argmax(np.zeros(2), bad)
 
 
 def test_exact_bearoff_values_are_used():
