@@ -39,7 +39,7 @@ from bgrl.service.errors import add_error_handlers, engine_error
 from bgrl.service.limiter import ClientGone, DeadlineExceeded, Limiter, Overloaded, WorkerLost, admit_thread, run_job
 from bgrl.service.metrics import AccessLog, ServiceMetrics, configure_logging
 from bgrl.service.middleware import BodyLimit, Guard, LeanRoutes, RateLimit
-from bgrl.service.pool import one_torch_thread
+from bgrl.service.pool import one_torch_thread, settle_heap
 from bgrl.service.protocol import http_protocol, uvicorn_options
 from bgrl.service.settings import Settings, settings_env
 from bgrl.service.web import UPLOAD_MAX_BYTES, UPLOAD_PATH, router as web_router
@@ -70,6 +70,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         limiter = Limiter(cfg, eng, factory=Engine, metrics=metrics)
         await limiter.start()
         app.state.engine, app.state.limiter, app.state.store = eng, limiter, store
+        settle_heap()  # everything is loaded: keep long garbage collections out of requests
         try:
             yield
         finally:

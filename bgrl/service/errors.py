@@ -6,6 +6,8 @@ installs it, and the answers to requests that do not match the schema (422) or n
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
@@ -40,7 +42,15 @@ def engine_error(exc: Exception, cfg: Settings) -> JSONResponse:
         return error_response(504, "deadline_exceeded", f"the request took longer than {secs:g} s; its work was stopped")
     if isinstance(exc, ClientGone):  # nginx's 499: nobody is left to read it (the access log is)
         return error_response(499, "client_closed_request", "the client left before the answer; its work was stopped")
+    _log_bug(exc)
     return error_response(500, "internal", f"internal error ({type(exc).__name__})")
+
+
+def _log_bug(exc: BaseException) -> None:
+    """A 500 is a bug: its traceback goes to the ``bgrl.service`` log (the answer names only
+    the exception's type)."""
+    logging.getLogger("bgrl.service").error("internal error: %s: %s", type(exc).__name__, exc,
+                                            exc_info=(type(exc), exc, exc.__traceback__))
 
 
 def add_error_handlers(app: FastAPI, cfg: Settings) -> None:
@@ -71,4 +81,5 @@ def add_error_handlers(app: FastAPI, cfg: Settings) -> None:
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception):  # pragma: no cover - a bug; fuzz tests look for these
         # answered outside the middleware (Starlette's ServerErrorMiddleware): the security headers here
+        _log_bug(exc)
         return error_response(500, "internal", f"internal error ({type(exc).__name__})", headers=dict(SECURITY_HEADERS))

@@ -5,6 +5,7 @@ on its own pipe. :class:`bgrl.service.limiter.Limiter` drives them from the even
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import pickle
@@ -13,7 +14,7 @@ import time
 
 from bgrl.service.stopping import Cancelled, stop_when
 
-__all__ = ["ProcessWorker", "ProcessPool", "run_until", "one_torch_thread"]
+__all__ = ["ProcessWorker", "ProcessPool", "run_until", "one_torch_thread", "settle_heap"]
 
 
 class ProcessWorker:
@@ -93,6 +94,7 @@ def _worker_main(conn, factory) -> None:
     except BaseException as exc:  # reported by the server's start-up
         conn.send_bytes(pickle.dumps(("failed", f"{type(exc).__name__}: {exc}")))
         return
+    settle_heap()  # after the levels are loaded: no long collections inside requests
     conn.send_bytes(pickle.dumps(("ready", os.getpid())))
     while True:
         try:
@@ -116,6 +118,20 @@ def run_until(engine, jobs, deadline: float) -> list:
     with stop_when(deadline=deadline):
         return engine.run_batch(jobs)
 
+
+
+def settle_heap() -> None:
+    """Once everything is loaded: one full garbage collection, then ``gc.freeze()``.
+
+    A process holding torch, numba and the levels has about 280,000 objects that the cyclic
+    collector tracks; each of its full (generation-2) collections walks them all, about
+    120 ms of CPU, inside whichever request is allocating when it comes
+    (``python scripts/bench/bench_gc_pause.py``). Frozen objects are left out of every later
+    collection, so the collections that remain walk only what requests make. The frozen
+    objects are the loaded modules and networks, which live as long as the process anyway.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def one_torch_thread() -> None:

@@ -632,3 +632,41 @@ def test_xgid_cube_fields_bad_for_the_cube_routes(client, xgid, route, code, wor
     XGID's cap of 1 was dropped; /v1/cube ignored an XGID's dice."""
     r = client.post(route, json={"position": {"xgid": xgid}, **({"dice": [3, 1]} if route == "/v1/hint" else {})})
     assert r.status_code == 400 and r.json()["code"] == code and words in r.json()["message"], r.text
+
+
+def test_the_heap_is_settled_once_everything_is_loaded(fake_engine, monkeypatch):
+    """The lifespan calls settle_heap after the engine, the limiter and the store are up (so a
+    long garbage collection of the loaded objects never lands inside a request)."""
+    import bgrl.service.app as app_module
+
+    calls = []
+    monkeypatch.setattr(app_module, "settle_heap", lambda: calls.append(True))
+    with TestClient(create_app(engine=fake_engine)) as c:
+        assert calls == [True]
+        assert c.get("/v1/health").status_code == 200
+    assert calls == [True]
+
+
+def test_settle_heap_freezes_what_is_loaded():
+    import subprocess
+    import sys
+
+    code = ("import gc\nfrom bgrl.service.pool import settle_heap\nassert gc.get_freeze_count() == 0\n"
+            "settle_heap()\nprint(gc.get_freeze_count())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert int(out.stdout.split()[-1]) > 1000
+
+
+def test_a_bug_is_answered_500_and_logged_with_its_traceback(caplog):
+    import logging
+
+    from bgrl.service.errors import engine_error
+
+    try:
+        {}["missing"]
+    except KeyError as exc:
+        with caplog.at_level(logging.ERROR, logger="bgrl.service"):
+            resp = engine_error(exc, Settings())
+    assert resp.status_code == 500 and json.loads(resp.body) == {"code": "internal", "message": "internal error (KeyError)"}
+    rec = [r for r in caplog.records if r.name == "bgrl.service"][-1]
+    assert rec.levelno == logging.ERROR and rec.exc_info[0] is KeyError and "missing" in rec.getMessage()

@@ -199,9 +199,9 @@ def test_inline_calls_answer_as_the_workers_do():
             calls = {"inline": 0}
             real_inline = lim._inline
 
-            def counted(method, args, real_inline=real_inline, calls=calls):
+            def counted(job, real_inline=real_inline, calls=calls):  # the limiter's typed jobs (issue 38)
                 calls["inline"] += 1
-                return real_inline(method, args)
+                return real_inline(job)
 
             lim._inline = counted
             one = [c.post("/v1/move", json=b).json() for b in bodies]
