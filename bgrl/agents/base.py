@@ -51,9 +51,12 @@ def group_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     Raises
     ------
     ValueError
-        for offsets that are not 1-D integers from 0 to M with every group non-empty.
+        for values that are not a 1-D array of real numbers (an (M, 1) column included), or
+        offsets that are not 1-D integers from 0 to M with every group non-empty.
     """
     v = np.asarray(values)
+    if v.ndim != 1 or v.dtype.kind not in "fiu":
+        raise ValueError(f"values must be a 1-D array of real numbers (M,), got dtype {v.dtype}, shape {v.shape}")
     off = np.asarray(offsets)
     if off.ndim != 1 or off.size < 1 or off.dtype.kind not in "iu":
         raise ValueError(f"offsets must be a 1-D integer array (B+1,), got dtype {off.dtype}, shape {off.shape}")

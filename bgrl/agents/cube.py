@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgrl.agents.search import MoveFilter, after_state_probs, apply_filter, group_argmax, search_plays
+from bgrl.agents.search import MoveFilter, after_state_probs, apply_filter, check_ply, group_argmax, search_plays
 from bgrl.evaluation.cube import CubeDecision, cube_decision, cube_life, cubeful_equity
 from bgrl.evaluation.probabilities import flip_probs
 from bgrl.rules.board import Position, flip
@@ -50,7 +50,7 @@ def pre_roll_probs(evaluator, position: Position, ply: int = 0, prune=None) -> n
         raise TypeError(f"position must be a Position, got {type(position).__name__}")
     check_not_over(position)
     before = flip(position.board)[None].astype(np.int8)  # as if the opponent had just played
-    return flip_probs(after_state_probs(evaluator, before, int(ply), prune)[0])
+    return flip_probs(after_state_probs(evaluator, before, check_ply(ply), prune)[0])
 
 
 def pre_roll_decision(position: Position, probs, cube: CubeState | None = None, x: float | None = None,
@@ -306,7 +306,7 @@ def cube_hints_many(evaluator, positions, cubes, ply: int = 0, met=None, prune=N
         except ValueError as exc:
             raise ValueError(f"position {i} ({p.position_id}): {exc}") from None
     before = np.stack([flip(p.board) for p in positions]).astype(np.int8)
-    probs = after_state_probs(evaluator, before, int(ply), prune)
+    probs = after_state_probs(evaluator, before, check_ply(ply), prune)
     return [cube_decision(flip_probs(pr), c, cube_life(p.board), met) for pr, p, c in zip(probs, positions, cubes)]
 
 

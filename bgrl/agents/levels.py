@@ -85,7 +85,7 @@ class Level:
 
     def pruned(self, ply: int | None = None) -> bool:
         """Whether a search of this level at ``ply`` (default: its own) prunes the replies."""
-        return (self.ply if ply is None else int(ply)) >= MIN_PRUNED_PLY
+        return (self.ply if ply is None else check_ply(ply)) >= MIN_PRUNED_PLY
 
     def __post_init__(self):
         if not isinstance(self.prune, Pruning):
@@ -332,7 +332,7 @@ def reply_pruning(ply: int, pruning: Pruning = DEFAULT_PRUNING, backend: str = "
     """The :class:`bgrl.agents.search.ReplyPruning` of a search at ``ply``: None below 2-ply,
     else ``pruning``'s network (from ``networks``, a ``{name: evaluator}`` already opened,
     where it is there; else the shipped one, opened once per process with ``backend``)."""
-    if int(ply) < MIN_PRUNED_PLY:
+    if check_ply(ply) < MIN_PRUNED_PLY:
         return None
     ev = networks.get(pruning.network) if networks is not None else None
     if ev is None:

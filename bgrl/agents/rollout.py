@@ -63,7 +63,7 @@ import numpy as np
 
 from bgrl.agents.base import check_decision
 from bgrl.agents.hints import shared_ranks
-from bgrl.agents.search import GNUBG_FILTERS, MAX_PLY, MIN_PRUNED_PLY, MoveFilter, after_state_probs, apply_filter, check_ply, group_argmax, search_plays
+from bgrl.agents.search import GNUBG_FILTERS, MIN_PRUNED_PLY, MoveFilter, after_state_probs, apply_filter, check_ply, group_argmax, search_plays
 from bgrl.evaluation import compiled
 from bgrl.evaluation.exact import exact_probs
 from bgrl.evaluation.probabilities import OUTPUTS, Probabilities, equity, flip_probs, terminal_probs
@@ -288,9 +288,7 @@ def rollout_boards(evaluator, boards, trials: int = DEFAULT_TRIALS, seed: int = 
     """
     trials = _check_int("trials", trials, 1)
     truncate = _check_int("truncate", truncate, 0, allow_none=True)
-    ply = _check_int("ply", ply, 0)
-    if ply > MAX_PLY:
-        raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
+    ply = check_ply(ply)
     roots = np.ascontiguousarray(boards, dtype=np.int8)
     if roots.ndim != 2 or roots.shape[1] != 26:
         raise ValueError(f"boards must have shape (K, 26), got {roots.shape}")

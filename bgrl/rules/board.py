@@ -145,8 +145,11 @@ def illegal_boards(boards) -> np.ndarray:
     side has more than 15 checkers on the board, or neither side can ever move
     (:func:`deadlocked_boards`). Shapes and dtypes are the caller's to check.
     """
-    b = np.asarray(boards).astype(np.int64)
-    return ((np.abs(b) > NUM_CHECKERS).any(axis=1) | (b[:, OPP_BAR] > 0) | (b[:, MOVER_BAR] < 0)
+    raw = np.asarray(boards)
+    # the range in the array's own dtype: a cast first could wrap a huge count (2**64 - 3, -2**63) into range
+    out_of_range = ((raw < -NUM_CHECKERS) | (raw > NUM_CHECKERS)).any(axis=1)
+    b = np.where(out_of_range[:, None], 0, raw).astype(np.int64)  # those rows are refused whatever they hold
+    return (out_of_range | (b[:, OPP_BAR] > 0) | (b[:, MOVER_BAR] < 0)
             | (np.maximum(b, 0).sum(axis=1) > NUM_CHECKERS) | (np.maximum(-b, 0).sum(axis=1) > NUM_CHECKERS)
             | deadlocked_boards(b))
 

@@ -25,6 +25,7 @@ before the server accepts a connection. The limits are :class:`Settings`
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import sys
@@ -74,6 +75,7 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         try:
             yield
         finally:
+            gc.unfreeze()  # an app stopped inside a longer process (tests, an embedding) can be collected
             drained = await limiter.drain(cfg.grace_s)
             limiter.shutdown()
             store.close()

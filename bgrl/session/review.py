@@ -115,7 +115,10 @@ def review_session(session, ranker, cube_judge=None, games: list[int] | None = N
         ev, ply, name = cube_judge
         from bgrl.agents.levels import reply_pruning  # every level's pruning, at 2-ply and deeper
 
-        judge_cube(reviews, infos, ev, int(ply), f"{name}, cube at {int(ply)}-ply", prune=reply_pruning(int(ply)))
+        from bgrl.agents.search import check_ply
+
+        ply = check_ply(ply)
+        judge_cube(reviews, infos, ev, ply, f"{name}, cube at {ply}-ply", prune=reply_pruning(ply))
     return reviews
 
 

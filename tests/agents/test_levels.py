@@ -340,8 +340,16 @@ def test_a_depth_must_be_an_int_0_to_3(ply):
     (bgrl.agents.search.check_ply): a float, a bool or text is refused, never truncated."""
     from bgrl.agents.registry import load_ranker
 
+    from bgrl.agents.cube import cube_hints_many, pre_roll_probs
+    from bgrl.agents.levels import reply_pruning
+    from bgrl.rules.cube import CubeState
+
+    ev = load_level("expert").evaluator
     for call in (lambda: bgrl.hint(Position.start(), (3, 1), level="expert", ply=ply),
-                 lambda: LEVELS["expert"].with_ply(ply), lambda: load_ranker("expert", ply=ply)):
+                 lambda: LEVELS["expert"].with_ply(ply), lambda: load_ranker("expert", ply=ply),
+                 lambda: LEVELS["expert"].pruned(ply), lambda: reply_pruning(ply),
+                 lambda: pre_roll_probs(ev, Position.start(), ply),
+                 lambda: cube_hints_many(ev, [Position.start()], [CubeState()], ply)):
         with pytest.raises(ValueError, match=r"ply must be an int 0..3"):
             call()
     assert bgrl.hint(Position.start(), (3, 1), level="expert", ply=np.int64(0), top=1)[0].play.notation == "8/5 6/5"

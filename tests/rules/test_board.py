@@ -148,10 +148,13 @@ def test_validate_board_errors():
 def test_huge_counts_are_refused_not_wrapped(value, dtype):
     """A count that a cast to int64/int8 would wrap into range (abs(INT64_MIN) < 0, 1e30 -> INT64_MIN
     -> 0 as int8) is refused, by the one-board check and by the generator's batch check."""
+    from bgrl.rules.board import illegal_boards
+
     b = np.zeros(26, dtype=dtype)
     b[5] = value
     with pytest.raises(ValueError, match="-15..15"):
         validate_board(b)
+    assert illegal_boards(np.stack([b, np.zeros(26, dtype=dtype)])).tolist() == [True, False]
     if dtype is not np.float64:  # the batch check takes integer dtypes only (TypeError for floats)
         with pytest.raises(ValueError, match="-15..15"):
             generate(b[None], np.array([[3, 1]]))

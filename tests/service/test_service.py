@@ -647,6 +647,16 @@ def test_the_heap_is_settled_once_everything_is_loaded(fake_engine, monkeypatch)
     assert calls == [True]
 
 
+def test_a_stopped_app_unfreezes_the_heap(fake_engine):
+    """settle_heap's freeze lasts as long as the app: a process that starts and stops apps (tests,
+    an embedding) gets their objects collected again."""
+    import gc
+
+    with TestClient(create_app(engine=fake_engine)):
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+
+
 def test_settle_heap_freezes_what_is_loaded():
     import subprocess
     import sys

@@ -301,6 +301,9 @@ def test_group_argmax_owner_and_compiled_twin_agree():
     for bad in ([0, 0, 2], [0, 2, 2], [0, 1], [1, 2], [0.0, 2.0], [[0, 2]]):  # empty groups, wrong ends, dtypes
         with pytest.raises(ValueError, match="offsets must"):
             group_argmax(np.zeros(2), bad)
+    for bad in (np.array([[1.0], [3.0]]), np.array(2.0), np.array([1 + 1j, 2j]), np.array(["a", "b"])):
+        with pytest.raises(ValueError, match="values must be a 1-D array of real numbers"):  # an (M, 1) column too
+            group_argmax(bad, [0, 2])
 
 
 def test_exact_bearoff_values_are_used():
