@@ -71,11 +71,17 @@ def create_app(engine: Engine | None = None, settings: Settings | None = None) -
         limiter = Limiter(cfg, eng, factory=Engine, metrics=metrics)
         await limiter.start()
         app.state.engine, app.state.limiter, app.state.store = eng, limiter, store
-        settle_heap()  # everything is loaded: keep long garbage collections out of requests
+        # everything is loaded: keep long garbage collections out of requests. Only where this app
+        # loaded the levels itself (bgrl serve): a caller that injects its engine owns its process's
+        # heap, and a full collection of a large one (a test session) would cost it each time.
+        settled = engine is None
+        if settled:
+            settle_heap()
         try:
             yield
         finally:
-            gc.unfreeze()  # an app stopped inside a longer process (tests, an embedding) can be collected
+            if settled:
+                gc.unfreeze()  # an app stopped inside a longer process can be collected again
             drained = await limiter.drain(cfg.grace_s)
             limiter.shutdown()
             store.close()

@@ -635,24 +635,32 @@ def test_xgid_cube_fields_bad_for_the_cube_routes(client, xgid, route, code, wor
 
 
 def test_the_heap_is_settled_once_everything_is_loaded(fake_engine, monkeypatch):
-    """The lifespan calls settle_heap after the engine, the limiter and the store are up (so a
-    long garbage collection of the loaded objects never lands inside a request)."""
+    """Where the app loads the levels itself (bgrl serve), the lifespan calls settle_heap after the
+    engine, the limiter and the store are up (so a long garbage collection of the loaded objects
+    never lands inside a request); an injected engine's process (a test, an embedding) is left as it is."""
     import bgrl.service.app as app_module
 
     calls = []
     monkeypatch.setattr(app_module, "settle_heap", lambda: calls.append(True))
-    with TestClient(create_app(engine=fake_engine)) as c:
+    monkeypatch.setattr(app_module, "Engine", lambda: fake_engine)  # what create_app() loads
+    with TestClient(create_app(settings=Settings(pool_kind="thread"))) as c:
         assert calls == [True]
+        assert c.get("/v1/health").status_code == 200
+    assert calls == [True]
+    with TestClient(create_app(engine=fake_engine)) as c:
         assert c.get("/v1/health").status_code == 200
     assert calls == [True]
 
 
-def test_a_stopped_app_unfreezes_the_heap(fake_engine):
-    """settle_heap's freeze lasts as long as the app: a process that starts and stops apps (tests,
-    an embedding) gets their objects collected again."""
+def test_a_stopped_app_unfreezes_the_heap(fake_engine, monkeypatch):
+    """settle_heap's freeze lasts as long as the app: a process that starts and stops apps gets
+    their objects collected again."""
     import gc
 
-    with TestClient(create_app(engine=fake_engine)):
+    import bgrl.service.app as app_module
+
+    monkeypatch.setattr(app_module, "Engine", lambda: fake_engine)
+    with TestClient(create_app(settings=Settings(pool_kind="thread"))):
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
 
