@@ -69,15 +69,13 @@ def group_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if counts.size == 0:
         return np.empty(0, dtype=np.int64)
     gmax = np.maximum.reduceat(v, starts)
-    nan = np.isnan(gmax) if v.dtype.kind == "f" else None
-    if nan is not None and nan.any():  # reduceat propagates NaN: the maximum of the numbers instead
+    if v.dtype.kind == "f" and np.isnan(gmax).any():  # reduceat propagates NaN: the maximum of the numbers instead
         gmax = np.maximum.reduceat(np.where(np.isnan(v), -np.inf, v), starts)
-    is_max = np.flatnonzero(v == np.repeat(gmax, counts))  # a NaN equals nothing: never a hit
-    if is_max.size == 0:  # every group all NaN
-        return starts.copy()
-    best = is_max[np.minimum(np.searchsorted(is_max, starts), is_max.size - 1)]
-    # a group of NaNs has no hit of its own: its search lands in another group; it keeps its first
-    return np.where((best >= starts) & (best < off[1:]), best, starts)
+    # each group's first hit (a NaN equals nothing: never a hit); M ends the list, so a group of
+    # NaNs, whose search lands past its own end, keeps its first index
+    is_max = np.append(np.flatnonzero(v == np.repeat(gmax, counts)), v.shape[0])
+    best = is_max[np.searchsorted(is_max, starts)]
+    return np.where(best < off[1:], best, starts)
 
 
 def check_decision(position, dice) -> tuple[Position, tuple[int, int]]:

@@ -250,9 +250,8 @@ class HintRanker:
     network: str | None = None
 
     def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None, prune=None):
-        check_ply(ply)
+        self.ply = check_ply(ply)
         self.evaluator = evaluator
-        self.ply = int(ply)
         self.filters = tuple(filters) if filters else GNUBG_FILTERS
         # bgrl.agents.search.ReplyPruning of the search (only at 2-ply and deeper: None below), every
         # reply choice of it pruned, its 1-ply stage's too (value_at likewise, so rows agree)

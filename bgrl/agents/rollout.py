@@ -418,9 +418,8 @@ class Roller:
     """
 
     def __init__(self, evaluator, ply: int = 0, filters=None, name: str | None = None, prune=None):
-        check_ply(ply)
+        self.ply = check_ply(ply)
         self.evaluator = evaluator
-        self.ply = int(ply)
         self.prune = prune if self.ply >= MIN_PRUNED_PLY else None  # bgrl.agents.search.ReplyPruning of the play's search
         self.filters = tuple(filters) if filters else GNUBG_FILTERS
         self.name = name or f"{self.ply}-ply"

@@ -141,7 +141,7 @@ class SearchResult:
     best: np.ndarray
 
 
-def check_ply(ply, what: str = "ply") -> int:
+def check_ply(ply) -> int:
     """``ply`` as an int 0..:data:`MAX_PLY` (gnubg's convention), the one check of a search
     depth for the public entry points (hints, rankers, levels, rollouts, the search).
 
@@ -149,7 +149,7 @@ def check_ply(ply, what: str = "ply") -> int:
     even ``2.0``), a string, or a depth out of range.
     """
     if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= int(ply) <= MAX_PLY:
-        raise ValueError(f"{what} must be an int 0..{MAX_PLY} (gnubg's convention), got {ply!r}")
+        raise ValueError(f"ply must be an int 0..{MAX_PLY} (gnubg's convention), got {ply!r}")
     return int(ply)
 
 
